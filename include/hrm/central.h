@@ -1,0 +1,37 @@
+/* The central scheduler role: sans-IO state machine that runs a policy over the shared state. */
+#ifndef HRM_CENTRAL_H
+#define HRM_CENTRAL_H
+
+#include <stdint.h>
+
+#include "hrm/env.h"
+#include "hrm/policy.h"
+#include "hrm/state.h"
+
+struct hrm_central_config {
+    /* Scheduling passes are batched: after a message the role waits this long
+     * (0 = same instant, after every message already due) and then runs one
+     * pass for everything that arrived. */
+    int64_t pass_delay_us;
+    int32_t max_attempts; /* per task; 0 = state default */
+};
+
+struct hrm_central_stats {
+    int64_t passes, decisions, preemptions;
+};
+
+/* Takes ownership of policy.  cluster and wl are borrowed and outlive the role. */
+struct hrm_central *hrm_central_new(const struct hrm_cluster *cluster,
+                                    const struct hrm_workload *wl, struct hrm_policy *policy,
+                                    const struct hrm_central_config *cfg);
+void hrm_central_free(struct hrm_central *c);
+
+/* Handles one message.  Returns 0 or a negative code (a policy bug: the
+ * driver stops the run and reports it). */
+int hrm_central_on_msg(struct hrm_central *c, struct hrm_env *env, const struct hrm_msg *msg);
+int hrm_central_on_timer(struct hrm_central *c, struct hrm_env *env, uint64_t cookie);
+
+const struct hrm_state *hrm_central_state(const struct hrm_central *c);
+const struct hrm_central_stats *hrm_central_stats(const struct hrm_central *c);
+
+#endif

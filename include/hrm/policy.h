@@ -1,0 +1,111 @@
+/* Scheduling policies: one ops table per algorithm, a registry of them, and the context a decision runs in. */
+#ifndef HRM_POLICY_H
+#define HRM_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hrm/error.h"
+#include "hrm/rng.h"
+#include "hrm/state.h"
+
+/* Something the policy may want to know about; state is already updated. */
+enum hrm_event_type {
+    HRM_EV_JOB_SUBMIT, /* job */
+    HRM_EV_TASK_START, /* task, node */
+    HRM_EV_TASK_STOP,  /* task, node, outcome */
+    HRM_EV_JOB_END,    /* job */
+    HRM_EV_NODE_DOWN,  /* node */
+    HRM_EV_NODE_UP     /* node */
+};
+
+struct hrm_event {
+    enum hrm_event_type type;
+    int64_t now_us;
+    int32_t job, task, node;
+    enum hrm_task_outcome outcome;
+};
+
+/* Policy parameters: "key=value" strings from the spec or the command line,
+ * read by the policy's init with the helpers below.  Keys a policy does not
+ * know are an error. */
+struct hrm_params {
+    const char *const *items; /* borrowed */
+    size_t count;
+};
+
+/* Looks key up; if present parses it (double) into *out.  Returns 0 (absent
+ * leaves *out unchanged) or -HRM_ESPEC with detail.  Unknown keys are caught
+ * by hrm_params_check against the policy's list of known keys. */
+int hrm_params_double(const struct hrm_params *p, const char *key, double *out,
+                      struct hrm_error *err);
+int hrm_params_int(const struct hrm_params *p, const char *key, int64_t *out,
+                   struct hrm_error *err);
+/* -HRM_ESPEC naming the first key not in known (NULL-terminated). */
+int hrm_params_check(const struct hrm_params *p, const char *const *known, const char *policy,
+                     struct hrm_error *err);
+
+/* One decision, kept so the role that ran the policy can act on it. */
+enum hrm_decision_kind { HRM_DECIDE_START, HRM_DECIDE_PREEMPT };
+
+struct hrm_decision {
+    enum hrm_decision_kind kind;
+    int32_t task, node;
+    uint32_t gpu_mask;
+    int32_t attempt; /* the run started, or the run killed (state's tasks[task].attempt then) */
+};
+
+/*
+ * What decide() runs in.  The state is changed only through hrm_ctx_start and
+ * hrm_ctx_preempt, which apply the decision to the state at once (so the
+ * policy sees its own earlier decisions) and record it for the caller.
+ */
+struct hrm_sched_ctx {
+    struct hrm_state *state;
+    int64_t now_us;
+    struct hrm_decision *decisions; /* grown by hrm_ctx_*; owned by the caller (hrm_free) */
+    size_t ndecisions, cap;
+};
+
+/* Starts a ready task on node (gpu_mask HRM_GPUS_ANY lets the state pick).  0 or
+ * -HRM_ENOFIT / -HRM_ESTATE, with no change. */
+int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask);
+/* Kills a running task; it is requeued and loses its progress. */
+int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task);
+
+struct hrm_policy;
+
+struct hrm_policy_ops {
+    const char *name;    /* "fifo", "drf", ... */
+    const char *summary; /* one line for `hrm sim --list-policies` */
+    /* Required.  Sets up policy->priv from params (may be empty).  On error
+     * returns a negative code with detail and leaves nothing to free. */
+    int (*init)(struct hrm_policy *policy, const struct hrm_params *params,
+                struct hrm_error *err);
+    /* Optional.  Frees policy->priv. */
+    void (*fini)(struct hrm_policy *policy);
+    /* Optional.  Called after the state changed; ev and state are borrowed for the call. */
+    void (*on_event)(struct hrm_policy *policy, const struct hrm_state *state,
+                     const struct hrm_event *ev);
+    /* Required.  Places ready tasks (and may preempt) through ctx.  Returns 0
+     * or a negative code (a bug in the policy: the caller stops). */
+    int (*decide)(struct hrm_policy *policy, struct hrm_sched_ctx *ctx);
+};
+
+struct hrm_policy {
+    const struct hrm_policy_ops *ops;
+    void *priv;          /* owned by the policy */
+    struct hrm_rng rng;  /* the policy's own stream */
+};
+
+/* Registry: all policies, in a fixed order. */
+size_t hrm_policy_count(void);
+const struct hrm_policy_ops *hrm_policy_at(size_t i);
+const struct hrm_policy_ops *hrm_policy_find(const char *name);
+
+/* Creates a policy by name.  NULL with detail in err for an unknown name or bad params. */
+struct hrm_policy *hrm_policy_new(const char *name, const struct hrm_params *params,
+                                  uint64_t seed, struct hrm_error *err);
+void hrm_policy_free(struct hrm_policy *p); /* NULL is a no-op */
+
+#endif

@@ -1,0 +1,55 @@
+/* Reading cluster and workload specs (JSON) into the model, with validation that names file, path and reason. */
+#ifndef HRM_SPEC_H
+#define HRM_SPEC_H
+
+#include <stdint.h>
+
+#include "hrm/cluster.h"
+#include "hrm/error.h"
+#include "hrm/workload.h"
+
+/* Fault injection read from the spec's "faults" object (all optional). */
+struct hrm_node_fault {
+    int32_t node;
+    int64_t at_us;      /* goes down */
+    int64_t recover_us; /* comes back; 0 = never */
+};
+
+struct hrm_faults {
+    double task_fail_prob;   /* each attempt fails with this probability, part-way through */
+    int32_t max_attempts;    /* per task, default 4 */
+    struct hrm_node_fault *node_faults;
+    int32_t nnode_faults;
+};
+
+/* Simulation settings a spec may carry in "sim" (command-line flags override). */
+struct hrm_spec_sim {
+    char **policies;          /* default policy list, may be empty */
+    int32_t npolicies;
+    char **policy_params;     /* "policy.key=value" strings */
+    int32_t nparams;
+    int64_t sample_interval_us; /* utilisation time series; default 1s */
+};
+
+struct hrm_spec {
+    char *path;               /* the file it came from */
+    struct hrm_cluster *cluster;
+    struct hrm_workload *wl;
+    struct hrm_faults faults;
+    struct hrm_spec_sim sim;
+};
+
+/*
+ * Reads a spec file.  The file holds {"cluster": C, "workload": W, "faults": F,
+ * "sim": S}, where C and W are objects or paths (relative to the file) of files
+ * holding them.  Generators in the workload are expanded with a generator seeded
+ * from seed, so the same file and seed give the same jobs.  On error returns
+ * NULL and err says "<file>: <json path>: <reason>"; never crashes on any input.
+ */
+struct hrm_spec *hrm_spec_load(const char *path, uint64_t seed, struct hrm_error *err);
+/* Same, from a string (path is used in messages and to resolve relative files). */
+struct hrm_spec *hrm_spec_load_string(const char *text, const char *path, uint64_t seed,
+                                      struct hrm_error *err);
+void hrm_spec_free(struct hrm_spec *spec); /* NULL is a no-op */
+
+#endif

@@ -1,0 +1,215 @@
+/* hrm bench: named benchmarks printing machine-readable "BENCH <name> <value> <unit>" lines. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "hrm/alloc.h"
+#include "hrm/rng.h"
+#include "hrm/sim.h"
+
+struct bench {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+};
+
+static int bench_sim(int argc, char **argv);
+
+static const struct bench benches[] = {
+    {"sim", "simulator: 10,000 nodes x 4 cores, 1,000,000 tasks of ~100 ms under FIFO", bench_sim},
+};
+
+#define NBENCHES (sizeof(benches) / sizeof(benches[0]))
+
+static void bench_usage(FILE *out)
+{
+    fprintf(out, "usage: hrm bench NAME [options]\n\n"
+                 "Runs a named benchmark; results are lines 'BENCH <name> <value> <unit>'.\n"
+                 "'hrm bench NAME --help' lists a benchmark's options.\n\nbenchmarks:\n");
+    for (size_t i = 0; i < NBENCHES; i++)
+        fprintf(out, "  %-8s %s\n", benches[i].name, benches[i].summary);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 2) {
+        bench_usage(stderr);
+        return CLI_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        bench_usage(stdout);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < NBENCHES; i++)
+        if (strcmp(argv[1], benches[i].name) == 0)
+            return benches[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "hrm bench: unknown benchmark '%s'\n\n", argv[1]);
+    bench_usage(stderr);
+    return CLI_USAGE;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int parse_positive(const char *flag, const char *s, long long max, long long *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v <= 0 || v > max) {
+        fprintf(stderr, "hrm bench sim: %s: '%s' must be an integer in 1..%lld\n", flag, s, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/*
+ * The workload: jobs of tasks_per_job one-core tasks whose durations are
+ * exponential around task_ms (floored at 1 ms), arriving as a Poisson process
+ * at the given load of the cluster's cores, all under one user.
+ */
+static int build(long long nodes, long long cores, long long tasks, long long per_job,
+                 double task_ms, double load, uint64_t seed, struct hrm_cluster **cp,
+                 struct hrm_workload **wp)
+{
+    struct hrm_error err;
+    struct hrm_netcfg net = {.latency_us = 0};
+    struct hrm_cluster *c = hrm_cluster_new(&net);
+    int racks = (int)((nodes + 39) / 40);
+    char name[HRM_NAME_MAX];
+    for (int r = 0; r < racks; r++) {
+        snprintf(name, sizeof(name), "r%d", r);
+        hrm_cluster_add_rack(c, name, &err);
+    }
+    for (long long n = 0; n < nodes; n++) {
+        snprintf(name, sizeof(name), "n%lld", n);
+        struct hrm_node_desc d = {.name = name, .rack = (int32_t)(n / 40), .cores = (int32_t)cores,
+                                  .mem = 16ll << 30};
+        if (hrm_cluster_add_node(c, &d, &err) < 0) {
+            fprintf(stderr, "hrm bench sim: %s\n", err.text);
+            hrm_cluster_free(c);
+            return -1;
+        }
+    }
+    struct hrm_workload *wl = hrm_workload_new();
+    int32_t user = hrm_workload_user(wl, "bench");
+    struct hrm_rng rng;
+    hrm_rng_seed(&rng, seed);
+    double slots = (double)(nodes * cores);
+    /* jobs/s so that offered work = load x capacity */
+    double job_rate = load * slots / ((double)per_job * task_ms / 1e3);
+    double t = 0;
+    long long left = tasks;
+    for (long long j = 0; left > 0; j++) {
+        snprintf(name, sizeof(name), "j%lld", j);
+        struct hrm_job_desc jd = {.name = name, .user = user, .submit_us = (int64_t)(t * 1e6)};
+        hrm_workload_add_job(wl, &jd, &err);
+        hrm_workload_add_stage(wl, "tasks", NULL, 0, &err);
+        long long k = left < per_job ? left : per_job;
+        for (long long i = 0; i < k; i++) {
+            double ms = hrm_rng_exp(&rng, task_ms);
+            struct hrm_task_desc td = {.duration_us = (int64_t)((ms < 1 ? 1 : ms) * 1e3)};
+            td.req.v[HRM_DIM_CPU] = 1000;
+            td.req.v[HRM_DIM_MEM] = 1ll << 30;
+            hrm_workload_add_task(wl, &td, &err);
+        }
+        left -= k;
+        t += hrm_rng_exp(&rng, 1.0 / job_rate);
+    }
+    *cp = c;
+    *wp = wl;
+    return 0;
+}
+
+static int bench_sim(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"nodes", required_argument, NULL, 'n'}, {"cores", required_argument, NULL, 'c'},
+        {"tasks", required_argument, NULL, 't'}, {"job-tasks", required_argument, NULL, 'k'},
+        {"task-ms", required_argument, NULL, 'm'}, {"load", required_argument, NULL, 'l'},
+        {"policy", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    long long nodes = 10000, cores = 4, tasks = 1000000, per_job = 100, task_ms = 100;
+    long long load_pct = 80;
+    const char *policy = "fifo";
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case 'n':
+            bad = parse_positive("--nodes", optarg, 1000000, &nodes);
+            break;
+        case 'c':
+            bad = parse_positive("--cores", optarg, 1024, &cores);
+            break;
+        case 't':
+            bad = parse_positive("--tasks", optarg, 100000000, &tasks);
+            break;
+        case 'k':
+            bad = parse_positive("--job-tasks", optarg, 1000000, &per_job);
+            break;
+        case 'm':
+            bad = parse_positive("--task-ms", optarg, 3600000, &task_ms);
+            break;
+        case 'l':
+            bad = parse_positive("--load", optarg, 100, &load_pct);
+            break;
+        case 'p':
+            policy = optarg;
+            break;
+        case 'h':
+            printf("usage: hrm bench sim [--nodes N] [--cores C] [--tasks T] [--job-tasks K]\n"
+                   "                     [--task-ms MS] [--load PCT] [--policy NAME]\n\n"
+                   "Simulates T one-core tasks (exponential durations, mean MS) in jobs of K\n"
+                   "arriving as a Poisson process at PCT %% of the capacity of N nodes x C cores.\n"
+                   "Defaults: 10000 nodes, 4 cores, 1000000 tasks, 100 per job, 100 ms, 80 %%, fifo.\n"
+                   "Prints BENCH sim.* lines: events, events/s, wall time (build excluded).\n");
+            return CLI_OK;
+        default:
+            return CLI_USAGE;
+        }
+        if (bad)
+            return CLI_USAGE;
+    }
+    struct hrm_cluster *cl;
+    struct hrm_workload *wl;
+    double t0 = wall_now();
+    if (build(nodes, cores, tasks, per_job, (double)task_ms, (double)load_pct / 100.0, 1, &cl,
+              &wl) < 0)
+        return CLI_FAIL;
+    double t1 = wall_now();
+    struct hrm_run_record rec;
+    hrm_run_record_init(&rec, cl, wl);
+    struct hrm_sim_config cfg = {.seed = 1};
+    struct hrm_error err = {{0}};
+    int rc = hrm_sim_run(cl, wl, policy, NULL, &cfg, &rec, &err);
+    double t2 = wall_now();
+    if (rc < 0) {
+        fprintf(stderr, "hrm bench sim: %s\n", err.text);
+    } else {
+        struct hrm_summary s;
+        hrm_summarize(&rec, policy, &s);
+        printf("BENCH sim.build_s %.3f s\n", t1 - t0);
+        printf("BENCH sim.wall_s %.3f s\n", t2 - t1);
+        printf("BENCH sim.events %" PRId64 " events\n", rec.events);
+        printf("BENCH sim.events_per_s %.0f events/s\n", (double)rec.events / (t2 - t1));
+        printf("BENCH sim.tasks_done %" PRId64 " tasks\n", rec.tasks_done);
+        printf("BENCH sim.virtual_s %.3f s\n", s.makespan_s);
+        printf("BENCH sim.response_p50_s %.4f s\n", s.response_p50_s);
+        printf("BENCH sim.cpu_util %.3f fraction\n", s.cpu_util);
+    }
+    hrm_run_record_fini(&rec);
+    hrm_workload_free(wl);
+    hrm_cluster_free(cl);
+    return rc < 0 ? CLI_FAIL : CLI_OK;
+}

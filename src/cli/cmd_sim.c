@@ -1,0 +1,302 @@
+/* hrm sim: run a spec under one or more policies and report them side by side. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "hrm/alloc.h"
+#include "hrm/policy.h"
+#include "hrm/report.h"
+#include "hrm/sim.h"
+#include "hrm/spec.h"
+#include "hrm/units.h"
+
+#define DEFAULT_POLICIES "fifo,capacity,fair,drf"
+#define MAX_POLICIES 32
+
+static void sim_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hrm sim SPEC [options]\n\n"
+            "Simulates the cluster and workload of SPEC (see docs/spec-format.md) under each\n"
+            "policy and prints the runs side by side.  Same SPEC and seed give the same output.\n\n"
+            "options:\n"
+            "  -p, --policy LIST        comma-separated policies (default: the spec's sim.policies,\n"
+            "                           else " DEFAULT_POLICIES ")\n"
+            "  -s, --seed N             random seed for generated jobs and failures (default 1)\n"
+            "      --param P.KEY=VALUE  parameter KEY of policy P (repeatable)\n"
+            "      --json               print one JSON object per policy instead of the table\n"
+            "      --csv DIR            write per-job and utilisation CSV files into DIR\n"
+            "      --plot DIR           write response-cdf.png and utilisation.png into DIR (gnuplot)\n"
+            "      --sample-interval D  utilisation sampling period, e.g. 1s (default: spec, else 1s)\n"
+            "      --until D            stop the simulation at virtual time D\n"
+            "      --list-policies      list the policies and exit\n"
+            "  -q, --quiet              no progress on the terminal\n"
+            "  -h, --help               this help\n\n"
+            "exit status: 0 all runs finished, 1 a run failed, 2 bad usage or spec\n");
+}
+
+struct progress_ctx {
+    const char *policy;
+    struct timespec last;
+};
+
+static double since(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Progress goes to the terminal only, at most five times a second. */
+static void show_progress(void *arg, const struct hrm_sim_progress *p)
+{
+    struct progress_ctx *pc = arg;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (since(&pc->last, &now) < 0.2)
+        return;
+    pc->last = now;
+    fprintf(stderr, "\r[%s] t=%.1fs events=%" PRId64 " jobs %d/%d   ", pc->policy,
+            (double)p->now_us / 1e6, p->events, p->jobs_done, p->njobs);
+    fflush(stderr);
+}
+
+static int list_policies(void)
+{
+    for (size_t i = 0; i < hrm_policy_count(); i++) {
+        const struct hrm_policy_ops *ops = hrm_policy_at(i);
+        printf("%-10s %s\n", ops->name, ops->summary ? ops->summary : "");
+    }
+    return CLI_OK;
+}
+
+/* Parameters for one policy: "P.key=value" strings whose P matches, as "key=value". */
+static size_t params_for(const char *policy, char **all, size_t nall, const char **out)
+{
+    size_t n = 0, plen = strlen(policy);
+    for (size_t i = 0; i < nall; i++)
+        if (strncmp(all[i], policy, plen) == 0 && all[i][plen] == '.')
+            out[n++] = all[i] + plen + 1;
+    return n;
+}
+
+static int split_policies(char *list, char **names, int max)
+{
+    int n = 0;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        if (!*tok)
+            continue;
+        if (n == max)
+            return -1;
+        names[n++] = tok;
+    }
+    return n;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"policy", required_argument, NULL, 'p'},
+        {"seed", required_argument, NULL, 's'},
+        {"param", required_argument, NULL, 'P'},
+        {"json", no_argument, NULL, 'j'},
+        {"csv", required_argument, NULL, 'c'},
+        {"plot", required_argument, NULL, 'g'},
+        {"sample-interval", required_argument, NULL, 'i'},
+        {"until", required_argument, NULL, 'u'},
+        {"list-policies", no_argument, NULL, 'l'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *policy_arg = NULL, *csv_dir = NULL, *plot_dir = NULL;
+    uint64_t seed = 1;
+    int json = 0, quiet = 0;
+    int64_t sample_us = -1, until_us = 0;
+    char **cli_params = NULL;
+    size_t ncli_params = 0, cap_params = 0;
+    int rc = CLI_USAGE, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:s:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            policy_arg = optarg;
+            break;
+        case 's': {
+            char *end;
+            seed = strtoull(optarg, &end, 10);
+            if (*optarg == '\0' || *end != '\0' || *optarg == '-') {
+                fprintf(stderr, "hrm sim: --seed: '%s' is not a non-negative integer\n", optarg);
+                goto out;
+            }
+            break;
+        }
+        case 'P':
+            if (!strchr(optarg, '.') || !strchr(optarg, '=')) {
+                fprintf(stderr, "hrm sim: --param: '%s' is not POLICY.KEY=VALUE\n", optarg);
+                goto out;
+            }
+            HRM_GROW(cli_params, cap_params, ncli_params + 1);
+            cli_params[ncli_params++] = optarg;
+            break;
+        case 'j':
+            json = 1;
+            break;
+        case 'c':
+            csv_dir = optarg;
+            break;
+        case 'g':
+            plot_dir = optarg;
+            break;
+        case 'i':
+            if (hrm_parse_duration(optarg, &sample_us) || sample_us <= 0) {
+                fprintf(stderr, "hrm sim: --sample-interval: '%s' is not a positive duration "
+                                "like 1s\n", optarg);
+                goto out;
+            }
+            break;
+        case 'u':
+            if (hrm_parse_duration(optarg, &until_us) || until_us <= 0) {
+                fprintf(stderr, "hrm sim: --until: '%s' is not a positive duration like 10m\n",
+                        optarg);
+                goto out;
+            }
+            break;
+        case 'l':
+            rc = list_policies();
+            goto out;
+        case 'q':
+            quiet = 1;
+            break;
+        case 'h':
+            sim_usage(stdout);
+            rc = CLI_OK;
+            goto out;
+        default:
+            sim_usage(stderr);
+            goto out;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "hrm sim: expected exactly one SPEC file\n\n");
+        sim_usage(stderr);
+        goto out;
+    }
+    rc = CLI_USAGE;
+    struct hrm_error err = {{0}};
+    struct hrm_spec *spec = hrm_spec_load(argv[optind], seed, &err);
+    if (!spec) {
+        fprintf(stderr, "hrm sim: %s\n", err.text);
+        goto out;
+    }
+
+    /* Policies: flag, else spec, else the baselines. */
+    char *list;
+    if (policy_arg) {
+        list = hrm_strdup(policy_arg);
+    } else if (spec->sim.npolicies > 0) {
+        size_t len = 1;
+        for (int32_t i = 0; i < spec->sim.npolicies; i++)
+            len += strlen(spec->sim.policies[i]) + 1;
+        list = hrm_calloc(1, len);
+        for (int32_t i = 0; i < spec->sim.npolicies; i++) {
+            if (i)
+                strcat(list, ",");
+            strcat(list, spec->sim.policies[i]);
+        }
+    } else {
+        list = hrm_strdup(DEFAULT_POLICIES);
+    }
+    char *names[MAX_POLICIES];
+    int npol = split_policies(list, names, MAX_POLICIES);
+    if (npol <= 0) {
+        fprintf(stderr, "hrm sim: --policy: give 1..%d policy names\n", MAX_POLICIES);
+        goto free_spec;
+    }
+    for (int i = 0; i < npol; i++) {
+        if (!hrm_policy_find(names[i])) {
+            fprintf(stderr, "hrm sim: unknown policy '%s' (hrm sim --list-policies lists them)\n",
+                    names[i]);
+            goto free_spec;
+        }
+    }
+
+    /* All parameters: the spec's, then the command line's (later wins). */
+    size_t nall = (size_t)spec->sim.nparams + ncli_params;
+    char **all = hrm_calloc(nall + 1, sizeof(*all));
+    for (int32_t i = 0; i < spec->sim.nparams; i++)
+        all[i] = spec->sim.policy_params[i];
+    for (size_t i = 0; i < ncli_params; i++)
+        all[spec->sim.nparams + i] = cli_params[i];
+    const char **mine = hrm_calloc(nall + 1, sizeof(*mine));
+
+    struct hrm_run_record *recs = hrm_calloc((size_t)npol, sizeof(*recs));
+    struct hrm_summary *sums = hrm_calloc((size_t)npol, sizeof(*sums));
+    struct hrm_report_entry *entries = hrm_calloc((size_t)npol, sizeof(*entries));
+    int ran = 0;
+    rc = CLI_OK;
+    for (int i = 0; i < npol; i++) {
+        struct progress_ctx pc = {.policy = names[i]};
+        clock_gettime(CLOCK_MONOTONIC, &pc.last);
+        struct hrm_sim_config cfg = {
+            .seed = seed,
+            .sample_interval_us = sample_us > 0 ? sample_us
+                                  : spec->sim.sample_interval_us > 0 ? spec->sim.sample_interval_us
+                                                                     : 1000000,
+            .faults = &spec->faults,
+            .until_us = until_us,
+            .progress = (!quiet && isatty(STDERR_FILENO)) ? show_progress : NULL,
+            .progress_arg = &pc,
+        };
+        struct hrm_params params = {.items = mine,
+                                    .count = params_for(names[i], all, nall, mine)};
+        hrm_run_record_init(&recs[i], spec->cluster, spec->wl);
+        ran++;
+        int r = hrm_sim_run(spec->cluster, spec->wl, names[i], &params, &cfg, &recs[i], &err);
+        if (cfg.progress)
+            fprintf(stderr, "\r%*s\r", 60, "");
+        if (r < 0) {
+            fprintf(stderr, "hrm sim: %s: %s\n", names[i], err.text);
+            rc = r == -HRM_EUNKNOWN_POLICY || r == -HRM_ESPEC ? CLI_USAGE : CLI_FAIL;
+            break;
+        }
+        hrm_summarize(&recs[i], names[i], &sums[i]);
+        entries[i].summary = &sums[i];
+        entries[i].record = &recs[i];
+    }
+    if (rc == CLI_OK) {
+        if (json) {
+            if (hrm_report_json(stdout, entries, (size_t)npol, &err) < 0) {
+                fprintf(stderr, "hrm sim: %s\n", err.text);
+                rc = CLI_FAIL;
+            }
+        } else {
+            hrm_report_table(stdout, entries, (size_t)npol);
+        }
+        if (rc == CLI_OK && csv_dir && hrm_report_csv(csv_dir, entries, (size_t)npol, &err) < 0) {
+            fprintf(stderr, "hrm sim: --csv: %s\n", err.text);
+            rc = CLI_FAIL;
+        }
+        if (rc == CLI_OK && plot_dir &&
+            hrm_report_plot(plot_dir, entries, (size_t)npol, &err) < 0) {
+            fprintf(stderr, "hrm sim: --plot: %s\n", err.text);
+            rc = CLI_FAIL;
+        }
+    }
+    for (int i = 0; i < ran; i++)
+        hrm_run_record_fini(&recs[i]);
+    hrm_free(recs);
+    hrm_free(sums);
+    hrm_free(entries);
+    hrm_free(mine);
+    hrm_free(all);
+free_spec:
+    hrm_free(list);
+    hrm_spec_free(spec);
+out:
+    hrm_free(cli_params);
+    return rc;
+}

@@ -1,0 +1,49 @@
+/* hrm: entry point and subcommand dispatch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cli_command commands[] = {
+    {"sim", "simulate a cluster and workload under one or more policies", cmd_sim},
+    {"bench", "run a named benchmark and print BENCH lines", cmd_bench},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int cli_is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: hrm <command> [options]\n\n"
+                 "hrm is a cluster resource manager for mixed batch, stream and GPU work.\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'hrm <command> --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("hrm 0.1.0\n");
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "hrm: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return CLI_USAGE;
+}

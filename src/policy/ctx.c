@@ -1,0 +1,40 @@
+/* The decision context: applies a policy's starts and preemptions to the state and records them. */
+#include "hrm/alloc.h"
+#include "hrm/policy.h"
+
+static void ctx_record(struct hrm_sched_ctx *ctx, enum hrm_decision_kind kind, int32_t task,
+                       int32_t node, uint32_t gpu_mask, int32_t attempt)
+{
+    /* The caller owns ctx->decisions; it grows here with hrm_realloc and is
+     * released with hrm_free. */
+    HRM_GROW(ctx->decisions, ctx->cap, ctx->ndecisions + 1);
+    ctx->decisions[ctx->ndecisions++] = (struct hrm_decision){
+        .kind = kind, .task = task, .node = node, .gpu_mask = gpu_mask, .attempt = attempt};
+}
+
+int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask)
+{
+    int rc = hrm_state_start(ctx->state, task, node, gpu_mask, ctx->now_us);
+    if (rc)
+        return rc;
+    /* Record the GPUs the state actually gave, not HRM_GPUS_ANY. */
+    const struct hrm_task_state *ts = &ctx->state->tasks[task];
+    ctx_record(ctx, HRM_DECIDE_START, task, node, ts->gpu_mask, ts->attempt);
+    return 0;
+}
+
+int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task)
+{
+    struct hrm_state *s = ctx->state;
+    if (task < 0 || task >= s->wl->ntasks || s->tasks[task].status != HRM_TASK_RUNNING)
+        return -HRM_ESTATE;
+    /* Where it ran is cleared by the stop; keep it for the record. */
+    const struct hrm_task_state *ts = &s->tasks[task];
+    int32_t node = ts->node, attempt = ts->attempt;
+    uint32_t mask = ts->gpu_mask;
+    int rc = hrm_state_stop(s, task, HRM_OUTCOME_PREEMPTED, ctx->now_us);
+    if (rc < 0)
+        return rc;
+    ctx_record(ctx, HRM_DECIDE_PREEMPT, task, node, mask, attempt);
+    return 0;
+}

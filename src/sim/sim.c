@@ -1,0 +1,507 @@
+/* Simulator driver: event loop, simulated clients and node executors around the central scheduling role. */
+#include <math.h>
+#include <string.h>
+
+#include "hrm/alloc.h"
+#include "hrm/central.h"
+#include "hrm/net.h"
+#include "hrm/rng.h"
+#include "hrm/sim.h"
+#include "heap.h"
+
+enum exec_state { EXEC_IDLE, EXEC_TRANSFER, EXEC_COMPUTE };
+
+/* What a simulated node agent knows about one task it runs. */
+struct exec {
+    int32_t attempt;
+    int32_t node;
+    int32_t pending;   /* input transfers not done yet */
+    uint8_t state;     /* enum exec_state */
+    uint32_t gpu_mask;
+};
+
+struct sim {
+    const struct hrm_cluster *c;
+    const struct hrm_workload *wl;
+    const struct hrm_sim_config *cfg;
+    struct hrm_run_record *rec;
+    struct hrm_rng rng; /* execution randomness: failures */
+    struct sim_heap heap;
+    int64_t now;
+    int64_t pending_other; /* queued events other than samples */
+    struct hrm_central *central;
+    struct hrm_env env;
+    struct hrm_net *net;
+    uint64_t net_gen;
+    int64_t net_at; /* time of the queued network event, or -1 */
+    struct exec *exec;
+    int32_t *flow_of_block; /* active transfer per input block, -1 if none */
+    int32_t *task_of_block; /* the task that reads each block */
+    bool *node_down;
+    /* client */
+    int32_t next_job; /* closed loop: next job to submit */
+    int32_t jobs_ended;
+    /* utilisation integration */
+    int64_t busy_cpu, busy_gpu, cap_cpu, cap_gpu;
+    int64_t area_at;
+    int rc;
+    struct hrm_error *err;
+};
+
+/* ---- events ---- */
+
+static void push(struct sim *s, int64_t t, enum sim_event_kind kind, struct sim_event *ev)
+{
+    ev->t = t < s->now ? s->now : t;
+    ev->kind = kind;
+    if (kind != EV_SAMPLE)
+        s->pending_other++;
+    sim_heap_push(&s->heap, ev);
+}
+
+static void push_arg(struct sim *s, int64_t t, enum sim_event_kind kind, int32_t a, int32_t b,
+                     int32_t c)
+{
+    struct sim_event ev = {.addr = -1};
+    ev.u.arg.a = a;
+    ev.u.arg.b = b;
+    ev.u.arg.c = c;
+    push(s, t, kind, &ev);
+}
+
+static void send_msg(struct sim *s, hrm_addr to, const struct hrm_msg *m)
+{
+    struct sim_event ev = {.addr = to};
+    ev.u.msg = *m;
+    push(s, s->now + s->c->net.latency_us, EV_DELIVER, &ev);
+}
+
+/* ---- hrm_env for the central role ---- */
+
+static int64_t env_now(struct hrm_env *env)
+{
+    return ((struct sim *)env->ctx)->now;
+}
+
+static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
+{
+    send_msg(env->ctx, to, m);
+}
+
+static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
+{
+    struct sim *s = env->ctx;
+    struct sim_event ev = {.addr = HRM_ADDR_CENTRAL};
+    ev.u.cookie = cookie;
+    push(s, at_us, EV_TIMER, &ev);
+}
+
+/* ---- utilisation ---- */
+
+static void area_update(struct sim *s)
+{
+    struct hrm_run_record *r = s->rec;
+    if (r->first_start_us >= 0) {
+        double dt = (double)(s->now - s->area_at);
+        r->cpu_area += (double)s->busy_cpu * dt;
+        r->gpu_area += (double)s->busy_gpu * dt;
+        r->cpu_capacity_area += (double)s->cap_cpu * dt;
+        r->gpu_capacity_area += (double)s->cap_gpu * dt;
+    }
+    s->area_at = s->now;
+}
+
+static void busy_change(struct sim *s, int32_t task, uint32_t gpu_mask, int sign)
+{
+    area_update(s);
+    s->busy_cpu += sign * s->wl->tasks[task].req.v[HRM_DIM_CPU];
+    s->busy_gpu += sign * __builtin_popcount(gpu_mask);
+}
+
+/* ---- node executors ---- */
+
+static void net_schedule(struct sim *s)
+{
+    int64_t t = hrm_net_next_completion(s->net);
+    if (t == INT64_MAX || t == s->net_at)
+        return;
+    /* A newer event supersedes the queued one, which is then ignored. */
+    s->net_gen++;
+    s->net_at = t;
+    struct sim_event ev = {.addr = -1};
+    ev.u.cookie = s->net_gen;
+    push(s, t, EV_NET, &ev);
+}
+
+/* Stops whatever the executor is doing for task (kill, node failure). */
+static void exec_abort(struct sim *s, int32_t task)
+{
+    struct exec *e = &s->exec[task];
+    if (e->state == EXEC_IDLE)
+        return;
+    const struct hrm_task *t = &s->wl->tasks[task];
+    bool net_changed = false;
+    for (int32_t b = 0; b < t->nblocks; b++) {
+        int32_t *flow = &s->flow_of_block[t->block_first + b];
+        if (*flow >= 0) {
+            hrm_net_cancel(s->net, s->now, *flow);
+            *flow = -1;
+            net_changed = true;
+        }
+    }
+    busy_change(s, task, e->gpu_mask, -1);
+    e->state = EXEC_IDLE;
+    e->attempt = -1; /* its pending EV_EXEC_END becomes stale */
+    if (net_changed)
+        net_schedule(s);
+}
+
+static void exec_compute(struct sim *s, int32_t task)
+{
+    struct exec *e = &s->exec[task];
+    const struct hrm_task *t = &s->wl->tasks[task];
+    double speed = s->c->nodes[e->node].cpu_speed;
+    int64_t run = (int64_t)llround((double)t->duration_us / speed);
+    int fail = 0;
+    const struct hrm_faults *f = s->cfg->faults;
+    if (f && f->task_fail_prob > 0 && hrm_rng_double(&s->rng) < f->task_fail_prob) {
+        fail = 1;
+        run = (int64_t)((double)run * hrm_rng_double(&s->rng));
+    }
+    e->state = EXEC_COMPUTE;
+    push_arg(s, s->now + run, EV_EXEC_END, task, e->attempt, fail);
+}
+
+/* The replica to read: local, else in the rack, else any; the first listed
+ * wins a tie so the choice is deterministic.  Replicas on down nodes are skipped. */
+static int32_t pick_replica(const struct sim *s, const struct hrm_block *b, int32_t node)
+{
+    int32_t best = -1;
+    enum hrm_locality best_loc = HRM_CROSS;
+    for (int32_t r = 0; r < b->nreplicas; r++) {
+        int32_t src = b->replicas[r];
+        if (s->node_down[src])
+            continue;
+        enum hrm_locality loc = hrm_net_locality(s->c, src, node);
+        if (best < 0 || loc < best_loc) {
+            best = src;
+            best_loc = loc;
+        }
+    }
+    return best;
+}
+
+static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
+{
+    if (s->node_down[node])
+        return; /* the central learns of the failure by NODE_DOWN and requeues */
+    int32_t task = m->task;
+    struct exec *e = &s->exec[task];
+    exec_abort(s, task); /* a stale run of the same task (kill still in flight) */
+    e->attempt = m->attempt;
+    e->gpu_mask = m->gpu_mask;
+    e->pending = 0;
+    e->state = EXEC_TRANSFER;
+    e->node = node;
+    if (s->rec->first_start_us < 0) {
+        s->rec->first_start_us = s->now;
+        s->area_at = s->now;
+    }
+    busy_change(s, task, m->gpu_mask, +1);
+    struct hrm_job_record *jr = &s->rec->jobs[m->job];
+    if (jr->first_start_us < 0)
+        jr->first_start_us = s->now;
+    const struct hrm_state *st = hrm_central_state(s->central);
+    hrm_run_record_wait(s->rec, s->now - st->tasks[task].ready_us);
+
+    const struct hrm_task *t = &s->wl->tasks[task];
+    for (int32_t b = 0; b < t->nblocks; b++) {
+        const struct hrm_block *blk = &s->wl->blocks[t->block_first + b];
+        int32_t src = pick_replica(s, blk, node);
+        if (blk->size <= 0 || src < 0)
+            continue; /* with every replica down the data is treated as recomputed */
+        switch (hrm_net_locality(s->c, src, node)) {
+        case HRM_LOCAL:
+            s->rec->bytes_local += blk->size;
+            break;
+        case HRM_RACK:
+            s->rec->bytes_rack += blk->size;
+            break;
+        case HRM_CROSS:
+            s->rec->bytes_cross += blk->size;
+            break;
+        }
+        uint64_t tag = (uint64_t)(t->block_first + b);
+        s->flow_of_block[t->block_first + b] =
+            hrm_net_start(s->net, s->now, src, node, (double)blk->size, tag);
+        e->pending++;
+    }
+    if (e->pending == 0)
+        exec_compute(s, task);
+    else
+        net_schedule(s);
+}
+
+static void node_kill(struct sim *s, const struct hrm_msg *m)
+{
+    struct exec *e = &s->exec[m->task];
+    if (e->state == EXEC_IDLE || e->attempt != m->attempt)
+        return; /* already ended: the central ignores that end as stale */
+    exec_abort(s, m->task);
+}
+
+static void on_block_done(void *arg, uint64_t tag)
+{
+    struct sim *s = arg;
+    int32_t block = (int32_t)tag;
+    s->flow_of_block[block] = -1;
+    int32_t task = s->task_of_block[block];
+    struct exec *e = &s->exec[task];
+    if (e->state != EXEC_TRANSFER)
+        return;
+    if (--e->pending == 0)
+        exec_compute(s, task);
+}
+
+static void on_exec_end(struct sim *s, int32_t task, int32_t attempt, int fail)
+{
+    struct exec *e = &s->exec[task];
+    if (e->state != EXEC_COMPUTE || e->attempt != attempt)
+        return;
+    int32_t node = e->node;
+    busy_change(s, task, e->gpu_mask, -1);
+    e->state = EXEC_IDLE;
+    if (fail)
+        s->rec->task_failures++;
+    else
+        s->rec->tasks_done++;
+    struct hrm_msg m = {.type = HRM_MSG_TASK_END,
+                        .status = fail ? HRM_OUTCOME_FAILED : HRM_OUTCOME_DONE,
+                        .from = hrm_addr_node(node),
+                        .job = s->wl->tasks[task].job,
+                        .task = task,
+                        .node = node,
+                        .attempt = attempt};
+    send_msg(s, HRM_ADDR_CENTRAL, &m);
+}
+
+static void node_set_up(struct sim *s, int32_t node, bool up)
+{
+    if (s->node_down[node] == !up)
+        return;
+    area_update(s);
+    const struct hrm_res *cap = &s->c->nodes[node].capacity;
+    int sign = up ? 1 : -1;
+    s->cap_cpu += sign * cap->v[HRM_DIM_CPU];
+    s->cap_gpu += sign * cap->v[HRM_DIM_GPU];
+    if (!up) {
+        /* Node failures are rare: a scan over all tasks is cheaper overall
+         * than keeping a per-node list on every start and end. */
+        for (int32_t t = 0; t < s->wl->ntasks; t++) {
+            if (s->exec[t].state != EXEC_IDLE && s->exec[t].node == node) {
+                exec_abort(s, t);
+                s->rec->tasks_lost++;
+            }
+        }
+    }
+    s->node_down[node] = !up;
+    /* Detection takes one message latency, as a heartbeat monitor would. */
+    struct hrm_msg m = {.type = up ? HRM_MSG_NODE_UP : HRM_MSG_NODE_DOWN,
+                        .from = hrm_addr_node(node),
+                        .job = -1,
+                        .task = -1,
+                        .node = node};
+    send_msg(s, HRM_ADDR_CENTRAL, &m);
+}
+
+/* ---- client ---- */
+
+static void client_submit(struct sim *s, int32_t job)
+{
+    s->rec->jobs[job].submit_us = s->now;
+    struct hrm_msg m = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job,
+                        .task = -1, .node = -1};
+    send_msg(s, HRM_ADDR_CENTRAL, &m);
+}
+
+static void client_next(struct sim *s)
+{
+    if (s->next_job >= s->wl->njobs)
+        return;
+    int32_t j = s->next_job++;
+    push_arg(s, s->wl->jobs[j].submit_us, EV_ARRIVAL, j, 0, 0);
+}
+
+static void client_on_msg(struct sim *s, const struct hrm_msg *m)
+{
+    if (m->type != HRM_MSG_JOB_END)
+        return;
+    struct hrm_job_record *jr = &s->rec->jobs[m->job];
+    jr->end_us = s->now;
+    jr->failed = m->status != 0;
+    if (s->now > s->rec->last_end_us)
+        s->rec->last_end_us = s->now;
+    s->jobs_ended++;
+    if (s->wl->max_parallel > 0)
+        client_next(s);
+}
+
+/* ---- loop ---- */
+
+static void deliver(struct sim *s, const struct sim_event *ev)
+{
+    const struct hrm_msg *m = &ev->u.msg;
+    if (ev->addr == HRM_ADDR_CENTRAL) {
+        int rc = hrm_central_on_msg(s->central, &s->env, m);
+        if (rc < 0 && !s->rc)
+            s->rc = hrm_errorf(s->err, rc, "scheduler rejected %s: %s", hrm_msg_name(m->type),
+                               hrm_strerror(rc));
+    } else if (ev->addr == HRM_ADDR_CLIENT) {
+        client_on_msg(s, m);
+    } else {
+        int32_t node = ev->addr - HRM_ADDR_NODE0;
+        if (m->type == HRM_MSG_TASK_LAUNCH)
+            node_launch(s, node, m);
+        else if (m->type == HRM_MSG_TASK_KILL)
+            node_kill(s, m);
+    }
+}
+
+static void sample(struct sim *s)
+{
+    const struct hrm_state *st = hrm_central_state(s->central);
+    double cpu = s->cap_cpu > 0 ? (double)s->busy_cpu / (double)s->cap_cpu : 0;
+    double gpu = s->cap_gpu > 0 ? (double)s->busy_gpu / (double)s->cap_gpu : 0;
+    hrm_series_push(&s->rec->series, s->now, cpu, gpu, (int32_t)st->nrunning,
+                    (int32_t)st->nready);
+    /* Keep sampling only while something else can still happen. */
+    if (s->pending_other > 0) {
+        struct sim_event ev = {.addr = -1};
+        push(s, s->now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
+    }
+}
+
+static void dispatch(struct sim *s, const struct sim_event *ev)
+{
+    switch (ev->kind) {
+    case EV_DELIVER:
+        deliver(s, ev);
+        break;
+    case EV_TIMER: {
+        int rc = hrm_central_on_timer(s->central, &s->env, ev->u.cookie);
+        if (rc < 0 && !s->rc)
+            s->rc = hrm_errorf(s->err, rc, "policy failed at t=%lldus: %s", (long long)s->now,
+                               hrm_strerror(rc));
+        break;
+    }
+    case EV_ARRIVAL:
+        client_submit(s, ev->u.arg.a);
+        break;
+    case EV_EXEC_END:
+        on_exec_end(s, ev->u.arg.a, ev->u.arg.b, ev->u.arg.c);
+        break;
+    case EV_NET:
+        if (ev->u.cookie != s->net_gen)
+            break;
+        s->net_at = -1;
+        hrm_net_complete(s->net, s->now, on_block_done, s);
+        net_schedule(s);
+        break;
+    case EV_SAMPLE:
+        sample(s);
+        break;
+    case EV_NODE_FAIL:
+        node_set_up(s, ev->u.arg.a, false);
+        break;
+    case EV_NODE_RECOVER:
+        node_set_up(s, ev->u.arg.a, true);
+        break;
+    }
+}
+
+static void sim_fini(struct sim *s)
+{
+    hrm_central_free(s->central);
+    hrm_net_free(s->net);
+    sim_heap_fini(&s->heap);
+    hrm_free(s->exec);
+    hrm_free(s->flow_of_block);
+    hrm_free(s->task_of_block);
+    hrm_free(s->node_down);
+}
+
+int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
+                const struct hrm_params *params, const struct hrm_sim_config *cfg,
+                struct hrm_run_record *rec, struct hrm_error *err)
+{
+    struct hrm_sim_config defaults = {0};
+    if (!cfg)
+        cfg = &defaults;
+    struct hrm_policy *p = hrm_policy_new(policy, params, cfg->seed, err);
+    if (!p)
+        return -HRM_EUNKNOWN_POLICY;
+    struct sim s = {.c = c, .wl = wl, .cfg = cfg, .rec = rec, .err = err, .net_at = -1};
+    hrm_rng_seed(&s.rng, cfg->seed ^ 0x5eed5eed5eed5eedull);
+    struct hrm_central_config ccfg = {.pass_delay_us = cfg->pass_delay_us,
+                                      .max_attempts =
+                                          cfg->faults ? cfg->faults->max_attempts : 0};
+    s.central = hrm_central_new(c, wl, p, &ccfg);
+    s.env = (struct hrm_env){.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = &s};
+    s.net = hrm_net_new(c);
+    s.exec = hrm_calloc((size_t)wl->ntasks, sizeof(*s.exec));
+    for (int32_t t = 0; t < wl->ntasks; t++)
+        s.exec[t].attempt = -1;
+    s.flow_of_block = hrm_alloc((size_t)(wl->nblocks ? wl->nblocks : 1) * sizeof(int32_t));
+    s.task_of_block = hrm_alloc((size_t)(wl->nblocks ? wl->nblocks : 1) * sizeof(int32_t));
+    for (int32_t b = 0; b < wl->nblocks; b++)
+        s.flow_of_block[b] = -1;
+    for (int32_t t = 0; t < wl->ntasks; t++)
+        for (int32_t b = 0; b < wl->tasks[t].nblocks; b++)
+            s.task_of_block[wl->tasks[t].block_first + b] = t;
+    s.node_down = hrm_calloc((size_t)c->nnodes, sizeof(bool));
+    s.cap_cpu = c->total.v[HRM_DIM_CPU];
+    s.cap_gpu = c->total.v[HRM_DIM_GPU];
+
+    /* Clients: open loop submits every job at its time; closed loop keeps
+     * max_parallel jobs in flight, in order. */
+    int32_t initial = wl->max_parallel > 0 && wl->max_parallel < wl->njobs ? wl->max_parallel
+                                                                           : wl->njobs;
+    for (int32_t i = 0; i < initial; i++)
+        client_next(&s);
+    if (cfg->faults) {
+        for (int32_t i = 0; i < cfg->faults->nnode_faults; i++) {
+            const struct hrm_node_fault *f = &cfg->faults->node_faults[i];
+            push_arg(&s, f->at_us, EV_NODE_FAIL, f->node, 0, 0);
+            if (f->recover_us > 0)
+                push_arg(&s, f->recover_us, EV_NODE_RECOVER, f->node, 0, 0);
+        }
+    }
+    if (cfg->sample_interval_us > 0) {
+        struct sim_event ev = {.addr = -1};
+        push(&s, 0, EV_SAMPLE, &ev);
+    }
+
+    int64_t every = cfg->progress_every > 0 ? cfg->progress_every : (1 << 20);
+    int64_t events = 0;
+    struct sim_event ev;
+    while (s.heap.n > 0 && !s.rc && s.jobs_ended < wl->njobs) {
+        sim_heap_pop(&s.heap, &ev);
+        if (cfg->until_us > 0 && ev.t > cfg->until_us)
+            break;
+        if (ev.kind != EV_SAMPLE)
+            s.pending_other--;
+        s.now = ev.t;
+        dispatch(&s, &ev);
+        if (++events % every == 0 && cfg->progress) {
+            struct hrm_sim_progress pr = {
+                .now_us = s.now, .events = events, .jobs_done = s.jobs_ended, .njobs = wl->njobs};
+            cfg->progress(cfg->progress_arg, &pr);
+        }
+    }
+    area_update(&s);
+    rec->events = events;
+    rec->preemptions = hrm_central_stats(s.central)->preemptions;
+    int rc = s.rc;
+    sim_fini(&s);
+    return rc;
+}

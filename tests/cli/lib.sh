@@ -1,0 +1,13 @@
+# Shared helpers for the command-line tests: each test is a bash script that exits non-zero on failure.
+set -euo pipefail
+: "${HRM:?HRM must point at the hrm binary}"
+: "${HRM_ROOT:?HRM_ROOT must point at the repository}"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# expect_exit CODE CMD...: runs CMD, keeps stdout/stderr in $TMP/out and $TMP/err
+expect_exit() {
+  local want=$1; shift
+  set +e; "$@" >"$TMP/out" 2>"$TMP/err"; local got=$?; set -e
+  [ "$got" -eq "$want" ] || { cat "$TMP/err" >&2; fail "'$*' exited $got, expected $want"; }
+}
