@@ -66,6 +66,9 @@ struct hrm_run_record {
     struct hrm_job_record *jobs;       /* wl->njobs, owned */
     double *task_waits_us;             /* one per task start: ready -> start; owned */
     size_t nwaits, cap_waits;
+    /* one per placement decision: ready -> the scheduler sends the launch; owned */
+    double *sched_latency_us;
+    size_t nlatencies, cap_latencies;
     int64_t first_start_us, last_end_us;
     double cpu_area;  /* integral of allocated milli-cores over time (milli-core * us) */
     double gpu_area;  /* integral of busy GPUs over time (GPU * us) */
@@ -83,6 +86,7 @@ void hrm_run_record_init(struct hrm_run_record *r, const struct hrm_cluster *c,
                          const struct hrm_workload *wl);
 void hrm_run_record_fini(struct hrm_run_record *r);
 void hrm_run_record_wait(struct hrm_run_record *r, int64_t wait_us);
+void hrm_run_record_sched_latency(struct hrm_run_record *r, int64_t latency_us);
 
 /* ---- the summary every report prints ---- */
 
@@ -95,6 +99,7 @@ struct hrm_summary {
     double delay_mean_s;        /* mean (response - ideal) */
     double slowdown_p50, slowdown_p95; /* response / ideal */
     double wait_mean_s, wait_p95_s; /* task queue wait */
+    double sched_latency_mean_s, sched_latency_p95_s; /* ready -> placement decision */
     double fairness_mean;       /* S, mean s_j */
     double fairness_sigma;      /* sigma of s_j */
     double jain;                /* Jain's index over s_j */

@@ -54,7 +54,7 @@ struct hrm_node_state {
     uint32_t gpu_busy;   /* GPUs holding at least one task */
     int32_t nrunning;
     int32_t run_head;    /* running tasks on this node (intrusive via task prev/next) */
-    int32_t prev_free, next_free; /* list of up nodes with free cpu, in the order they gained it */
+    int32_t prev_free, next_free; /* up nodes with free cpu: id order at start, then LIFO */
     bool in_free_list;
     uint64_t version;    /* bumped at each change (optimistic commit) */
 };
@@ -74,7 +74,7 @@ struct hrm_state {
     struct hrm_res free_total;   /* over up nodes */
     struct hrm_res up_total;     /* capacity of up nodes */
     int32_t active_head, active_tail; /* jobs with ready tasks */
-    int32_t free_head, free_tail;     /* up nodes with free cpu */
+    int32_t free_head, free_tail;     /* up nodes with free cpu (see state.c: LIFO) */
     int32_t njobs_running;        /* submitted and not finished */
     int64_t arrivals;             /* jobs submitted so far */
     int64_t nready;               /* ready tasks over all jobs */

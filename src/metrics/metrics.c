@@ -332,6 +332,7 @@ void hrm_run_record_fini(struct hrm_run_record *r)
         return;
     hrm_free(r->jobs);
     hrm_free(r->task_waits_us);
+    hrm_free(r->sched_latency_us);
     hrm_series_fini(&r->series);
     memset(r, 0, sizeof(*r));
 }
@@ -342,7 +343,27 @@ void hrm_run_record_wait(struct hrm_run_record *r, int64_t wait_us)
     r->task_waits_us[r->nwaits++] = (double)wait_us;
 }
 
+void hrm_run_record_sched_latency(struct hrm_run_record *r, int64_t latency_us)
+{
+    HRM_GROW(r->sched_latency_us, r->cap_latencies, r->nlatencies + 1);
+    r->sched_latency_us[r->nlatencies++] = (double)latency_us;
+}
+
 /* ---- summary ---- */
+
+/* Mean and p95 in seconds of n microsecond values (both 0 when n is 0). */
+static void seconds_stats(const double *us, size_t n, double *mean, double *p95)
+{
+    *mean = *p95 = 0.0;
+    if (n == 0)
+        return;
+    double *v = hrm_alloc(n * sizeof(*v));
+    for (size_t i = 0; i < n; i++)
+        v[i] = us[i] / 1e6;
+    *mean = hrm_mean(v, n);
+    *p95 = hrm_percentile(v, n, 95);
+    hrm_free(v);
+}
 
 static bool job_done(const struct hrm_job_record *j)
 {
@@ -440,15 +461,10 @@ void hrm_summarize(const struct hrm_run_record *r, const char *policy, struct hr
     out->slowdown_p50 = hrm_percentile(slow, nslow, 50);
     out->slowdown_p95 = hrm_percentile(slow, nslow, 95);
 
-    if (r->nwaits > 0) {
-        /* The record is const and percentiles sort: work on a copy. */
-        double *w = hrm_alloc(r->nwaits * sizeof(*w));
-        for (size_t i = 0; i < r->nwaits; i++)
-            w[i] = r->task_waits_us[i] / 1e6;
-        out->wait_mean_s = hrm_mean(w, r->nwaits);
-        out->wait_p95_s = hrm_percentile(w, r->nwaits, 95);
-        hrm_free(w);
-    }
+    /* The record is const and percentiles sort: work on copies, in seconds. */
+    seconds_stats(r->task_waits_us, r->nwaits, &out->wait_mean_s, &out->wait_p95_s);
+    seconds_stats(r->sched_latency_us, r->nlatencies, &out->sched_latency_mean_s,
+                  &out->sched_latency_p95_s);
 
     out->makespan_s = first >= 0 && last > first ? (double)(last - first) / 1e6 : 0.0;
     out->cpu_util = r->cpu_capacity_area > 0 ? r->cpu_area / r->cpu_capacity_area : 0.0;

@@ -49,6 +49,8 @@ static const struct row table_rows[] = {
     ROW("slowdown p95", ROW_RATIO, slowdown_p95),
     ROW("wait mean (s)", ROW_SEC, wait_mean_s),
     ROW("wait p95 (s)", ROW_SEC, wait_p95_s),
+    ROW("sched latency mean (s)", ROW_SEC, sched_latency_mean_s),
+    ROW("sched latency p95 (s)", ROW_SEC, sched_latency_p95_s),
     ROW("fairness S", ROW_FAIR, fairness_mean),
     ROW("fairness sigma", ROW_FAIR, fairness_sigma),
     ROW("jain", ROW_FAIR, jain),
@@ -178,6 +180,8 @@ static json_t *summary_json(const struct hrm_summary *s)
     json_object_set_new(o, "slowdown_p95", json_num(s->slowdown_p95));
     json_object_set_new(o, "wait_mean_s", json_num(s->wait_mean_s));
     json_object_set_new(o, "wait_p95_s", json_num(s->wait_p95_s));
+    json_object_set_new(o, "sched_latency_mean_s", json_num(s->sched_latency_mean_s));
+    json_object_set_new(o, "sched_latency_p95_s", json_num(s->sched_latency_p95_s));
     json_object_set_new(o, "fairness_mean", json_num(s->fairness_mean));
     json_object_set_new(o, "fairness_sigma", json_num(s->fairness_sigma));
     json_object_set_new(o, "jain", json_num(s->jain));

@@ -85,7 +85,13 @@ static int64_t env_now(struct hrm_env *env)
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
 {
-    send_msg(env->ctx, to, m);
+    struct sim *s = env->ctx;
+    /* Scheduling latency: from a task becoming ready to the scheduler's
+     * launch decision (queue wait adds the trip to the node). */
+    if (m->type == HRM_MSG_TASK_LAUNCH)
+        hrm_run_record_sched_latency(
+            s->rec, s->now - hrm_central_state(s->central)->tasks[m->task].ready_us);
+    send_msg(s, to, m);
 }
 
 static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
@@ -115,7 +121,7 @@ static void busy_change(struct sim *s, int32_t task, uint32_t gpu_mask, int sign
 {
     area_update(s);
     s->busy_cpu += sign * s->wl->tasks[task].req.v[HRM_DIM_CPU];
-    s->busy_gpu += sign * __builtin_popcount(gpu_mask);
+    s->busy_gpu += gpu_mask ? sign * __builtin_popcount(gpu_mask) : 0;
 }
 
 /* ---- node executors ---- */
@@ -161,7 +167,7 @@ static void exec_compute(struct sim *s, int32_t task)
     struct exec *e = &s->exec[task];
     const struct hrm_task *t = &s->wl->tasks[task];
     double speed = s->c->nodes[e->node].cpu_speed;
-    int64_t run = (int64_t)llround((double)t->duration_us / speed);
+    int64_t run = (int64_t)((double)t->duration_us / speed + 0.5); /* >= 0: round half up */
     int fail = 0;
     const struct hrm_faults *f = s->cfg->faults;
     if (f && f->task_fail_prob > 0 && hrm_rng_double(&s->rng) < f->task_fail_prob) {

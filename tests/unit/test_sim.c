@@ -63,6 +63,10 @@ Test(sim, message_latency_delays_every_hop)
      * (1 ms), job end -> client (1 ms) */
     cr_assert_eq(r.rec.jobs[0].first_start_us, 2000);
     cr_assert_eq(r.rec.jobs[0].end_us, SEC + 4000);
+    /* ready at the scheduler at 1 ms, decided at once, started one trip later */
+    cr_assert_eq(r.rec.nlatencies, 1);
+    cr_assert_float_eq(r.rec.sched_latency_us[0], 0.0, 1e-9);
+    cr_assert_float_eq(r.rec.task_waits_us[0], 1000.0, 1e-9);
     run_free(&r);
 }
 
