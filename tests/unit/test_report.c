@@ -169,6 +169,7 @@ Test(report, json_parses_back_with_all_keys)
         "policy",          "jobs",           "jobs_done",      "jobs_failed",    "makespan_s",
         "response_mean_s", "response_p50_s", "response_p95_s", "response_p99_s", "ideal_mean_s",
         "delay_mean_s",    "slowdown_p50",   "slowdown_p95",   "wait_mean_s",    "wait_p95_s",
+        "sched_latency_mean_s", "sched_latency_p95_s",
         "fairness_mean",   "fairness_sigma", "jain",           "cpu_util",       "gpu_util",
         "bytes_local",     "bytes_rack",     "bytes_cross",    "tasks_done",     "task_failures",
         "preemptions",     "tasks_lost",     "events"};
