@@ -28,13 +28,16 @@ struct hrm_phase {
     struct hrm_res demand;
 };
 
+/* The first 64 bytes hold what every start and end touches, so that on a
+ * 64-byte-aligned array a task costs one cache line on the hot path. */
 struct hrm_task {
     int32_t job;
     int32_t stage;
-    int32_t index;           /* within its stage */
     struct hrm_res req;      /* what the task asks for */
     int64_t duration_us;     /* true compute time on a speed-1.0 node (simulator ground truth) */
+    /* 64 bytes */
     int64_t est_duration_us; /* what schedulers are told; equals duration_us unless the spec says */
+    int32_t index;           /* within its stage */
     int32_t block_first;     /* input blocks: wl->blocks[block_first .. +nblocks) */
     int32_t nblocks;
     int32_t phase_first;     /* optional profile: wl->phases[phase_first .. +nphases) */

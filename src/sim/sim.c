@@ -38,6 +38,7 @@ struct sim {
     int32_t *flow_of_block; /* active transfer per input block, -1 if none */
     int32_t *task_of_block; /* the task that reads each block */
     bool *node_down;
+    double *speed; /* nodes' cpu_speed, dense: read at every task start */
     /* client */
     int32_t next_job; /* closed loop: next job to submit */
     int32_t jobs_ended;
@@ -166,7 +167,7 @@ static void exec_compute(struct sim *s, int32_t task)
 {
     struct exec *e = &s->exec[task];
     const struct hrm_task *t = &s->wl->tasks[task];
-    double speed = s->c->nodes[e->node].cpu_speed;
+    double speed = s->speed[e->node];
     int64_t run = (int64_t)((double)t->duration_us / speed + 0.5); /* >= 0: round half up */
     int fail = 0;
     const struct hrm_faults *f = s->cfg->faults;
@@ -434,6 +435,7 @@ static void sim_fini(struct sim *s)
     hrm_free(s->flow_of_block);
     hrm_free(s->task_of_block);
     hrm_free(s->node_down);
+    hrm_free(s->speed);
 }
 
 int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
@@ -465,6 +467,9 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
         for (int32_t b = 0; b < wl->tasks[t].nblocks; b++)
             s.task_of_block[wl->tasks[t].block_first + b] = t;
     s.node_down = hrm_calloc((size_t)c->nnodes, sizeof(bool));
+    s.speed = hrm_alloc((size_t)c->nnodes * sizeof(double));
+    for (int32_t n = 0; n < c->nnodes; n++)
+        s.speed[n] = c->nodes[n].cpu_speed;
     s.cap_cpu = c->total.v[HRM_DIM_CPU];
     s.cap_gpu = c->total.v[HRM_DIM_GPU];
 
