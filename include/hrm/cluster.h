@@ -2,6 +2,7 @@
 #ifndef HRM_CLUSTER_H
 #define HRM_CLUSTER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hrm/error.h"

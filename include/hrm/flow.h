@@ -3,6 +3,7 @@
 #define HRM_FLOW_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hrm/error.h"
 
@@ -16,19 +17,34 @@
  *
  * Vertex and arc ids are dense, assigned in creation order, and stay valid
  * until hrm_flow_free.  Removing an arc is setting its capacity to 0.
+ * Parallel arcs, self-loops and isolated vertices are allowed.
+ *
+ * Limits (checked; -EINVAL otherwise): 0 <= capacity <= HRM_FLOW_CAP_MAX,
+ * |cost| <= HRM_FLOW_COST_MAX, |supply| <= HRM_FLOW_CAP_MAX.  They keep every
+ * intermediate value of the solver inside int64_t; the caller keeps the
+ * total cost (sum of flow x cost) inside int64_t.
+ *
+ * Not thread-safe: one graph is used by one thread at a time.
  */
 struct hrm_flow;
+
+#define HRM_FLOW_CAP_MAX (((int64_t)1 << 40) - 1)
+#define HRM_FLOW_COST_MAX (((int64_t)1 << 31) - 1)
 
 struct hrm_flow *hrm_flow_new(int32_t vertices_hint, int32_t arcs_hint);
 void hrm_flow_free(struct hrm_flow *g); /* NULL is a no-op */
 
-/* Adds a vertex with the given supply; returns its id. */
+/* Adds a vertex with the given supply; returns its id, or -EINVAL for a supply
+ * out of limits. */
 int32_t hrm_flow_add_vertex(struct hrm_flow *g, int64_t supply);
-/* Adds an arc; returns its id, or -EINVAL for a bad vertex or negative capacity. */
+/* Adds an arc; returns its id, or -EINVAL for a bad vertex, a capacity or a cost
+ * out of limits. */
 int32_t hrm_flow_add_arc(struct hrm_flow *g, int32_t from, int32_t to, int64_t capacity,
                          int64_t cost);
+/* Sets a vertex's supply (ignored: a bad vertex or a supply out of limits). */
 void hrm_flow_set_supply(struct hrm_flow *g, int32_t vertex, int64_t supply);
-/* Changes an arc; flow above the new capacity is pushed back on the next solve. */
+/* Changes an arc; flow above the new capacity is pushed back on the next solve.
+ * 0, or -EINVAL for a bad arc, capacity or cost. */
 int hrm_flow_set_arc(struct hrm_flow *g, int32_t arc, int64_t capacity, int64_t cost);
 
 int32_t hrm_flow_vertices(const struct hrm_flow *g);
@@ -40,11 +56,68 @@ int32_t hrm_flow_arcs(const struct hrm_flow *g);
 int hrm_flow_solve(struct hrm_flow *g, struct hrm_error *err);
 
 /* Minimum-cost maximum flow from source to sink, ignoring supplies: the most
- * flow that can be routed, and among those the cheapest.  Returns 0. */
+ * flow that can be routed, and among those the cheapest.  Returns 0, or -EINVAL
+ * for bad or equal vertices, or -EOVERFLOW when (vertices + 1) x max |cost|
+ * reaches 2^56 (the solver prices a unit of value above any path's cost). */
 int hrm_flow_solve_max(struct hrm_flow *g, int32_t source, int32_t sink, struct hrm_error *err);
 
 int64_t hrm_flow_arc_flow(const struct hrm_flow *g, int32_t arc);
 int64_t hrm_flow_total_cost(const struct hrm_flow *g); /* sum of flow x cost over arcs */
 int64_t hrm_flow_value(const struct hrm_flow *g);      /* flow routed by the last solve_max */
+
+/* ---- inspection (tests, benchmarks, DIMACS writer) ---- */
+
+int64_t hrm_flow_supply(const struct hrm_flow *g, int32_t vertex);
+int32_t hrm_flow_arc_from(const struct hrm_flow *g, int32_t arc);
+int32_t hrm_flow_arc_to(const struct hrm_flow *g, int32_t arc);
+int64_t hrm_flow_arc_capacity(const struct hrm_flow *g, int32_t arc);
+int64_t hrm_flow_arc_cost(const struct hrm_flow *g, int32_t arc);
+
+/* The vertex potential (dual value) after a successful solve: every arc with
+ * flow below capacity has cost + potential(from) - potential(to) >= 0 and every
+ * arc with flow above 0 has it <= 0 (the optimality certificate).  For
+ * solve_max this holds for every arc of the graph. */
+int64_t hrm_flow_potential(const struct hrm_flow *g, int32_t vertex);
+
+/* ---- algorithm control and statistics ---- */
+
+enum hrm_flow_algo {
+    HRM_FLOW_AUTO = 0, /* the measured best: today successive shortest paths (default) */
+    HRM_FLOW_SSP,      /* successive shortest paths, from the last state when warm */
+    HRM_FLOW_SCALING,  /* cost scaling, always from scratch (no warm start) */
+};
+
+/* Chooses the algorithm of the next solves. */
+void hrm_flow_set_algo(struct hrm_flow *g, enum hrm_flow_algo algo);
+
+/* Forgets the last flow and potentials: the next solve starts from zero. */
+void hrm_flow_reset(struct hrm_flow *g);
+
+struct hrm_flow_stats {
+    int warm;              /* the last solve started from the previous flow */
+    int scaling;           /* the last solve used cost scaling */
+    int64_t phases;        /* shortest-path searches (SSP) or refine phases (scaling) */
+    int64_t scanned;       /* vertices settled by searches, or relabels (scaling) */
+    int64_t augmentations; /* augmenting paths (SSP) or pushes (scaling) */
+};
+
+/* Statistics of the last solve. */
+void hrm_flow_stats(const struct hrm_flow *g, struct hrm_flow_stats *out);
+
+/* ---- DIMACS min-cost flow format ---- */
+
+/*
+ * Reads a DIMACS min-cost-flow problem: 'c' comments, one 'p min N M' line,
+ * 'n ID SUPPLY' lines, 'a FROM TO LOW CAP COST' lines (vertex ids 1..N).
+ * Lower bounds other than 0 are rejected.  On success *out is a new graph
+ * (vertex i of the file is vertex i-1) and 0 is returned; on failure -HRM_ESPEC
+ * (or -HRM_EIO) with the line number in err, and *out is untouched.
+ * name is used in messages.
+ */
+int hrm_flow_read_dimacs(FILE *in, const char *name, struct hrm_flow **out, struct hrm_error *err);
+
+/* Writes g as a DIMACS min-cost-flow problem ('p min', 'n', 'a' lines).
+ * comment (may be NULL) becomes a 'c' line.  0 or -HRM_EIO. */
+int hrm_flow_write_dimacs(const struct hrm_flow *g, FILE *out, const char *comment);
 
 #endif

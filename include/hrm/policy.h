@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hrm/env.h"
 #include "hrm/error.h"
 #include "hrm/rng.h"
 #include "hrm/state.h"
@@ -16,7 +17,9 @@ enum hrm_event_type {
     HRM_EV_TASK_STOP,  /* task, node, outcome */
     HRM_EV_JOB_END,    /* job */
     HRM_EV_NODE_DOWN,  /* node */
-    HRM_EV_NODE_UP     /* node */
+    HRM_EV_NODE_UP,    /* node */
+    HRM_EV_TASK_USAGE, /* task, node, attempt, usage: a running task's use (SPEC P2) */
+    HRM_EV_NODE_USAGE  /* node, usage: the node's foreign load (what is not an hrm task) */
 };
 
 struct hrm_event {
@@ -24,6 +27,8 @@ struct hrm_event {
     int64_t now_us;
     int32_t job, task, node;
     enum hrm_task_outcome outcome;
+    int32_t attempt;        /* HRM_EV_TASK_USAGE */
+    struct hrm_usage usage; /* HRM_EV_*_USAGE */
 };
 
 /* Policy parameters: "key=value" strings from the spec or the command line,
@@ -70,6 +75,10 @@ struct hrm_sched_ctx {
 /* Starts a ready task on node (gpu_mask HRM_GPUS_ANY lets the state pick).  0 or
  * -HRM_ENOFIT / -HRM_ESTATE, with no change. */
 int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask);
+/* Like hrm_ctx_start, but the task holds charge instead of its request
+ * (hrm_state_start_charged): for policies that allocate by estimated demand. */
+int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask,
+                          const struct hrm_res *charge);
 /* Kills a running task; it is requeued and loses its progress. */
 int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task);
 

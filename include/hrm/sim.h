@@ -29,6 +29,7 @@ struct hrm_sim_config {
     hrm_sim_progress_f progress; /* optional, called every progress_every events */
     void *progress_arg;
     int64_t progress_every;      /* default 1<<20 */
+    const struct hrm_execution *execution; /* borrowed; NULL = defaults (spec.h) */
 };
 
 /*

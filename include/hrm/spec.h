@@ -2,6 +2,7 @@
 #ifndef HRM_SPEC_H
 #define HRM_SPEC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hrm/cluster.h"
@@ -22,6 +23,25 @@ struct hrm_faults {
     int32_t nnode_faults;
 };
 
+/* Foreign load on a node (the "cloud" variant of SPEC P2): busy and idle
+ * periods of exponential length; while busy it uses cpu and memory drawn
+ * uniformly from the ranges. */
+struct hrm_background {
+    double nodes;             /* share of the nodes that have it (chosen at random); 0 = none */
+    int64_t cpu_min, cpu_max; /* milli-cores */
+    int64_t mem_min, mem_max; /* bytes */
+    int64_t busy_us, idle_us; /* mean period lengths */
+};
+
+/* The simulator's node execution model, from the spec's "execution" object
+ * (SPEC P2: compressible cpu, incompressible memory). */
+struct hrm_execution {
+    bool fluid;        /* every task shares cpu by its demand; else only tasks with a profile */
+    double contention; /* p: a compressed task progresses at (1 - r_c) / (1 + p); default 0.05 */
+    int64_t usage_interval_us; /* usage samples sent to the scheduler; default 1 s, 0 = none */
+    struct hrm_background background;
+};
+
 /* Simulation settings a spec may carry in "sim" (command-line flags override). */
 struct hrm_spec_sim {
     char **policies;          /* default policy list, may be empty */
@@ -37,6 +57,7 @@ struct hrm_spec {
     struct hrm_workload *wl;
     struct hrm_faults faults;
     struct hrm_spec_sim sim;
+    struct hrm_execution execution;
 };
 
 /*

@@ -80,6 +80,10 @@ struct hrm_state {
     int64_t nready;               /* ready tasks over all jobs */
     int64_t nrunning;             /* running tasks over all nodes */
     int32_t max_attempts;         /* failures tolerated per task (default 4) */
+    /* What each running task holds, once a policy started one with a charge
+     * other than its request (hrm_state_start_charged); NULL until then,
+     * when every task holds its request. */
+    struct hrm_res *charge;
     uint64_t version;
 };
 
@@ -108,6 +112,20 @@ int hrm_state_start(struct hrm_state *s, int32_t task, int32_t node, uint32_t gp
  * Returns the number of tasks that became ready, or -HRM_ESTATE if not running. */
 int hrm_state_stop(struct hrm_state *s, int32_t task, enum hrm_task_outcome outcome,
                    int64_t now_us);
+
+/* Like hrm_state_start, but the task holds charge instead of its request
+ * (SPEC P2: a policy allocating by estimated demand) in the node's free
+ * vector and the job/user/queue allocations.  The fit is the caller's
+ * judgement: free resources may go negative (a policy over-committing
+ * compressible cpu).  -HRM_ESTATE if not ready or node down, -HRM_ENOFIT if
+ * the GPUs do not fit, -EINVAL for a negative charge; no change then. */
+int hrm_state_start_charged(struct hrm_state *s, int32_t task, int32_t node, uint32_t gpu_mask,
+                            const struct hrm_res *charge, int64_t now_us);
+/* What a running task holds: its charge, or its request. */
+static inline const struct hrm_res *hrm_state_held(const struct hrm_state *s, int32_t task)
+{
+    return s->charge ? &s->charge[task] : &s->wl->tasks[task].req;
+}
 
 /* Node goes down: its running tasks are requeued (LOST).  Returns how many. */
 int hrm_state_node_down(struct hrm_state *s, int32_t node, int64_t now_us);

@@ -42,6 +42,7 @@ struct hrm_task {
     int32_t nblocks;
     int32_t phase_first;     /* optional profile: wl->phases[phase_first .. +nphases) */
     int32_t nphases;
+    uint32_t logic; /* hrm_workload_logic_id of its declared logic, 0 = none */
 };
 
 struct hrm_stage {
@@ -108,6 +109,7 @@ struct hrm_task_desc {
     struct hrm_res req;
     int64_t duration_us;
     int64_t est_duration_us; /* 0 = duration_us */
+    uint32_t logic;          /* hrm_workload_logic_id of the task's program, 0 = not declared */
 };
 
 struct hrm_workload *hrm_workload_new(void); /* has the "default" queue */
@@ -142,6 +144,10 @@ int hrm_workload_add_phase(struct hrm_workload *wl, int64_t duration_us,
  * exist.  Returns 0 or -HRM_ESPEC with detail. */
 int hrm_workload_check(const struct hrm_workload *wl, const struct hrm_cluster *c,
                        struct hrm_error *err);
+
+/* Program identity of a name (SPEC P2 similar tasks): FNV-1a, never 0, stable
+ * across runs and machines so persisted estimates keep their meaning. */
+uint32_t hrm_workload_logic_id(const char *name);
 
 /* Effective m of the fairness ratio (see fair_m). */
 int32_t hrm_workload_fair_m(const struct hrm_workload *wl);

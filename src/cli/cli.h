@@ -2,6 +2,8 @@
 #ifndef HRM_CLI_H
 #define HRM_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct cli_command {
@@ -12,6 +14,27 @@ struct cli_command {
 
 int cmd_sim(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* the runtime: cmd_daemon.c, cmd_up.c, cmd_client.c */
+int cmd_master(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
+int cmd_keygen(int argc, char **argv);
+int cmd_up(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_jobs(int argc, char **argv);
+int cmd_job(int argc, char **argv);
+int cmd_nodes(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
+int cmd_logs(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+int cmd_raw(int argc, char **argv);
+int bench_flow(int argc, char **argv); /* bench_flow.c: hrm bench flow */
+int bench_dhrm(int argc, char **argv); /* bench_dhrm.c: hrm bench dhrm */
+
+struct hrm_spec;
+/* sweep_load.c: hrm sim SPEC --sweep-load A:B:S (policies' params as "P.key=value"). */
+int cli_sweep_load(const struct hrm_spec *spec, const char *range, const char *const *policies,
+                   int npolicies, const char **params, size_t nparams, uint64_t seed,
+                   const char *plot_dir, int quiet);
 
 /* Exit codes: 0 ok, 1 the run failed, 2 bad usage or input. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };

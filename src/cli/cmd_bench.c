@@ -21,6 +21,10 @@ static int bench_sim(int argc, char **argv);
 
 static const struct bench benches[] = {
     {"sim", "simulator: 10,000 nodes x 4 cores, 1,000,000 tasks of ~100 ms under FIFO", bench_sim},
+    {"flow", "min-cost flow solver: P1 scheduling graph or DIMACS file, full and warm solves",
+     bench_flow},
+    {"dhrm", "distributed schedulers: decision cost per task, simulated tasks/s (P4 exp. 1)",
+     bench_dhrm},
 };
 
 #define NBENCHES (sizeof(benches) / sizeof(benches[0]))

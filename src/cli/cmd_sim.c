@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "hrm/alloc.h"
+#include "hrm/dsim.h"
 #include "hrm/policy.h"
 #include "hrm/report.h"
 #include "hrm/sim.h"
@@ -35,6 +36,9 @@ static void sim_usage(FILE *out)
             "      --sample-interval D  utilisation sampling period, e.g. 1s (default: spec, else 1s)\n"
             "      --until D            stop the simulation at virtual time D\n"
             "      --list-policies      list the policies and exit\n"
+            "      --sweep-load A:B:S   offered load A%%, A+S%%, .. B%% of the cores: scale the\n"
+            "                           arrival times and print a response-vs-load table\n"
+            "                           (--plot DIR: response-vs-load.png); docs/dhrm.md\n"
             "  -q, --quiet              no progress on the terminal\n"
             "  -h, --help               this help\n\n"
             "exit status: 0 all runs finished, 1 a run failed, 2 bad usage or spec\n");
@@ -70,6 +74,8 @@ static int list_policies(void)
         const struct hrm_policy_ops *ops = hrm_policy_at(i);
         printf("%-10s %s\n", ops->name, ops->summary ? ops->summary : "");
     }
+    for (size_t i = 0; i < hrm_dsim_policy_count(); i++)
+        printf("%-14s %s\n", hrm_dsim_policy_name(i), hrm_dsim_policy_summary(i));
     return CLI_OK;
 }
 
@@ -108,11 +114,12 @@ int cmd_sim(int argc, char **argv)
         {"sample-interval", required_argument, NULL, 'i'},
         {"until", required_argument, NULL, 'u'},
         {"list-policies", no_argument, NULL, 'l'},
+        {"sweep-load", required_argument, NULL, 'L'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *policy_arg = NULL, *csv_dir = NULL, *plot_dir = NULL;
+    const char *policy_arg = NULL, *csv_dir = NULL, *plot_dir = NULL, *sweep = NULL;
     uint64_t seed = 1;
     int json = 0, quiet = 0;
     int64_t sample_us = -1, until_us = 0;
@@ -168,6 +175,9 @@ int cmd_sim(int argc, char **argv)
         case 'l':
             rc = list_policies();
             goto out;
+        case 'L':
+            sweep = optarg;
+            break;
         case 'q':
             quiet = 1;
             break;
@@ -217,7 +227,7 @@ int cmd_sim(int argc, char **argv)
         goto free_spec;
     }
     for (int i = 0; i < npol; i++) {
-        if (!hrm_policy_find(names[i])) {
+        if (!hrm_policy_find(names[i]) && !hrm_dsim_policy_known(names[i])) {
             fprintf(stderr, "hrm sim: unknown policy '%s' (hrm sim --list-policies lists them)\n",
                     names[i]);
             goto free_spec;
@@ -233,6 +243,13 @@ int cmd_sim(int argc, char **argv)
         all[spec->sim.nparams + i] = cli_params[i];
     const char **mine = hrm_calloc(nall + 1, sizeof(*mine));
 
+    if (sweep) {
+        rc = cli_sweep_load(spec, sweep, (const char *const *)names, npol, (const char **)all,
+                            nall, seed, plot_dir, quiet);
+        hrm_free(mine);
+        hrm_free(all);
+        goto free_spec;
+    }
     struct hrm_run_record *recs = hrm_calloc((size_t)npol, sizeof(*recs));
     struct hrm_summary *sums = hrm_calloc((size_t)npol, sizeof(*sums));
     struct hrm_report_entry *entries = hrm_calloc((size_t)npol, sizeof(*entries));
@@ -247,6 +264,7 @@ int cmd_sim(int argc, char **argv)
                                   : spec->sim.sample_interval_us > 0 ? spec->sim.sample_interval_us
                                                                      : 1000000,
             .faults = &spec->faults,
+            .execution = &spec->execution,
             .until_us = until_us,
             .progress = (!quiet && isatty(STDERR_FILENO)) ? show_progress : NULL,
             .progress_arg = &pc,

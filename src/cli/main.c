@@ -7,6 +7,18 @@
 static const struct cli_command commands[] = {
     {"sim", "simulate a cluster and workload under one or more policies", cmd_sim},
     {"bench", "run a named benchmark and print BENCH lines", cmd_bench},
+    {"up", "run a local cluster: master and N agents on 127.0.0.1", cmd_up},
+    {"master", "run the master (job table, store, scheduler)", cmd_master},
+    {"agent", "run a node agent (discovery, launching, reporting)", cmd_agent},
+    {"keygen", "write the cluster's CURVE keys", cmd_keygen},
+    {"submit", "submit a job (JSON file, or -- CMD ARGS)", cmd_submit},
+    {"jobs", "list jobs", cmd_jobs},
+    {"job", "show one job and its tasks", cmd_job},
+    {"nodes", "list nodes", cmd_nodes},
+    {"cancel", "cancel a job", cmd_cancel},
+    {"logs", "print a task's output", cmd_logs},
+    {"wait", "wait for a job; exit with its code", cmd_wait},
+    {"raw", "send raw frames to the master (protocol debugging)", cmd_raw},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -199,6 +199,7 @@ int hrm_workload_add_task(struct hrm_workload *wl, const struct hrm_task_desc *d
     t->req = d->req;
     t->duration_us = d->duration_us;
     t->est_duration_us = d->est_duration_us ? d->est_duration_us : d->duration_us;
+    t->logic = d->logic;
     t->block_first = wl->nblocks;
     t->phase_first = wl->nphases;
     s->ntasks++;
@@ -306,4 +307,14 @@ int32_t hrm_workload_fair_m(const struct hrm_workload *wl)
     if (wl->max_parallel > 0)
         return wl->max_parallel;
     return 1;
+}
+
+uint32_t hrm_workload_logic_id(const char *name)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h ^= *p;
+        h *= 16777619u;
+    }
+    return h ? h : 1; /* 0 means "none" */
 }

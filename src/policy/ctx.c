@@ -23,6 +23,17 @@ int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_
     return 0;
 }
 
+int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask,
+                          const struct hrm_res *charge)
+{
+    int rc = hrm_state_start_charged(ctx->state, task, node, gpu_mask, charge, ctx->now_us);
+    if (rc)
+        return rc;
+    const struct hrm_task_state *ts = &ctx->state->tasks[task];
+    ctx_record(ctx, HRM_DECIDE_START, task, node, ts->gpu_mask, ts->attempt);
+    return 0;
+}
+
 int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task)
 {
     struct hrm_state *s = ctx->state;

@@ -15,6 +15,15 @@ static const struct hrm_policy_ops *const policies[] = {
     &hrm_policy_drf,
     &hrm_policy_random,
     &hrm_policy_spread,
+    &hrm_policy_gs,
+    &hrm_policy_gsp,
+    &hrm_policy_gsd,
+    &hrm_policy_fs,
+    &hrm_policy_fsp,
+    &hrm_policy_fsu,
+    &hrm_policy_fgm,
+    &hrm_policy_nparsa,
+    &hrm_policy_nparsa_notype,
 };
 /* clang-format on */
 

@@ -139,6 +139,8 @@ static void spread_on_event(struct hrm_policy *policy, const struct hrm_state *s
         break;
     case HRM_EV_JOB_SUBMIT:
     case HRM_EV_JOB_END:
+    case HRM_EV_TASK_USAGE: /* measured use does not change free cpu */
+    case HRM_EV_NODE_USAGE:
         break;
     }
 }

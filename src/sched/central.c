@@ -133,6 +133,39 @@ static int on_node_down(struct hrm_central *c, struct hrm_env *env, int32_t node
     return 0;
 }
 
+/*
+ * Usage samples (SPEC P2) go to the policy, which learns from them; they do
+ * not change the state.  A task sample about a run no longer live is stale
+ * and dropped, like a stale TASK_END.  A node report arms a pass: a node
+ * whose foreign load went away may now take work a policy refused before.
+ */
+static int on_usage(struct hrm_central *c, struct hrm_env *env, const struct hrm_msg *msg)
+{
+    struct hrm_state *s = c->state;
+    if (msg->node < 0 || msg->node >= s->cluster->nnodes)
+        return -EINVAL;
+    struct hrm_event ev = {.now_us = env->now_us(env), .job = -1, .task = -1, .node = msg->node};
+    hrm_usage_unpack(msg, &ev.usage);
+    if (msg->type == HRM_MSG_TASK_USAGE) {
+        if (msg->task < 0 || msg->task >= s->wl->ntasks)
+            return -EINVAL;
+        const struct hrm_task_state *ts = &s->tasks[msg->task];
+        if (ts->status != HRM_TASK_RUNNING || ts->attempt != msg->attempt || ts->node != msg->node)
+            return 0;
+        ev.type = HRM_EV_TASK_USAGE;
+        ev.task = msg->task;
+        ev.job = s->wl->tasks[msg->task].job;
+        ev.attempt = msg->attempt;
+    } else {
+        ev.type = HRM_EV_NODE_USAGE;
+    }
+    if (c->policy->ops->on_event)
+        c->policy->ops->on_event(c->policy, s, &ev);
+    if (msg->type == HRM_MSG_NODE_USAGE)
+        arm_pass(c, env);
+    return 0;
+}
+
 int hrm_central_on_msg(struct hrm_central *c, struct hrm_env *env, const struct hrm_msg *msg)
 {
     struct hrm_state *s = c->state;
@@ -152,6 +185,9 @@ int hrm_central_on_msg(struct hrm_central *c, struct hrm_env *env, const struct 
         if (msg->node < 0 || msg->node >= s->cluster->nnodes)
             return -EINVAL;
         return on_node_down(c, env, msg->node);
+    case HRM_MSG_TASK_USAGE:
+    case HRM_MSG_NODE_USAGE:
+        return on_usage(c, env, msg);
     case HRM_MSG_NODE_UP:
         if (msg->node < 0 || msg->node >= s->cluster->nnodes)
             return -EINVAL;

@@ -15,7 +15,8 @@ enum sim_event_kind {
     EV_NET,         /* network completion check, generation in cookie */
     EV_SAMPLE,      /* utilisation sample */
     EV_NODE_FAIL,   /* node a goes down */
-    EV_NODE_RECOVER /* node a comes back */
+    EV_NODE_RECOVER, /* node a comes back */
+    EV_COMPRESS      /* execution model step (compress.c), generation in cookie */
 };
 
 struct sim_event {

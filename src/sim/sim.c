@@ -4,9 +4,11 @@
 
 #include "hrm/alloc.h"
 #include "hrm/central.h"
+#include "hrm/dsim.h"
 #include "hrm/net.h"
 #include "hrm/rng.h"
 #include "hrm/sim.h"
+#include "compress.h"
 #include "heap.h"
 
 enum exec_state { EXEC_IDLE, EXEC_TRANSFER, EXEC_COMPUTE };
@@ -17,6 +19,7 @@ struct exec {
     int32_t node;
     int32_t pending;   /* input transfers not done yet */
     uint8_t state;     /* enum exec_state */
+    uint8_t reading;   /* a pooled task holds its memory in the model while reading */
     uint32_t gpu_mask;
 };
 
@@ -39,6 +42,13 @@ struct sim {
     int32_t *task_of_block; /* the task that reads each block */
     bool *node_down;
     double *speed; /* nodes' cpu_speed, dense: read at every task start */
+    /* SPEC P2 execution model (compress.c), NULL when no task uses it */
+    struct cmp_model *cmp;
+    uint64_t cmp_gen;
+    int64_t cmp_at;         /* time of the queued model event, or -1 */
+    int64_t cmp_idle_ticks; /* model steps in a row with nothing else going on */
+    double pool_cpu;        /* cpu the model's tasks receive (they are not in busy_cpu) */
+    int64_t pool_at;        /* pool_cpu is integrated into the record up to here */
     /* client */
     int32_t next_job; /* closed loop: next job to submit */
     int32_t jobs_ended;
@@ -55,7 +65,7 @@ static void push(struct sim *s, int64_t t, enum sim_event_kind kind, struct sim_
 {
     ev->t = t < s->now ? s->now : t;
     ev->kind = kind;
-    if (kind != EV_SAMPLE)
+    if (kind != EV_SAMPLE && kind != EV_COMPRESS)
         s->pending_other++;
     sim_heap_push(&s->heap, ev);
 }
@@ -118,9 +128,36 @@ static void area_update(struct sim *s)
     s->area_at = s->now;
 }
 
+/* The cpu the execution model's tasks receive, integrated apart from
+ * busy_cpu so that area_update, on every start and end, stays as it was. */
+static void pool_update(struct sim *s)
+{
+    if (s->rec->first_start_us >= 0 && s->pool_cpu != 0)
+        s->rec->cpu_area += s->pool_cpu * (double)(s->now - s->pool_at);
+    s->pool_at = s->now;
+}
+
+/* busy_change when the execution model exists: pooled tasks count the cpu
+ * they receive (cmp_hook_busy); the others hold their request, which the
+ * model leaves out of the share it divides. */
+static __attribute__((noinline)) void busy_change_model(struct sim *s, int32_t task,
+                                                        uint32_t gpu_mask, int sign)
+{
+    const struct hrm_task *t = &s->wl->tasks[task];
+    if (!cmp_pooled(s->cmp, task)) {
+        cmp_reserve(s->cmp, s->now, s->exec[task].node, &t->req, sign);
+        s->busy_cpu += sign * t->req.v[HRM_DIM_CPU];
+    }
+    s->busy_gpu += gpu_mask ? sign * __builtin_popcount(gpu_mask) : 0;
+}
+
 static void busy_change(struct sim *s, int32_t task, uint32_t gpu_mask, int sign)
 {
     area_update(s);
+    if (__builtin_expect(s->cmp != NULL, 0)) {
+        busy_change_model(s, task, gpu_mask, sign);
+        return;
+    }
     s->busy_cpu += sign * s->wl->tasks[task].req.v[HRM_DIM_CPU];
     s->busy_gpu += gpu_mask ? sign * __builtin_popcount(gpu_mask) : 0;
 }
@@ -140,12 +177,43 @@ static void net_schedule(struct sim *s)
     push(s, t, EV_NET, &ev);
 }
 
+/* Queues one event for the execution model's next step, like net_schedule. */
+static void cmp_schedule(struct sim *s)
+{
+    if (!s->cmp)
+        return;
+    /* Usage ticks and foreign load go on only while there is work, or work
+     * to come: otherwise a run whose tasks never finish would never end.
+     * With tasks waiting and nothing else going on, a few reports let a
+     * policy that waits for them act; foreign load may free a node later. */
+    const struct hrm_state *st = hrm_central_state(s->central);
+    if (!cmp_active(s->cmp) && s->pending_other == 0 &&
+        (st->nready == 0 || s->cmp_idle_ticks > (cmp_has_background(s->cmp) ? 100000 : 3)))
+        return;
+    int64_t t = cmp_next(s->cmp);
+    if (t == INT64_MAX || t == s->cmp_at)
+        return;
+    s->cmp_gen++;
+    s->cmp_at = t;
+    struct sim_event ev = {.addr = -1};
+    ev.u.cookie = s->cmp_gen;
+    push(s, t, EV_COMPRESS, &ev);
+}
+
 /* Stops whatever the executor is doing for task (kill, node failure). */
 static void exec_abort(struct sim *s, int32_t task)
 {
     struct exec *e = &s->exec[task];
     if (e->state == EXEC_IDLE)
         return;
+    if (s->cmp && e->state == EXEC_COMPUTE && cmp_pooled(s->cmp, task)) {
+        cmp_remove(s->cmp, s->now, task);
+        cmp_schedule(s);
+    }
+    if (e->reading) {
+        e->reading = 0;
+        cmp_reading(s->cmp, s->now, task, e->node, -1);
+    }
     const struct hrm_task *t = &s->wl->tasks[task];
     bool net_changed = false;
     for (int32_t b = 0; b < t->nblocks; b++) {
@@ -171,11 +239,23 @@ static void exec_compute(struct sim *s, int32_t task)
     int64_t run = (int64_t)((double)t->duration_us / speed + 0.5); /* >= 0: round half up */
     int fail = 0;
     const struct hrm_faults *f = s->cfg->faults;
+    double fail_at = 0;
     if (f && f->task_fail_prob > 0 && hrm_rng_double(&s->rng) < f->task_fail_prob) {
         fail = 1;
-        run = (int64_t)((double)run * hrm_rng_double(&s->rng));
+        fail_at = hrm_rng_double(&s->rng);
+        run = (int64_t)((double)run * fail_at);
     }
     e->state = EXEC_COMPUTE;
+    if (__builtin_expect(s->cmp != NULL, 0) && cmp_pooled(s->cmp, task)) {
+        if (e->reading) {
+            e->reading = 0;
+            cmp_reading(s->cmp, s->now, task, e->node, -1);
+        }
+        /* Progress depends on the node's load: the model times the end. */
+        cmp_start(s->cmp, s->now, task, e->attempt, e->node, fail ? fmax(fail_at, 1e-9) : 0);
+        cmp_schedule(s);
+        return;
+    }
     push_arg(s, s->now + run, EV_EXEC_END, task, e->attempt, fail);
 }
 
@@ -243,10 +323,15 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
             hrm_net_start(s->net, s->now, src, node, (double)blk->size, tag);
         e->pending++;
     }
-    if (e->pending == 0)
+    if (e->pending == 0) {
         exec_compute(s, task);
-    else
-        net_schedule(s);
+        return;
+    }
+    if (__builtin_expect(s->cmp != NULL, 0) && cmp_pooled(s->cmp, task)) {
+        e->reading = 1;
+        cmp_reading(s->cmp, s->now, task, node, +1);
+    }
+    net_schedule(s);
 }
 
 static void node_kill(struct sim *s, const struct hrm_msg *m)
@@ -290,6 +375,37 @@ static void on_exec_end(struct sim *s, int32_t task, int32_t attempt, int fail)
                         .node = node,
                         .attempt = attempt};
     send_msg(s, HRM_ADDR_CENTRAL, &m);
+}
+
+/* ---- execution model hooks (compress.c) ---- */
+
+static void cmp_hook_end(void *arg, int32_t task, int32_t attempt, int fail)
+{
+    on_exec_end(arg, task, attempt, fail);
+}
+
+/* A node agent's usage report: one message per sample, as agents send them. */
+static void cmp_hook_usage(void *arg, int32_t node, int32_t task, int32_t attempt,
+                           const struct hrm_usage *u)
+{
+    struct sim *s = arg;
+    if (s->node_down[node])
+        return;
+    struct hrm_msg m = {.type = task >= 0 ? HRM_MSG_TASK_USAGE : HRM_MSG_NODE_USAGE,
+                        .from = hrm_addr_node(node),
+                        .job = task >= 0 ? s->wl->tasks[task].job : -1,
+                        .task = task,
+                        .node = node,
+                        .attempt = attempt};
+    hrm_usage_pack(&m, u);
+    send_msg(s, HRM_ADDR_CENTRAL, &m);
+}
+
+static void cmp_hook_busy(void *arg, double delta_cpu)
+{
+    struct sim *s = arg;
+    pool_update(s);
+    s->pool_cpu += delta_cpu;
 }
 
 static void node_set_up(struct sim *s, int32_t node, bool up)
@@ -377,12 +493,12 @@ static void deliver(struct sim *s, const struct sim_event *ev)
 static void sample(struct sim *s)
 {
     const struct hrm_state *st = hrm_central_state(s->central);
-    double cpu = s->cap_cpu > 0 ? (double)s->busy_cpu / (double)s->cap_cpu : 0;
+    double cpu = s->cap_cpu > 0 ? ((double)s->busy_cpu + s->pool_cpu) / (double)s->cap_cpu : 0;
     double gpu = s->cap_gpu > 0 ? (double)s->busy_gpu / (double)s->cap_gpu : 0;
     hrm_series_push(&s->rec->series, s->now, cpu, gpu, (int32_t)st->nrunning,
                     (int32_t)st->nready);
     /* Keep sampling only while something else can still happen. */
-    if (s->pending_other > 0) {
+    if (s->pending_other > 0 || (s->cmp && cmp_active(s->cmp))) {
         struct sim_event ev = {.addr = -1};
         push(s, s->now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
     }
@@ -423,6 +539,14 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
     case EV_NODE_RECOVER:
         node_set_up(s, ev->u.arg.a, true);
         break;
+    case EV_COMPRESS:
+        if (ev->u.cookie != s->cmp_gen)
+            break;
+        s->cmp_at = -1;
+        s->cmp_idle_ticks = cmp_active(s->cmp) || s->pending_other > 0 ? 0 : s->cmp_idle_ticks + 1;
+        cmp_run(s->cmp, s->now);
+        cmp_schedule(s);
+        break;
     }
 }
 
@@ -436,12 +560,16 @@ static void sim_fini(struct sim *s)
     hrm_free(s->task_of_block);
     hrm_free(s->node_down);
     hrm_free(s->speed);
+    cmp_free(s->cmp);
 }
 
 int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
                 const struct hrm_params *params, const struct hrm_sim_config *cfg,
                 struct hrm_run_record *rec, struct hrm_error *err)
 {
+    /* The distributed world (SPEC P4) has its own driver: src/sim/dsim.c. */
+    if (!hrm_policy_find(policy) && hrm_dsim_policy_known(policy))
+        return hrm_dsim_run(c, wl, policy, params, cfg, rec, err);
     struct hrm_sim_config defaults = {0};
     if (!cfg)
         cfg = &defaults;
@@ -472,6 +600,10 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
         s.speed[n] = c->nodes[n].cpu_speed;
     s.cap_cpu = c->total.v[HRM_DIM_CPU];
     s.cap_gpu = c->total.v[HRM_DIM_GPU];
+    s.cmp_at = -1;
+    struct cmp_hooks hooks = {
+        .arg = &s, .end = cmp_hook_end, .usage = cmp_hook_usage, .busy = cmp_hook_busy};
+    s.cmp = cmp_new(c, wl, cfg->execution, cfg->seed, &hooks);
 
     /* Clients: open loop submits every job at its time; closed loop keeps
      * max_parallel jobs in flight, in order. */
@@ -492,6 +624,7 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
         push(&s, 0, EV_SAMPLE, &ev);
     }
 
+    cmp_schedule(&s); /* nodes report from the start */
     int64_t every = cfg->progress_every > 0 ? cfg->progress_every : (1 << 20);
     int64_t events = 0;
     struct sim_event ev;
@@ -499,16 +632,20 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
         sim_heap_pop(&s.heap, &ev);
         if (cfg->until_us > 0 && ev.t > cfg->until_us)
             break;
-        if (ev.kind != EV_SAMPLE)
+        if (ev.kind != EV_SAMPLE && ev.kind != EV_COMPRESS)
             s.pending_other--;
         s.now = ev.t;
         dispatch(&s, &ev);
+        /* A dormant execution model wakes when work appears (cmp_schedule). */
+        if (__builtin_expect(s.cmp != NULL, 0) && s.cmp_at < 0)
+            cmp_schedule(&s);
         if (++events % every == 0 && cfg->progress) {
             struct hrm_sim_progress pr = {
                 .now_us = s.now, .events = events, .jobs_done = s.jobs_ended, .njobs = wl->njobs};
             cfg->progress(cfg->progress_arg, &pr);
         }
     }
+    pool_update(&s);
     area_update(&s);
     rec->events = events;
     rec->preemptions = hrm_central_stats(s.central)->preemptions;

@@ -6,7 +6,7 @@
 #include "hrm/spec.h"
 #include "spec/spec_private.h"
 
-static const char *const spec_keys[] = {"cluster", "workload", "faults", "sim", NULL};
+static const char *const spec_keys[] = {"cluster", "workload", "faults", "sim", "execution", NULL};
 static const char *const fault_keys[] = {"task_fail_prob", "max_attempts", "node_failures", NULL};
 static const char *const node_failure_keys[] = {"node", "at", "recover", NULL};
 static const char *const sim_keys[] = {"policies", "params", "sample_interval", NULL};
@@ -291,6 +291,14 @@ static int parse_spec(struct spec_ctx *c, const json_t *root, struct hrm_spec *s
         size_t mark = spec_push_key(c, "sim");
         rc = parse_sim(c, v, &spec->sim);
         spec_pop(c, mark);
+        if (rc)
+            return rc;
+    }
+    v = json_object_get(root, "execution");
+    if (v) {
+        size_t mark = spec_push_key(c, "execution");
+        rc = spec_execution_parse(c, v, &spec->execution);
+        spec_pop(c, mark);
     }
     return rc;
 }
@@ -301,6 +309,8 @@ static struct hrm_spec *load(json_t *root, const char *path, uint64_t seed, stru
     spec->path = hrm_strdup(path);
     spec->faults.max_attempts = 4;
     spec->sim.sample_interval_us = 1000000;
+    spec->execution.contention = 0.05;
+    spec->execution.usage_interval_us = 1000000;
     char *dir = dir_of(path);
     struct spec_ctx c = {.file = path, .dir = dir, .err = err};
     hrm_rng_seed(&c.root, seed);

@@ -9,10 +9,10 @@
 static const char *const gen_keys[] = {
     "name",     "count",    "arrival", "start", "kind",     "users",     "queue",
     "priority", "deadline", "stages",  "tasks", "duration", "est_error", "cpu",
-    "mem",      "gpus",     "gpu_mem", "disk",  "net",      "input",     NULL};
+    "mem",      "gpus",     "gpu_mem", "disk",  "net",      "input",     "logic", NULL};
 static const char *const gen_stage_keys[] = {"name", "deps",  "tasks", "duration", "est_error",
                                              "cpu",  "mem",   "gpus",  "gpu_mem",  "disk",
-                                             "net",  "input", NULL};
+                                             "net",  "input", "logic", NULL};
 static const char *const arrival_keys[] = {"process", "rate", "interval", NULL};
 static const char *const processes[] = {"poisson", "fixed", NULL};
 static const char *const dist_keys[] = {"dist", "value",  "mean",  "min",

@@ -141,6 +141,8 @@ void spec_names_add(struct spec_names *s, int32_t id); /* name must not be prese
 /* ---- parts (one file each) ---- */
 int spec_cluster_parse(struct spec_ctx *c, const json_t *obj);
 int spec_workload_parse(struct spec_ctx *c, const json_t *obj);
+struct hrm_execution;
+int spec_execution_parse(struct spec_ctx *c, const json_t *obj, struct hrm_execution *x);
 
 /* ---- tasks (spec_task.c): templates shared by jobs and generators ---- */
 
@@ -168,6 +170,7 @@ struct spec_task {
     struct hrm_res req;
     int64_t duration_us;     /* 0 = not given */
     int64_t est_duration_us; /* 0 = not given */
+    uint32_t logic;          /* hrm_workload_logic_id of "logic", 0 = not given */
     struct spec_input *inputs;
     int32_t ninputs;
     bool own_inputs;

@@ -5,8 +5,9 @@
 #include "hrm/alloc.h"
 #include "spec/spec_private.h"
 
-const char *const spec_task_keys[] = {"cpu",      "mem",          "gpus",  "gpu_mem", "disk", "net",
-                                      "duration", "est_duration", "input", "profile", NULL};
+const char *const spec_task_keys[] = {"cpu",   "mem",     "gpus",     "gpu_mem",
+                                      "disk",  "net",     "duration", "est_duration",
+                                      "input", "profile", "logic",    NULL};
 static const char *const input_keys[] = {"size", "blocks", "replicas", "dataset", "block", NULL};
 static const char *const phase_keys[] = {"duration", "cpu",  "mem", "gpus",
                                          "gpu_mem",  "disk", "net", NULL};
@@ -241,6 +242,11 @@ int spec_task_apply(struct spec_ctx *c, const json_t *obj, struct spec_task *t, 
         ((rc = spec_duration(c, obj, "duration", SPEC_POSITIVE, &t->duration_us)) ||
          (rc = spec_duration(c, obj, "est_duration", SPEC_POSITIVE, &t->est_duration_us))))
         return rc;
+    const char *logic = NULL;
+    if ((rc = spec_name(c, obj, "logic", 0, &logic)))
+        return rc;
+    if (logic)
+        t->logic = hrm_workload_logic_id(logic);
     const json_t *v = json_object_get(obj, "input");
     if (v) {
         size_t mark = spec_push_key(c, "input");
@@ -375,6 +381,7 @@ int spec_task_emit(struct spec_ctx *c, const struct spec_task *t, int32_t index,
         .req = t->req,
         .duration_us = duration_us > 0 ? duration_us : t->duration_us,
         .est_duration_us = est_duration_us > 0 ? est_duration_us : t->est_duration_us,
+        .logic = t->logic,
     };
     struct hrm_error e;
     int rc = hrm_workload_add_task(c->wl, &d, &e);

@@ -62,6 +62,7 @@ void hrm_state_free(struct hrm_state *s)
     hrm_free(s->queue_alloc);
     hrm_free(s->user_running);
     hrm_free(s->queue_running);
+    hrm_free(s->charge);
     hrm_free(s);
 }
 
@@ -354,24 +355,58 @@ static int check_gpus(const struct hrm_state *s, int32_t task, int32_t node, uin
     return 0;
 }
 
-static void account(struct hrm_state *s, int32_t task, int sign)
+/* held: what the task holds (its request, or its charge). */
+static void account(struct hrm_state *s, int32_t task, const struct hrm_res *held, int sign)
 {
     const struct hrm_task *t = &s->wl->tasks[task];
     const struct hrm_job *j = &s->wl->jobs[t->job];
     struct hrm_job_state *js = &s->jobs[t->job];
     if (sign > 0) {
-        hrm_res_add(&js->alloc, &t->req);
-        hrm_res_add(&s->user_alloc[j->user], &t->req);
-        hrm_res_add(&s->queue_alloc[j->queue], &t->req);
+        hrm_res_add(&js->alloc, held);
+        hrm_res_add(&s->user_alloc[j->user], held);
+        hrm_res_add(&s->queue_alloc[j->queue], held);
     } else {
-        hrm_res_sub(&js->alloc, &t->req);
-        hrm_res_sub(&s->user_alloc[j->user], &t->req);
-        hrm_res_sub(&s->queue_alloc[j->queue], &t->req);
+        hrm_res_sub(&js->alloc, held);
+        hrm_res_sub(&s->user_alloc[j->user], held);
+        hrm_res_sub(&s->queue_alloc[j->queue], held);
     }
     js->nrunning += sign;
     s->user_running[j->user] += sign;
     s->queue_running[j->queue] += sign;
     s->nrunning += sign;
+}
+
+/* Starts a ready task on an up node holding `held` (checked by the caller). */
+static inline __attribute__((always_inline)) int start_holding(struct hrm_state *s, int32_t task,
+                                                               int32_t node, uint32_t gpu_mask,
+                                                               const struct hrm_res *held,
+                                                               int64_t now_us)
+{
+    struct hrm_task_state *ts = &s->tasks[task];
+    struct hrm_node_state *ns = &s->nodes[node];
+    int rc = gpu_mask == HRM_GPUS_ANY ? hrm_state_pick_gpus(s, task, node, &gpu_mask)
+                                      : check_gpus(s, task, node, gpu_mask);
+    if (rc)
+        return rc;
+    if (s->charge)
+        s->charge[task] = *held;
+    ready_remove(s, task);
+    ts->status = HRM_TASK_RUNNING;
+    ts->node = node;
+    ts->gpu_mask = gpu_mask;
+    ts->attempt++;
+    ts->start_us = now_us;
+    hrm_res_sub(&ns->free, held);
+    hrm_res_sub(&s->free_total, held);
+    ns->gpu_busy |= gpu_mask;
+    ns->nrunning++;
+    ns->version++;
+    run_push(s, task, node);
+    if (ns->free.v[HRM_DIM_CPU] <= 0)
+        free_list_remove(s, node);
+    account(s, task, held, +1);
+    s->version++;
+    return 0;
 }
 
 int hrm_state_start(struct hrm_state *s, int32_t task, int32_t node, uint32_t gpu_mask,
@@ -386,47 +421,47 @@ int hrm_state_start(struct hrm_state *s, int32_t task, int32_t node, uint32_t gp
         return -HRM_ESTATE;
     if (!hrm_res_fits(&t->req, &ns->free))
         return -HRM_ENOFIT;
-    int rc = gpu_mask == HRM_GPUS_ANY ? hrm_state_pick_gpus(s, task, node, &gpu_mask)
-                                      : check_gpus(s, task, node, gpu_mask);
-    if (rc)
-        return rc;
-    ready_remove(s, task);
-    ts->status = HRM_TASK_RUNNING;
-    ts->node = node;
-    ts->gpu_mask = gpu_mask;
-    ts->attempt++;
-    ts->start_us = now_us;
-    hrm_res_sub(&ns->free, &t->req);
-    hrm_res_sub(&s->free_total, &t->req);
-    ns->gpu_busy |= gpu_mask;
-    ns->nrunning++;
-    ns->version++;
-    run_push(s, task, node);
-    if (ns->free.v[HRM_DIM_CPU] <= 0)
-        free_list_remove(s, node);
-    account(s, task, +1);
-    s->version++;
-    return 0;
+    return start_holding(s, task, node, gpu_mask, &t->req, now_us);
+}
+
+int hrm_state_start_charged(struct hrm_state *s, int32_t task, int32_t node, uint32_t gpu_mask,
+                            const struct hrm_res *charge, int64_t now_us)
+{
+    if (task < 0 || task >= s->wl->ntasks || node < 0 || node >= s->cluster->nnodes)
+        return -HRM_ESTATE;
+    if (s->tasks[task].status != HRM_TASK_READY || !s->nodes[node].up)
+        return -HRM_ESTATE;
+    for (int d = 0; d < HRM_NDIM; d++)
+        if (charge->v[d] < 0)
+            return -EINVAL;
+    if (!s->charge) {
+        /* From now on every start records what it holds. */
+        s->charge = hrm_calloc((size_t)(s->wl->ntasks ? s->wl->ntasks : 1), sizeof(*s->charge));
+        for (int32_t t = 0; t < s->wl->ntasks; t++)
+            if (s->tasks[t].status == HRM_TASK_RUNNING)
+                s->charge[t] = s->wl->tasks[t].req;
+    }
+    return start_holding(s, task, node, gpu_mask, charge, now_us);
 }
 
 /* Releases a running task's resources on its node. */
 static void release(struct hrm_state *s, int32_t task)
 {
     struct hrm_task_state *ts = &s->tasks[task];
-    const struct hrm_task *t = &s->wl->tasks[task];
     int32_t node = ts->node;
     struct hrm_node_state *ns = &s->nodes[node];
     run_remove(s, task, node);
-    hrm_res_add(&ns->free, &t->req);
+    const struct hrm_res *held = hrm_state_held(s, task);
+    hrm_res_add(&ns->free, held);
     ns->gpu_busy &= ~ts->gpu_mask;
     ns->nrunning--;
     ns->version++;
     if (ns->up) {
-        hrm_res_add(&s->free_total, &t->req);
+        hrm_res_add(&s->free_total, held);
         if (ns->free.v[HRM_DIM_CPU] > 0)
             free_list_add(s, node, true);
     }
-    account(s, task, -1);
+    account(s, task, held, -1);
     ts->node = NIL;
     ts->gpu_mask = 0;
 }
@@ -450,8 +485,7 @@ static int stage_done(struct hrm_state *s, int32_t stage, int64_t now_us)
     return ready;
 }
 
-int hrm_state_stop(struct hrm_state *s, int32_t task, enum hrm_task_outcome outcome,
-                   int64_t now_us)
+int hrm_state_stop(struct hrm_state *s, int32_t task, enum hrm_task_outcome outcome, int64_t now_us)
 {
     if (task < 0 || task >= s->wl->ntasks || s->tasks[task].status != HRM_TASK_RUNNING)
         return -HRM_ESTATE;

@@ -1,0 +1,33 @@
+/* Job descriptions for the real cluster: the JSON a user submits, checked and normalised. */
+#ifndef HRM_JOBDESC_H
+#define HRM_JOBDESC_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "hrm/error.h"
+
+/*
+ * A job file (hrm submit job.json) or the flags of `hrm submit -- CMD`:
+ *   {"name": "n", "user": "u", "queue": "q", "priority": 0,
+ *    "tasks": [{"cmd": ["prog", "arg"] | "shell text", "cpus": 1 | "500m",
+ *               "mem": "256M" | bytes, "gpus": 0, "count": 1,
+ *               "env": {"K": "V"}, "cwd": "/dir"}, ...]}
+ * Sizes and CPU amounts use the same syntax as the simulator's specs
+ * (hrm/units.h).  Normalised, every group has cmd as an array of strings,
+ * cpu in milli-cores, mem in bytes, gpus, count, env (object) and cwd.
+ */
+#define HRM_JOB_MAX_TASKS 1000000
+#define HRM_JOB_MAX_GROUPS 1024
+#define HRM_JOB_MAX_ARGS 4096
+
+/* Checks desc and returns its normalised form (new reference) with "ntasks"
+ * added, or NULL with err naming the field: "tasks[2].mem: ...".  cwd_default
+ * fills groups without cwd (may be NULL: then "/"). */
+json_t *hrm_jobdesc_normalise(const json_t *desc, const char *cwd_default,
+                              struct hrm_error *err);
+
+/* Reads a job file; NULL with "<path>: ..." in err. */
+json_t *hrm_jobdesc_load(const char *path, struct hrm_error *err);
+
+#endif

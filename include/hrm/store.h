@@ -1,0 +1,92 @@
+/* The master's durable state: jobs and task outcomes in SQLite (WAL); callers never see sqlite3. */
+#ifndef HRM_STORE_H
+#define HRM_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hrm/error.h"
+
+/*
+ * Writes are grouped: the master opens a transaction for one turn of its
+ * loop, records everything the turn changed, and commits before it sends a
+ * single reply or launch that depends on it.  With synchronous=FULL a commit
+ * returns once the WAL is on disk, so "acknowledged" means "durable" for a
+ * submission, and the commit's cost is shared by the whole turn.
+ */
+
+enum hrm_rjob_state {
+    HRM_JOB_PENDING,   /* nothing started yet */
+    HRM_JOB_RUNNING,   /* a task started */
+    HRM_JOB_DONE,      /* every task exited 0 */
+    HRM_JOB_FAILED,    /* a task failed for good */
+    HRM_JOB_CANCELLED
+};
+
+enum hrm_rtask_state {
+    HRM_RTASK_PENDING,
+    HRM_RTASK_RUNNING,
+    HRM_RTASK_DONE,    /* exited 0 */
+    HRM_RTASK_FAILED,  /* exited non-zero, was killed by a signal, or could not start */
+    HRM_RTASK_SKIPPED, /* never ran: its job failed or was cancelled first */
+    HRM_RTASK_CANCELLED
+};
+
+const char *hrm_job_state_name(int state);
+const char *hrm_rtask_state_name(int state);
+
+struct hrm_store_job {
+    int64_t id;
+    const char *name, *user, *queue;
+    int32_t priority;
+    int32_t ntasks;
+    int64_t submit_us, end_us; /* wall clock; end -1 while unfinished */
+    int state;                 /* enum hrm_rjob_state */
+    int exit;                  /* the job's exit code (first failed task's), 0 */
+    const char *spec;          /* the submitted description, JSON text */
+};
+
+/* A task row exists once the task has been launched at least once. */
+struct hrm_store_task {
+    int64_t job;
+    int32_t idx;
+    int state;       /* enum hrm_rtask_state */
+    int32_t attempt; /* of the latest launch */
+    const char *node;
+    int exit, signal;
+    bool oom;
+    int64_t start_us, end_us; /* first start... latest start, end; -1 if none */
+};
+
+struct hrm_store;
+
+/* Opens (creating and migrating as needed) the database at path. */
+struct hrm_store *hrm_store_open(const char *path, struct hrm_error *err);
+void hrm_store_close(struct hrm_store *s); /* NULL is a no-op */
+int hrm_store_schema_version(struct hrm_store *s);
+
+int hrm_store_begin(struct hrm_store *s, struct hrm_error *err);
+int hrm_store_commit(struct hrm_store *s, struct hrm_error *err);
+void hrm_store_rollback(struct hrm_store *s);
+bool hrm_store_in_txn(const struct hrm_store *s);
+
+/* Integer metadata ("next_job", "boots"); get returns def when absent. */
+int64_t hrm_store_meta_get(struct hrm_store *s, const char *key, int64_t def);
+int hrm_store_meta_put(struct hrm_store *s, const char *key, int64_t value,
+                       struct hrm_error *err);
+
+int hrm_store_put_job(struct hrm_store *s, const struct hrm_store_job *j, struct hrm_error *err);
+int hrm_store_set_job_state(struct hrm_store *s, int64_t id, int state, int exit, int64_t end_us,
+                            struct hrm_error *err);
+int hrm_store_put_task(struct hrm_store *s, const struct hrm_store_task *t,
+                       struct hrm_error *err);
+
+/* Replays the store: every job in id order, then every task row.  Pointers in
+ * the records are valid for the callback only.  A callback's negative return
+ * stops the walk and is returned. */
+typedef int (*hrm_store_job_f)(void *arg, const struct hrm_store_job *j);
+typedef int (*hrm_store_task_f)(void *arg, const struct hrm_store_task *t);
+int hrm_store_load(struct hrm_store *s, hrm_store_job_f on_job, hrm_store_task_f on_task,
+                   void *arg, struct hrm_error *err);
+
+#endif

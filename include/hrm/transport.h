@@ -1,0 +1,103 @@
+/* Transport: ZeroMQ ROUTER (master) / DEALER (agents, clients) sockets with CURVE keys and a ZAP allow-list. */
+#ifndef HRM_TRANSPORT_H
+#define HRM_TRANSPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hrm/error.h"
+
+/*
+ * Keys.  `hrm keygen DIR` writes three CURVE key pairs: master, agent and
+ * client (DIR/<name>.key, mode 0600, holds "public Z85" and "secret Z85"
+ * lines; DIR/<name>.pub holds the public key alone) and DIR/authorized, the
+ * master's allow-list: lines "agent Z85" or "client Z85" ('#' starts a
+ * comment).  A peer whose key is not listed is refused during the handshake
+ * and logged; a listed one is tagged with its role, which the master's handler
+ * table checks for every message.  Agents and clients need the master's .pub
+ * and their own .key; only the master needs authorized.
+ */
+#define HRM_KEY_Z85 41 /* 40 characters and a NUL */
+
+struct hrm_keypair {
+    char pub[HRM_KEY_Z85];
+    char sec[HRM_KEY_Z85];
+};
+
+/* Writes the key files into dir (created 0700 if missing).  Refuses to
+ * overwrite existing keys unless force.  0 or a negative code with detail. */
+int hrm_keys_generate(const char *dir, bool force, struct hrm_error *err);
+/* Loads DIR/<name>.key (pub and sec) or, with only_public, DIR/<name>.pub. */
+int hrm_keys_load(const char *dir, const char *name, bool only_public, struct hrm_keypair *kp,
+                  struct hrm_error *err);
+
+struct hrm_authz; /* the allow-list */
+struct hrm_authz *hrm_authz_load(const char *path, struct hrm_error *err);
+void hrm_authz_free(struct hrm_authz *a);
+/* Role (HRM_PEER_*) of a Z85 public key, or 0 if not listed. */
+int hrm_authz_role(const struct hrm_authz *a, const char *z85);
+
+/* One ZeroMQ context per process, shared by its sockets. */
+void *hrm_zctx_new(void);
+void hrm_zctx_free(void *zctx);
+
+/* ---- the master's side ---- */
+
+struct hrm_server;
+
+/* A received message.  data is valid until the next hrm_server_recv. */
+struct hrm_inmsg {
+    unsigned char id[256]; /* the peer's routing id, for the reply */
+    size_t idlen;
+    int role;              /* HRM_PEER_* from its key */
+    const char *data;
+    size_t len;
+    bool extra_frames;     /* the peer sent more than one payload frame */
+};
+
+/*
+ * Binds a CURVE ROUTER on endpoint ("tcp://127.0.0.1:*" picks a free port) and
+ * a ZAP handler that admits the keys of authz (borrowed, outlives the server).
+ * zctx is borrowed.
+ */
+struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct hrm_keypair *kp,
+                                  const struct hrm_authz *authz, struct hrm_error *err);
+void hrm_server_free(struct hrm_server *s);
+const char *hrm_server_endpoint(const struct hrm_server *s); /* as bound, with the real port */
+/* The two ZeroMQ sockets to poll for ZMQ_POLLIN: [0] messages, [1] ZAP requests. */
+void *hrm_server_zsock(struct hrm_server *s, int which);
+/* Answers pending handshakes (allow or refuse, refusals logged).  Never blocks. */
+void hrm_server_handle_zap(struct hrm_server *s);
+/* Next message, without blocking: 0, -EAGAIN when none, other negative on error. */
+int hrm_server_recv(struct hrm_server *s, struct hrm_inmsg *m);
+/* Sends msg to a peer; never blocks: a peer that is gone or too far behind
+ * loses the message (-EHOSTUNREACH / -EAGAIN), which callers treat as the
+ * peer's loss, not theirs. */
+int hrm_server_send(struct hrm_server *s, const unsigned char *id, size_t idlen,
+                    const json_t *msg);
+/* Sends raw bytes (tests: malformed frames are built by hand). */
+int hrm_server_send_raw(struct hrm_server *s, const unsigned char *id, size_t idlen,
+                        const void *data, size_t len);
+
+/* ---- agents' and clients' side ---- */
+
+struct hrm_conn;
+
+/* Connects a CURVE DEALER to endpoint, authenticating with kp against the
+ * master's public key.  ZeroMQ reconnects by itself when the master restarts. */
+struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
+                              const struct hrm_keypair *kp, struct hrm_error *err);
+void hrm_conn_free(struct hrm_conn *c);
+void *hrm_conn_zsock(struct hrm_conn *c);
+/* Waits for the handshake's outcome: 0 admitted, -EACCES refused (key not
+ * authorised), -ECONNREFUSED nobody listens, -ETIMEDOUT no answer. */
+int hrm_conn_wait_ready(struct hrm_conn *c, int timeout_ms, struct hrm_error *err);
+int hrm_conn_send(struct hrm_conn *c, const json_t *msg);
+int hrm_conn_send_raw(struct hrm_conn *c, const void *data, size_t len);
+/* Next message within timeout_ms (0: do not wait; -1: forever): 0 with *out
+ * (new reference) or -ETIMEDOUT; a frame that does not decode gives -EPROTO
+ * with the reason in err. */
+int hrm_conn_recv(struct hrm_conn *c, int timeout_ms, json_t **out, struct hrm_error *err);
+
+#endif

@@ -1,0 +1,143 @@
+/* The wire protocol: every message type in one table, its JSON schema, the versioned codec. */
+#ifndef HRM_WIRE_H
+#define HRM_WIRE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "hrm/env.h"
+#include "hrm/error.h"
+
+/*
+ * A message is one JSON object in one ZeroMQ frame:
+ *   {"v": HRM_WIRE_VERSION, "type": "<name>", ...fields}
+ * docs/protocol.md documents each type; tests/unit/test_codec.c checks that
+ * every type of the table below appears there.
+ *
+ * Types come from two tables.  The scheduling roles' messages (HRM_MSG_MAP in
+ * env.h) come first, with the same numbers as enum hrm_msg_type, so a struct
+ * hrm_msg crosses the wire with hrm_wire_from_msg/hrm_wire_to_msg; then the
+ * daemons' own messages, below.
+ *
+ * Schemas are strings of space-separated "name:T" fields, a trailing '?'
+ * marking an optional one.  T is
+ *   u  integer 0 .. 2^31-1           i  integer 0 .. 2^63-1 (ids, bytes, µs)
+ *   z  any integer                   n  number
+ *   s  string (<= HRM_WIRE_MAX_STRING bytes)      b  boolean
+ *   o  object     a  array (<= HRM_WIRE_MAX_ITEMS)   S  array of strings
+ * Fields not in the schema are ignored, so a peer may add fields within a
+ * version; removing or retyping one needs a new version.
+ *
+ * X(NAME, "name", schema, senders): senders is a mask of HRM_PEER_* allowed
+ * to send the message to the master (0: sent by the master only).
+ */
+#define HRM_WIRE_VERSION 1
+#define HRM_WIRE_MAX_BYTES (1 << 20)  /* larger messages get an error reply */
+#define HRM_WIRE_MAX_STRING (64 << 10)
+#define HRM_WIRE_MAX_ITEMS 65536
+
+enum hrm_peer {
+    HRM_PEER_AGENT = 1,  /* a node agent (key listed as "agent") */
+    HRM_PEER_CLIENT = 2, /* a user's CLI (key listed as "client") */
+};
+
+#define HRM_WIRE_MAP(X)                                                                        \
+    X(ERROR, "error", "code:s message:s req:i? about:s?", HRM_PEER_AGENT | HRM_PEER_CLIENT)    \
+    /* agent <-> master */                                                                     \
+    X(REGISTER, "register",                                                                    \
+      "name:s rack:s cpu:i mem:i gpus:u gpu_mem:i? cores:u? numa:u? pci:u? running:a "        \
+      "finished:a cgroup:s? host:s?",                                                          \
+      HRM_PEER_AGENT)                                                                          \
+    X(WELCOME, "welcome", "node:u boot:i", 0)                                                  \
+    X(HEARTBEAT, "heartbeat", "load:n? mem_avail:i? ntasks:u?", HRM_PEER_AGENT)               \
+    X(TASK_STARTED, "task_started", "job:i task:u attempt:u pid:u start_us:i", HRM_PEER_AGENT) \
+    X(USAGE, "usage", "samples:a", HRM_PEER_AGENT)                                                 \
+    X(TASK_END_ACK, "task_end_ack", "job:i task:u attempt:u", 0)                               \
+    X(LOGS_FETCH, "logs_fetch", "req:i job:i task:u attempt:u stream:s max:i", 0)              \
+    X(LOGS_DATA, "logs_data", "req:i data:s? size:i? error:s?", HRM_PEER_AGENT)               \
+    /* client <-> master */                                                                    \
+    X(SUBMIT, "submit", "req:i job:o", HRM_PEER_CLIENT)                                        \
+    X(SUBMITTED, "submitted", "req:i id:i", 0)                                                 \
+    X(JOBS, "jobs", "req:i all:b?", HRM_PEER_CLIENT)                                           \
+    X(JOBS_LIST, "jobs_list", "req:i jobs:a", 0)                                               \
+    X(JOB, "job", "req:i id:i", HRM_PEER_CLIENT)                                               \
+    X(JOB_INFO, "job_info", "req:i job:o", 0)                                                  \
+    X(NODES, "nodes", "req:i", HRM_PEER_CLIENT)                                                \
+    X(NODES_LIST, "nodes_list", "req:i nodes:a", 0)                                            \
+    X(CANCEL, "cancel", "req:i id:i", HRM_PEER_CLIENT)                                         \
+    X(CANCELLED, "cancelled", "req:i id:i state:s", 0)                                         \
+    X(WAIT, "wait", "req:i id:i", HRM_PEER_CLIENT)                                             \
+    X(JOB_DONE, "job_done", "req:i id:i state:s exit:z", 0)                                    \
+    X(LOGS, "logs", "req:i id:i task:u? stream:s? max:i?", HRM_PEER_CLIENT)
+
+enum hrm_wire_type {
+#define HRM_WIRE_ROLE_ENUM(name, text) HRM_WIRE_##name,
+    HRM_MSG_MAP(HRM_WIRE_ROLE_ENUM)
+#undef HRM_WIRE_ROLE_ENUM
+#define HRM_WIRE_ENUM(name, text, schema, senders) HRM_WIRE_##name,
+    HRM_WIRE_MAP(HRM_WIRE_ENUM)
+#undef HRM_WIRE_ENUM
+    HRM_WIRE_COUNT
+};
+
+/* Error codes of "error" replies: code string, meaning. */
+#define HRM_WIRE_ERR_MAP(X)                                                                    \
+    X(BAD_JSON, "bad_json", "not a JSON object")                                               \
+    X(TOO_BIG, "too_big", "message larger than HRM_WIRE_MAX_BYTES")                            \
+    X(BAD_VERSION, "bad_version", "missing or unsupported \"v\"")                              \
+    X(UNKNOWN_TYPE, "unknown_type", "missing or unknown \"type\"")                             \
+    X(BAD_FIELD, "bad_field", "a field is missing, of the wrong type or out of range")         \
+    X(FORBIDDEN, "forbidden", "this peer's role may not send this type")                       \
+    X(BAD_SPEC, "bad_spec", "the job description is invalid")                                  \
+    X(NOT_FOUND, "not_found", "no such job, task or node")                                     \
+    X(NOT_REGISTERED, "not_registered", "an agent message before register: register again")   \
+    X(UNAVAILABLE, "unavailable", "the answer needs a node that is down")                      \
+    X(STORE, "store", "the master could not make the request durable")                         \
+    X(INTERNAL, "internal", "the master hit a bug; the request was not applied")
+
+enum hrm_wire_err {
+#define HRM_WIRE_ERR_ENUM(name, code, text) HRM_WERR_##name,
+    HRM_WIRE_ERR_MAP(HRM_WIRE_ERR_ENUM)
+#undef HRM_WIRE_ERR_ENUM
+    HRM_WERR_COUNT
+};
+
+const char *hrm_wire_name(int type);         /* "?" when out of range */
+int hrm_wire_type_by_name(const char *name); /* or -1 */
+const char *hrm_wire_schema(int type);
+int hrm_wire_senders(int type);              /* HRM_PEER_* mask */
+const char *hrm_wire_err_code(enum hrm_wire_err e);
+
+/* What a failed decode says to the sender. */
+struct hrm_wire_fault {
+    enum hrm_wire_err code;
+    char message[256];
+    long long req; /* the request id, when one could be read; else -1 */
+};
+
+/*
+ * Parses one frame and validates it against its type's schema.  On success
+ * returns the type (>= 0) and *out (new reference, caller decrefs).  On failure
+ * returns a negative code, *out is NULL and fault says what to reply.  Never
+ * crashes on any input; len may be anything (larger than HRM_WIRE_MAX_BYTES is
+ * refused unread).
+ */
+int hrm_wire_decode(const void *buf, size_t len, json_t **out, struct hrm_wire_fault *fault);
+
+/* Validates obj against type's schema; 0 or -EPROTO with detail in err. */
+int hrm_wire_validate(int type, const json_t *obj, struct hrm_error *err);
+
+/* {"v": version, "type": name}: the start of every message (new reference). */
+json_t *hrm_wire_new(int type);
+/* Serialises a message (compact); NULL on failure.  Caller frees with free(). */
+char *hrm_wire_dump(const json_t *msg, size_t *len);
+/* An error reply. */
+json_t *hrm_wire_error(enum hrm_wire_err code, long long req, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A scheduling-role message as JSON (new reference) and back.  to_msg checks
+ * the type is a role type and every field fits its struct member. */
+json_t *hrm_wire_from_msg(const struct hrm_msg *msg);
+int hrm_wire_to_msg(int type, const json_t *obj, struct hrm_msg *msg, struct hrm_error *err);
+
+#endif

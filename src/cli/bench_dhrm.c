@@ -1,0 +1,225 @@
+/* hrm bench dhrm: decision cost per task, simulated tasks per wall-second. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "hrm/alloc.h"
+#include "hrm/dsim.h"
+#include "hrm/rng.h"
+
+static int64_t mono_ns(void *arg)
+{
+    (void)arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static double wall_s(void)
+{
+    return (double)mono_ns(NULL) / 1e9;
+}
+
+/*
+ * Experiment 1 of docs/reproduction-p4.md built in code: nodes x cores, 1 ms
+ * latency, jobs of per_job one-core tasks whose durations are uniform in
+ * [task_ms / 2, 3 task_ms / 2], Poisson arrivals at load x capacity.
+ */
+static int build(long long nodes, long long cores, long long tasks, long long per_job,
+                 double task_ms, double load, uint64_t seed, struct hrm_cluster **cp,
+                 struct hrm_workload **wp)
+{
+    struct hrm_error err;
+    struct hrm_netcfg net = {
+        .latency_us = 1000, .rack_bw = 1.25e9, .core_bw = 5e9, .disk_bw = 1.6e8};
+    struct hrm_cluster *c = hrm_cluster_new(&net);
+    char name[HRM_NAME_MAX];
+    for (long long r = 0; r < (nodes + 39) / 40; r++) {
+        snprintf(name, sizeof(name), "r%lld", r);
+        hrm_cluster_add_rack(c, name, &err);
+    }
+    for (long long n = 0; n < nodes; n++) {
+        snprintf(name, sizeof(name), "n%lld", n);
+        struct hrm_node_desc d = {
+            .name = name, .rack = (int32_t)(n / 40), .cores = (int32_t)cores, .mem = 16ll << 30};
+        if (hrm_cluster_add_node(c, &d, &err) < 0) {
+            fprintf(stderr, "hrm bench dhrm: %s\n", err.text);
+            hrm_cluster_free(c);
+            return -1;
+        }
+    }
+    struct hrm_workload *wl = hrm_workload_new();
+    int32_t user = hrm_workload_user(wl, "bench");
+    struct hrm_rng rng;
+    hrm_rng_seed(&rng, seed);
+    double job_rate = load * (double)(nodes * cores) / ((double)per_job * task_ms / 1e3);
+    double t = 0;
+    for (long long j = 0, left = tasks; left > 0; j++) {
+        snprintf(name, sizeof(name), "j%lld", j);
+        struct hrm_job_desc jd = {.name = name, .user = user, .submit_us = (int64_t)(t * 1e6)};
+        hrm_workload_add_job(wl, &jd, &err);
+        hrm_workload_add_stage(wl, "main", NULL, 0, &err);
+        long long k = left < per_job ? left : per_job;
+        for (long long i = 0; i < k; i++) {
+            double ms = task_ms * (0.5 + hrm_rng_double(&rng));
+            struct hrm_task_desc td = {.duration_us = (int64_t)(ms * 1e3)};
+            td.req.v[HRM_DIM_CPU] = 1000;
+            td.req.v[HRM_DIM_MEM] = 1ll << 30;
+            hrm_workload_add_task(wl, &td, &err);
+        }
+        left -= k;
+        t += hrm_rng_exp(&rng, 1.0 / job_rate);
+    }
+    *cp = c;
+    *wp = wl;
+    return 0;
+}
+
+/* Cost of the clock pair itself, subtracted from each instrumented call. */
+static double clock_overhead_ns(void)
+{
+    int64_t t0 = mono_ns(NULL);
+    int64_t x = 0;
+    for (int i = 0; i < 100000; i++)
+        x += mono_ns(NULL) - mono_ns(NULL);
+    (void)x;
+    return (double)(mono_ns(NULL) - t0) / 100000.0;
+}
+
+static int run_one(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
+                   bool timed, struct hrm_summary *sum, struct hrm_dsim_stats *st, double *wall,
+                   int64_t *events)
+{
+    struct hrm_run_record rec;
+    hrm_run_record_init(&rec, c, wl);
+    struct hrm_sim_config cfg = {.seed = 1};
+    struct hrm_dsim_options opt = {.clock = timed ? mono_ns : NULL};
+    struct hrm_error err = {{0}};
+    double t0 = wall_s();
+    int rc = hrm_dsim_run_ex(c, wl, policy, NULL, &cfg, &opt, &rec, st, &err);
+    *wall = wall_s() - t0;
+    if (rc < 0)
+        fprintf(stderr, "hrm bench dhrm: %s: %s\n", policy, err.text);
+    else
+        hrm_summarize(&rec, policy, sum);
+    *events = rec.events;
+    hrm_run_record_fini(&rec);
+    return rc;
+}
+
+static int parse_count(const char *flag, const char *s, long long max, long long *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v <= 0 || v > max) {
+        fprintf(stderr, "hrm bench dhrm: %s: '%s' must be an integer in 1..%lld\n", flag, s, max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int bench_dhrm(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"tasks", required_argument, NULL, 't'},
+        {"cost-tasks", required_argument, NULL, 'k'},
+        {"load", required_argument, NULL, 'l'},
+        {"policy", required_argument, NULL, 'p'},
+        {"skip-cost", no_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    long long tasks = 1000000, cost_tasks = 200000, load = 80;
+    const char *policy = "dhrm-nego";
+    bool skip_cost = false;
+    int ch;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (ch) {
+        case 't':
+            bad = parse_count("--tasks", optarg, 50000000, &tasks);
+            break;
+        case 'k':
+            bad = parse_count("--cost-tasks", optarg, 50000000, &cost_tasks);
+            break;
+        case 'l':
+            bad = parse_count("--load", optarg, 100, &load);
+            break;
+        case 'p':
+            policy = optarg;
+            break;
+        case 's':
+            skip_cost = true;
+            break;
+        case 'h':
+            printf("usage: hrm bench dhrm [--tasks N] [--cost-tasks N] [--load PCT] "
+                   "[--policy P] [--skip-cost]\n\n"
+                   "P4 experiment 1 (10,000 nodes x 4 cores, 1 ms latency, jobs of 100 tasks of\n"
+                   "~100 ms, Poisson arrivals at PCT %% load; default 80).  First the decision\n"
+                   "cost: wall time inside scheduler instances per task, for every distributed\n"
+                   "policy on --cost-tasks tasks (default 200000); then simulated tasks per\n"
+                   "wall-second for --policy (default dhrm-nego) on --tasks (default 1000000).\n");
+            return CLI_OK;
+        default:
+            return CLI_USAGE;
+        }
+        if (bad)
+            return CLI_USAGE;
+    }
+    if (!hrm_dsim_policy_known(policy)) {
+        fprintf(stderr, "hrm bench dhrm: '%s' is not a distributed policy\n", policy);
+        return CLI_USAGE;
+    }
+    struct hrm_summary sum;
+    struct hrm_dsim_stats st;
+    double wall;
+    int64_t events;
+    int rc = CLI_OK;
+    struct hrm_cluster *c;
+    struct hrm_workload *wl;
+    if (!skip_cost) {
+        if (build(10000, 4, cost_tasks, 100, 100, (double)load / 100, 7, &c, &wl) < 0)
+            return CLI_FAIL;
+        double over = clock_overhead_ns();
+        for (size_t i = 0; i < hrm_dsim_policy_count() && rc == CLI_OK; i++) {
+            const char *p = hrm_dsim_policy_name(i);
+            if (strcmp(p, "ideal") == 0)
+                continue;
+            if (run_one(c, wl, p, true, &sum, &st, &wall, &events) < 0) {
+                rc = CLI_FAIL;
+                break;
+            }
+            double ns = st.sched_ns - over * (double)st.sched_calls;
+            printf("BENCH dhrm.decision_us.%s %.3f us/task\n", p, ns / 1e3 / (double)wl->ntasks);
+        }
+        hrm_workload_free(wl);
+        hrm_cluster_free(c);
+    }
+    if (rc != CLI_OK)
+        return rc;
+    double t0 = wall_s();
+    if (build(10000, 4, tasks, 100, 100, (double)load / 100, 1, &c, &wl) < 0)
+        return CLI_FAIL;
+    double build_s = wall_s() - t0;
+    if (run_one(c, wl, policy, false, &sum, &st, &wall, &events) < 0) {
+        rc = CLI_FAIL;
+    } else {
+        printf("BENCH dhrm.build_s %.3f s\n", build_s);
+        printf("BENCH dhrm.sim_wall_s %.3f s\n", wall);
+        printf("BENCH dhrm.sim_tasks %" PRId64 " tasks\n", (int64_t)wl->ntasks);
+        printf("BENCH dhrm.sim_tasks_per_s %.0f tasks/s\n", (double)wl->ntasks / wall);
+        printf("BENCH dhrm.sim_events_per_s %.0f events/s\n", (double)events / wall);
+        printf("BENCH dhrm.sim_messages %" PRId64 " messages\n", st.messages);
+        printf("BENCH dhrm.p50_over_ideal %.4f ratio\n", sum.slowdown_p50);
+        printf("BENCH dhrm.p95_over_ideal %.4f ratio\n", sum.slowdown_p95);
+    }
+    hrm_workload_free(wl);
+    hrm_cluster_free(c);
+    return rc;
+}

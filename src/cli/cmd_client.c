@@ -1,0 +1,724 @@
+/* hrm submit, jobs, job, nodes, cancel, logs, wait: the user's verbs, each one request to the master. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client.h"
+#include "hrm/alloc.h"
+#include "hrm/jobdesc.h"
+#include "hrm/metrics.h"
+#include "hrm/units.h"
+#include "hrm/wire.h"
+
+static void print_json(const json_t *o)
+{
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+    printf("%s\n", s);
+    free(s);
+}
+
+static bool parse_id(const char *s, long long *id)
+{
+    char *end;
+    *id = strtoll(s, &end, 10);
+    return *s && !*end && *id > 0;
+}
+
+static const char *fmt_ms(int64_t us, char *buf, size_t len)
+{
+    if (us < 0)
+        snprintf(buf, len, "-");
+    else
+        hrm_format_duration(us, buf, len);
+    return buf;
+}
+
+/* Runs a one-shot request; prints errors; returns the reply or NULL with *rc set. */
+static json_t *one_call(const struct client_opts *o, json_t *req, int *rc)
+{
+    struct client *c = client_open(o);
+    if (!c) {
+        json_decref(req);
+        *rc = CLI_FAIL;
+        return NULL;
+    }
+    json_t *r = client_call(c, req, rc);
+    json_decref(req);
+    client_close(c);
+    return r;
+}
+
+/* ---- wait ---- */
+
+static int do_wait(const struct client_opts *o, long long id, double timeout_s)
+{
+    struct client *c = client_open(o);
+    if (!c)
+        return CLI_FAIL;
+    json_t *req = hrm_wire_new(HRM_WIRE_WAIT);
+    json_object_set_new(req, "id", json_integer(id));
+    int code;
+    /* Resent every 2 s: a master that restarted meanwhile learns the waiter again. */
+    json_t *r = client_call_long(c, req, timeout_s, 2.0, &code);
+    json_decref(req);
+    client_close(c);
+    if (!r)
+        return timeout_s >= 0 && code == 1 ? 124 : code;
+    int exit = (int)json_integer_value(json_object_get(r, "exit"));
+    if (o->json)
+        print_json(r);
+    else if (!isatty(1) || true)
+        fprintf(stderr, "job %lld %s (exit %d)\n", id,
+                json_string_value(json_object_get(r, "state")), exit);
+    json_decref(r);
+    return exit;
+}
+
+int cmd_wait(int argc, char **argv)
+{
+    static const struct option opts[] = {CLIENT_LONG_OPTS, {"for", required_argument, NULL, 'f'},
+                                         {NULL, 0, NULL, 0}};
+    struct client_opts o;
+    client_opts_init(&o);
+    double wait_s = -1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = client_opt(&o, c, optarg);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r)
+            continue;
+        if (c == 'f') {
+            int64_t us;
+            if (hrm_parse_duration(optarg, &us) < 0) {
+                fprintf(stderr, "hrm wait: --for: expected a duration like 30s\n");
+                return CLI_USAGE;
+            }
+            wait_s = (double)us / 1e6;
+        } else if (c == 'h') {
+            printf("usage: hrm wait ID [--for DURATION] [options]\n\n"
+                   "Waits until job ID ends and exits with its exit code: 0 when every task\n"
+                   "succeeded, else the first failed task's code (128+N for signal N), 143 when\n"
+                   "cancelled, 124 when --for elapses first.\n\noptions:\n"
+                   "  --for D         give up after D (e.g. 30s; default: wait forever)\n" CLIENT_OPTS_HELP);
+            return CLI_OK;
+        } else {
+            return CLI_USAGE;
+        }
+    }
+    long long id;
+    if (optind != argc - 1 || !parse_id(argv[optind], &id)) {
+        fprintf(stderr, "usage: hrm wait ID [--for DURATION]\n");
+        return CLI_USAGE;
+    }
+    return do_wait(&o, id, wait_s);
+}
+
+/* ---- submit ---- */
+
+static const char *whoami(void)
+{
+    const char *u = getenv("USER");
+    if (u && *u)
+        return u;
+    struct passwd *pw = getpwuid(getuid());
+    return pw ? pw->pw_name : "nobody";
+}
+
+static void submit_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hrm submit JOB.json [options]\n"
+            "       hrm submit [--cpus N --mem SIZE --gpus N --queue Q --priority P --count K]\n"
+            "                  [--name NAME] [--env K=V] [--cwd DIR] -- CMD ARGS...\n\n"
+            "Submits a job and prints its id once the master has made it durable.\n"
+            "JOB.json: {\"name\", \"queue\", \"priority\", \"tasks\": [{\"cmd\", \"cpus\", \"mem\",\n"
+            "\"gpus\", \"count\", \"env\", \"cwd\"}]} (docs/runtime.md).\n\noptions:\n"
+            "  --cpus N        CPUs per task: 2, 0.5 or 500m (default 1)\n"
+            "  --mem SIZE      memory per task: 256M, 2G (default 0: no limit)\n"
+            "  --gpus N        GPUs per task (default 0)\n"
+            "  --count K       K tasks running CMD (default 1)\n"
+            "  --queue Q       queue (default \"default\")\n"
+            "  --priority P    higher runs first under priority policies (default 0)\n"
+            "  --name NAME     job name (default: the command's name)\n"
+            "  --env K=V       environment for the tasks (repeatable)\n"
+            "  --cwd DIR       working directory (default: the current one)\n"
+            "  --wait          wait for the job and exit with its code (see hrm wait)\n" CLIENT_OPTS_HELP
+            "\nexit status: 0 submitted, 1 master unreachable or refused, 2 bad job\n");
+}
+
+int cmd_submit(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CLIENT_LONG_OPTS,
+        {"cpus", required_argument, NULL, 'c'},
+        {"mem", required_argument, NULL, 'm'},
+        {"gpus", required_argument, NULL, 'g'},
+        {"count", required_argument, NULL, 'k'},
+        {"queue", required_argument, NULL, 'q'},
+        {"priority", required_argument, NULL, 'p'},
+        {"name", required_argument, NULL, 'n'},
+        {"env", required_argument, NULL, 'e'},
+        {"cwd", required_argument, NULL, 'd'},
+        {"wait", no_argument, NULL, 'w'},
+        {NULL, 0, NULL, 0},
+    };
+    struct client_opts o;
+    client_opts_init(&o);
+    json_t *group = json_object(), *top = json_object(), *env = json_object();
+    bool wait = false, flags = false;
+    const char *cwd = NULL;
+    int c, rc = CLI_USAGE;
+    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        int r = client_opt(&o, c, optarg);
+        if (r < 0)
+            goto out;
+        if (r)
+            continue;
+        char *end;
+        switch (c) {
+        case 'c':
+            json_object_set_new(group, "cpus", json_string(optarg));
+            flags = true;
+            break;
+        case 'm':
+            json_object_set_new(group, "mem", json_string(optarg));
+            flags = true;
+            break;
+        case 'g':
+        case 'k':
+        case 'p': {
+            long long v = strtoll(optarg, &end, 10);
+            if (*end || !*optarg) {
+                fprintf(stderr, "hrm submit: --%s: expected an integer\n",
+                        c == 'g' ? "gpus" : c == 'k' ? "count" : "priority");
+                goto out;
+            }
+            if (c == 'p')
+                json_object_set_new(top, "priority", json_integer(v));
+            else
+                json_object_set_new(group, c == 'g' ? "gpus" : "count", json_integer(v));
+            flags = flags || c != 'p';
+            break;
+        }
+        case 'q':
+            json_object_set_new(top, "queue", json_string(optarg));
+            break;
+        case 'n':
+            json_object_set_new(top, "name", json_string(optarg));
+            break;
+        case 'e': {
+            char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg) {
+                fprintf(stderr, "hrm submit: --env: expected KEY=VALUE\n");
+                goto out;
+            }
+            *eq = '\0';
+            json_object_set_new(env, optarg, json_string(eq + 1));
+            flags = true;
+            break;
+        }
+        case 'd':
+            cwd = optarg;
+            break;
+        case 'w':
+            wait = true;
+            break;
+        case 'h':
+            submit_usage(stdout);
+            rc = CLI_OK;
+            goto out;
+        default:
+            goto out;
+        }
+    }
+    char here[4096];
+    if (!cwd)
+        cwd = getcwd(here, sizeof(here)) ? here : "/";
+    json_t *desc = NULL;
+    bool dashdash = optind > 0 && strcmp(argv[optind - 1], "--") == 0;
+    if (dashdash || (optind < argc && flags) || (optind < argc - 1)) {
+        if (optind >= argc) {
+            fprintf(stderr, "hrm submit: no command after --\n");
+            goto out;
+        }
+        json_t *cmd = json_array();
+        for (int i = optind; i < argc; i++)
+            json_array_append_new(cmd, json_string(argv[i]));
+        json_object_set_new(group, "cmd", cmd);
+        json_object_set_new(group, "env", json_incref(env));
+        json_object_set_new(group, "cwd", json_string(cwd));
+        if (!json_object_get(top, "name")) {
+            const char *base = strrchr(argv[optind], '/');
+            char name[48];
+            snprintf(name, sizeof(name), "%.47s", base ? base + 1 : argv[optind]);
+            json_object_set_new(top, "name", json_string(name[0] ? name : "job"));
+        }
+        desc = json_deep_copy(top);
+        json_object_set_new(desc, "tasks", json_pack("[O]", group));
+    } else if (optind == argc - 1) {
+        struct hrm_error err;
+        desc = hrm_jobdesc_load(argv[optind], &err);
+        if (!desc) {
+            fprintf(stderr, "hrm submit: %s\n", err.text);
+            goto out;
+        }
+        /* Flags that make sense for a whole file override it. */
+        const char *k;
+        json_t *v;
+        json_object_foreach(top, k, v) json_object_set(desc, k, v);
+        /* Relative to the submitter, as a shell would run it. */
+        size_t i;
+        json_t *g;
+        json_array_foreach(json_object_get(desc, "tasks"), i, g)
+        {
+            if (json_is_object(g) && !json_object_get(g, "cwd"))
+                json_object_set_new(g, "cwd", json_string(cwd));
+        }
+    } else {
+        submit_usage(stderr);
+        goto out;
+    }
+    if (!json_object_get(desc, "user"))
+        json_object_set_new(desc, "user", json_string(whoami()));
+    struct hrm_error err;
+    json_t *norm = hrm_jobdesc_normalise(desc, cwd, &err);
+    if (!norm) {
+        fprintf(stderr, "hrm submit: %s%s%s\n", optind == argc - 1 && !dashdash ? argv[optind] : "",
+                optind == argc - 1 && !dashdash ? ": " : "", err.text);
+        json_decref(desc);
+        goto out;
+    }
+    json_decref(norm);
+    json_t *req = hrm_wire_new(HRM_WIRE_SUBMIT);
+    json_object_set_new(req, "job", desc);
+    json_t *r = one_call(&o, req, &rc);
+    if (!r)
+        goto out;
+    long long id = json_integer_value(json_object_get(r, "id"));
+    json_decref(r);
+    if (o.json && !wait)
+        printf("{\"id\": %lld}\n", id);
+    else
+        printf("%lld\n", id);
+    fflush(stdout);
+    rc = wait ? do_wait(&o, id, -1) : CLI_OK;
+out:
+    json_decref(group);
+    json_decref(top);
+    json_decref(env);
+    return rc;
+}
+
+/* ---- listings ---- */
+
+static int summary(const json_t *jobs)
+{
+    size_t n = json_array_size(jobs), nw = 0;
+    double *wait = hrm_calloc(n + 1, sizeof(double)), *resp = hrm_calloc(n + 1, sizeof(double));
+    long long done = 0, failed = 0, skipped = 0, tasks = 0, jdone = 0, jfailed = 0;
+    size_t i;
+    const json_t *j;
+    json_array_foreach(jobs, i, j)
+    {
+        tasks += json_integer_value(json_object_get(j, "ntasks"));
+        done += json_integer_value(json_object_get(j, "done"));
+        failed += json_integer_value(json_object_get(j, "failed"));
+        skipped += json_integer_value(json_object_get(j, "skipped"));
+        const char *st = json_string_value(json_object_get(j, "state"));
+        jdone += strcmp(st, "done") == 0;
+        jfailed += strcmp(st, "failed") == 0;
+        int64_t sub = json_integer_value(json_object_get(j, "submit_us"));
+        int64_t start = json_integer_value(json_object_get(j, "start_us"));
+        int64_t end = json_integer_value(json_object_get(j, "end_us"));
+        if (start >= 0 && end >= 0) {
+            wait[nw] = (double)(start - sub) / 1e6;
+            resp[nw++] = (double)(end - sub) / 1e6;
+        }
+    }
+    double mw = hrm_mean(wait, nw), mr = hrm_mean(resp, nw);
+    double pw = hrm_percentile(wait, nw, 95), pr = hrm_percentile(resp, nw, 95);
+    printf("jobs      %zu (%lld done, %lld failed)\n", n, jdone, jfailed);
+    printf("tasks     %lld: %lld done, %lld failed, %lld skipped\n", tasks, done, failed, skipped);
+    printf("wait      mean %.3f s, p95 %.3f s (submit -> first start)\n", mw, pw);
+    printf("response  mean %.3f s, p95 %.3f s (submit -> end)\n", mr, pr);
+    hrm_free(wait);
+    hrm_free(resp);
+    return CLI_OK;
+}
+
+int cmd_jobs(int argc, char **argv)
+{
+    static const struct option opts[] = {CLIENT_LONG_OPTS,
+                                         {"all", no_argument, NULL, 'a'},
+                                         {"summary", no_argument, NULL, 's'},
+                                         {NULL, 0, NULL, 0}};
+    struct client_opts o;
+    client_opts_init(&o);
+    bool all = false, sum = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "ah", opts, NULL)) != -1) {
+        int r = client_opt(&o, c, optarg);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r)
+            continue;
+        if (c == 'a')
+            all = true;
+        else if (c == 's')
+            sum = all = true;
+        else if (c == 'h') {
+            printf("usage: hrm jobs [--all] [--summary] [options]\n\n"
+                   "Lists unfinished jobs and the 50 latest (--all: every job, newest 2000).\n\noptions:\n"
+                   "  -a, --all       every job\n"
+                   "  --summary       totals: tasks done/failed, mean and p95 wait and response\n" CLIENT_OPTS_HELP);
+            return CLI_OK;
+        } else
+            return CLI_USAGE;
+    }
+    if (optind != argc) {
+        fprintf(stderr, "usage: hrm jobs [--all] [--summary]\n");
+        return CLI_USAGE;
+    }
+    json_t *req = hrm_wire_new(HRM_WIRE_JOBS);
+    json_object_set_new(req, "all", json_boolean(all));
+    int rc;
+    json_t *r = one_call(&o, req, &rc);
+    if (!r)
+        return rc;
+    const json_t *jobs = json_object_get(r, "jobs");
+    if (o.json) {
+        print_json(jobs);
+    } else if (sum) {
+        summary(jobs);
+    } else {
+        printf("%6s  %-16s %-10s %-9s %7s %7s %7s %5s %10s %10s\n", "ID", "NAME", "USER", "STATE",
+               "TASKS", "DONE", "FAILED", "EXIT", "WAIT", "RUNTIME");
+        size_t i;
+        const json_t *j;
+        json_array_foreach(jobs, i, j)
+        {
+            int64_t sub = json_integer_value(json_object_get(j, "submit_us"));
+            int64_t start = json_integer_value(json_object_get(j, "start_us"));
+            int64_t end = json_integer_value(json_object_get(j, "end_us"));
+            char w[32], rt[32];
+            printf("%6lld  %-16.16s %-10.10s %-9s %7lld %7lld %7lld %5lld %10s %10s\n",
+                   (long long)json_integer_value(json_object_get(j, "id")),
+                   json_string_value(json_object_get(j, "name")),
+                   json_string_value(json_object_get(j, "user")),
+                   json_string_value(json_object_get(j, "state")),
+                   (long long)json_integer_value(json_object_get(j, "ntasks")),
+                   (long long)json_integer_value(json_object_get(j, "done")),
+                   (long long)json_integer_value(json_object_get(j, "failed")),
+                   (long long)json_integer_value(json_object_get(j, "exit")),
+                   fmt_ms(start >= 0 ? start - sub : -1, w, sizeof(w)),
+                   fmt_ms(start >= 0 && end >= 0 ? end - start : -1, rt, sizeof(rt)));
+        }
+    }
+    json_decref(r);
+    return CLI_OK;
+}
+
+/* Parses "VERB ID" with the common options and an optional task flag. */
+static int id_verb(int argc, char **argv, const char *usage, struct client_opts *o, long long *id,
+                   long long *task, bool *err_stream)
+{
+    static const struct option opts[] = {CLIENT_LONG_OPTS,
+                                         {"task", required_argument, NULL, 't'},
+                                         {"err", no_argument, NULL, 'e'},
+                                         {NULL, 0, NULL, 0}};
+    client_opts_init(o);
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = client_opt(o, c, optarg);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r)
+            continue;
+        if (c == 't' && task) {
+            char *end;
+            *task = strtoll(optarg, &end, 10);
+            if (*end || *task < 0) {
+                fprintf(stderr, "hrm %s: --task: expected a task index\n", argv[0]);
+                return CLI_USAGE;
+            }
+        } else if (c == 'e' && err_stream) {
+            *err_stream = true;
+        } else if (c == 'h') {
+            printf("%s\noptions:\n" CLIENT_OPTS_HELP, usage);
+            return -1;
+        } else {
+            fprintf(stderr, "%s", usage);
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc - 1 || !parse_id(argv[optind], id)) {
+        fprintf(stderr, "%s", usage);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+int cmd_job(int argc, char **argv)
+{
+    struct client_opts o;
+    long long id;
+    int rc = id_verb(argc, argv, "usage: hrm job ID [options]\n\nShows a job and its tasks.\n", &o,
+                     &id, NULL, NULL);
+    if (rc)
+        return rc < 0 ? CLI_OK : rc;
+    json_t *req = hrm_wire_new(HRM_WIRE_JOB);
+    json_object_set_new(req, "id", json_integer(id));
+    json_t *r = one_call(&o, req, &rc);
+    if (!r)
+        return rc;
+    const json_t *j = json_object_get(r, "job");
+    if (o.json) {
+        print_json(j);
+    } else {
+        printf("job %lld  %s  user %s  queue %s  priority %lld\n", id,
+               json_string_value(json_object_get(j, "name")),
+               json_string_value(json_object_get(j, "user")),
+               json_string_value(json_object_get(j, "queue")),
+               (long long)json_integer_value(json_object_get(j, "priority")));
+        printf("state %s  exit %lld  tasks %lld: %lld pending, %lld running, %lld done, %lld failed, "
+               "%lld skipped, %lld cancelled\n",
+               json_string_value(json_object_get(j, "state")),
+               (long long)json_integer_value(json_object_get(j, "exit")),
+               (long long)json_integer_value(json_object_get(j, "ntasks")),
+               (long long)json_integer_value(json_object_get(j, "pending")),
+               (long long)json_integer_value(json_object_get(j, "running")),
+               (long long)json_integer_value(json_object_get(j, "done")),
+               (long long)json_integer_value(json_object_get(j, "failed")),
+               (long long)json_integer_value(json_object_get(j, "skipped")),
+               (long long)json_integer_value(json_object_get(j, "cancelled")));
+        printf("%6s  %-10s %7s %-12s %5s %6s %10s\n", "TASK", "STATE", "ATTEMPT", "NODE", "EXIT",
+               "SIGNAL", "RUNTIME");
+        size_t i;
+        const json_t *t;
+        json_array_foreach(json_object_get(j, "tasks"), i, t)
+        {
+            int64_t s = json_integer_value(json_object_get(t, "start_us"));
+            int64_t e = json_integer_value(json_object_get(t, "end_us"));
+            char rt[32];
+            printf("%6lld  %-10s %7lld %-12.12s %5lld %6lld %10s%s\n",
+                   (long long)json_integer_value(json_object_get(t, "task")),
+                   json_string_value(json_object_get(t, "state")),
+                   (long long)json_integer_value(json_object_get(t, "attempt")),
+                   json_string_value(json_object_get(t, "node")),
+                   (long long)json_integer_value(json_object_get(t, "exit")),
+                   (long long)json_integer_value(json_object_get(t, "signal")),
+                   fmt_ms(s >= 0 && e >= 0 ? e - s : -1, rt, sizeof(rt)),
+                   json_is_true(json_object_get(t, "oom")) ? "  (out of memory)" : "");
+        }
+    }
+    json_decref(r);
+    return CLI_OK;
+}
+
+int cmd_cancel(int argc, char **argv)
+{
+    struct client_opts o;
+    long long id;
+    int rc = id_verb(argc, argv,
+                     "usage: hrm cancel ID [options]\n\nStops a job: running tasks get SIGTERM "
+                     "(SIGKILL 2 s later), pending ones never start.\n",
+                     &o, &id, NULL, NULL);
+    if (rc)
+        return rc < 0 ? CLI_OK : rc;
+    json_t *req = hrm_wire_new(HRM_WIRE_CANCEL);
+    json_object_set_new(req, "id", json_integer(id));
+    json_t *r = one_call(&o, req, &rc);
+    if (!r)
+        return rc;
+    if (o.json)
+        print_json(r);
+    else
+        printf("job %lld %s\n", id, json_string_value(json_object_get(r, "state")));
+    json_decref(r);
+    return CLI_OK;
+}
+
+int cmd_logs(int argc, char **argv)
+{
+    struct client_opts o;
+    long long id, task = 0;
+    bool err_stream = false;
+    int rc = id_verb(argc, argv,
+                     "usage: hrm logs ID [--task N] [--err] [options]\n\nPrints what task N "
+                     "(default 0) of job ID wrote to stdout (--err: stderr), from its node.\n",
+                     &o, &id, &task, &err_stream);
+    if (rc)
+        return rc < 0 ? CLI_OK : rc;
+    json_t *req = hrm_wire_new(HRM_WIRE_LOGS);
+    json_object_set_new(req, "id", json_integer(id));
+    json_object_set_new(req, "task", json_integer(task));
+    json_object_set_new(req, "stream", json_string(err_stream ? "err" : "out"));
+    json_t *r = one_call(&o, req, &rc);
+    if (!r)
+        return rc;
+    const char *e = json_string_value(json_object_get(r, "error"));
+    if (o.json) {
+        print_json(r);
+    } else if (e) {
+        fprintf(stderr, "hrm logs: %s\n", e);
+        rc = CLI_FAIL;
+    } else {
+        const json_t *d = json_object_get(r, "data");
+        fwrite(json_string_value(d), 1, json_string_length(d), stdout);
+    }
+    json_decref(r);
+    return rc;
+}
+
+int cmd_nodes(int argc, char **argv)
+{
+    static const struct option opts[] = {CLIENT_LONG_OPTS, {NULL, 0, NULL, 0}};
+    struct client_opts o;
+    client_opts_init(&o);
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = client_opt(&o, c, optarg);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r)
+            continue;
+        if (c == 'h') {
+            printf("usage: hrm nodes [options]\n\nLists the nodes: capacity, what is free, load.\n\noptions:\n" CLIENT_OPTS_HELP);
+            return CLI_OK;
+        }
+        return CLI_USAGE;
+    }
+    if (optind != argc) {
+        fprintf(stderr, "usage: hrm nodes [options]\n");
+        return CLI_USAGE;
+    }
+    int rc;
+    json_t *r = one_call(&o, hrm_wire_new(HRM_WIRE_NODES), &rc);
+    if (!r)
+        return rc;
+    const json_t *nodes = json_object_get(r, "nodes");
+    if (o.json) {
+        print_json(nodes);
+    } else {
+        printf("%-12s %-6s %-5s %9s %11s %9s %6s %6s %-6s\n", "NODE", "RACK", "STATE", "CPUS",
+               "MEM", "GPUS", "TASKS", "LOAD", "CGROUP");
+        size_t i;
+        const json_t *n;
+        json_array_foreach(nodes, i, n)
+        {
+            char mem[32], memf[32], cpus[32], gpus[32];
+            hrm_format_size(json_integer_value(json_object_get(n, "mem")), mem, sizeof(mem));
+            hrm_format_size(json_integer_value(json_object_get(n, "mem_free")), memf, sizeof(memf));
+            (void)memf;
+            snprintf(cpus, sizeof(cpus), "%.1f/%lld",
+                     (double)json_integer_value(json_object_get(n, "cpu_free")) / 1000.0,
+                     (long long)json_integer_value(json_object_get(n, "cpus")));
+            snprintf(gpus, sizeof(gpus), "%lld/%lld",
+                     (long long)json_integer_value(json_object_get(n, "gpu_free")),
+                     (long long)json_integer_value(json_object_get(n, "gpus")));
+            printf("%-12.12s %-6.6s %-5s %9s %11s %9s %6lld %6.2f %-6s\n",
+                   json_string_value(json_object_get(n, "name")),
+                   json_string_value(json_object_get(n, "rack")),
+                   json_string_value(json_object_get(n, "state")), cpus, mem, gpus,
+                   (long long)json_integer_value(json_object_get(n, "tasks")),
+                   json_number_value(json_object_get(n, "load")),
+                   json_string_value(json_object_get(n, "cgroup")));
+        }
+        printf("(CPUS and GPUS: free/total)\n");
+    }
+    json_decref(r);
+    return CLI_OK;
+}
+
+/* ---- raw: protocol debugging and the malformed-message tests ---- */
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = hrm_alloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap)
+            buf = hrm_realloc(buf, cap *= 2);
+    }
+    if (f != stdin)
+        fclose(f);
+    *len = n;
+    return buf;
+}
+
+int cmd_raw(int argc, char **argv)
+{
+    static const struct option opts[] = {CLIENT_LONG_OPTS, {NULL, 0, NULL, 0}};
+    struct client_opts o;
+    client_opts_init(&o);
+    o.timeout_s = 5;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = client_opt(&o, c, optarg);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r)
+            continue;
+        if (c == 'h') {
+            printf("usage: hrm raw [options] FRAME...\n\n"
+                   "Sends each FRAME to the master as one message, as is, and prints the reply\n"
+                   "(one line each).  FRAME is a file, '-' (stdin), @empty (a zero-length frame)\n"
+                   "or @big:N (N bytes of 'x').  For protocol debugging and tests.\n\n"
+                   "options:\n" CLIENT_OPTS_HELP
+                   "\nexit status: 0 every frame got a reply, 1 otherwise\n");
+            return CLI_OK;
+        }
+        return CLI_USAGE;
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "usage: hrm raw [options] FRAME...\n");
+        return CLI_USAGE;
+    }
+    struct client *cl = client_open(&o);
+    if (!cl)
+        return CLI_FAIL;
+    int rc = CLI_OK;
+    for (int i = optind; i < argc; i++) {
+        size_t len = 0;
+        char *buf;
+        if (strcmp(argv[i], "@empty") == 0) {
+            buf = hrm_alloc(1);
+        } else if (strncmp(argv[i], "@big:", 5) == 0) {
+            len = (size_t)strtoull(argv[i] + 5, NULL, 10);
+            buf = hrm_alloc(len + 1);
+            memset(buf, 'x', len);
+        } else if (!(buf = read_all(argv[i], &len))) {
+            fprintf(stderr, "hrm raw: %s: cannot read\n", argv[i]);
+            rc = CLI_FAIL;
+            continue;
+        }
+        json_t *r = NULL;
+        int sent = client_send_raw(cl, buf, len);
+        hrm_free(buf);
+        if (sent == 0)
+            r = client_recv(cl, o.timeout_s);
+        if (!r) {
+            printf("%s: no reply\n", argv[i]);
+            rc = CLI_FAIL;
+            continue;
+        }
+        char *s = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+        printf("%s: %s\n", argv[i], s);
+        free(s);
+        json_decref(r);
+    }
+    client_close(cl);
+    return rc;
+}

@@ -1,0 +1,326 @@
+/* hrm master, agent, keygen and up: the daemons in the foreground, keys, and a whole local cluster. */
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client.h"
+#include "hrm/alloc.h"
+#include "hrm/daemon.h"
+#include "hrm/log.h"
+#include "hrm/transport.h"
+#include "hrm/units.h"
+#include "hrm/wire.h"
+
+#define MAX_PARAMS 64
+
+/* Daemons read SIGINT/SIGTERM (and the agent SIGCHLD) from a signalfd: block
+ * them before any thread (ZeroMQ's) exists, so every thread inherits the mask. */
+static void block_signals(void)
+{
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &mask, NULL);
+}
+
+static const char *default_state(void)
+{
+    const char *s = getenv("HRM_STATE");
+    return s && *s ? s : ".hrm";
+}
+
+static int parse_level(const char *arg, int *level)
+{
+    *level = hrm_log_parse_level(arg);
+    if (*level < 0) {
+        fprintf(stderr, "hrm: --log-level: expected emerg..debug\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_dur(const char *opt, const char *arg, int64_t *us)
+{
+    if (hrm_parse_duration(arg, us) < 0 || *us <= 0) {
+        fprintf(stderr, "hrm: --%s: expected a duration like 5s or 500ms\n", opt);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_master(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"state", required_argument, NULL, 's'},   {"keys", required_argument, NULL, 'k'},
+        {"listen", required_argument, NULL, 'l'},  {"policy", required_argument, NULL, 'p'},
+        {"param", required_argument, NULL, 'P'},   {"max-attempts", required_argument, NULL, 'a'},
+        {"node-timeout", required_argument, NULL, 't'},
+        {"reconcile", required_argument, NULL, 'r'}, {"log-level", required_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+    };
+    struct hrm_master_config cfg = {.state_dir = default_state()};
+    const char *params[MAX_PARAMS];
+    int level = HRM_LOG_NOTICE, c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            cfg.state_dir = optarg;
+            break;
+        case 'k':
+            cfg.keys_dir = optarg;
+            break;
+        case 'l':
+            cfg.listen = optarg;
+            break;
+        case 'p':
+            cfg.policy = optarg;
+            break;
+        case 'P':
+            if (cfg.nparams == MAX_PARAMS)
+                return CLI_USAGE;
+            params[cfg.nparams++] = optarg;
+            break;
+        case 'a':
+            cfg.max_attempts = atoi(optarg);
+            if (cfg.max_attempts < 1) {
+                fprintf(stderr, "hrm master: --max-attempts: expected an integer >= 1\n");
+                return CLI_USAGE;
+            }
+            break;
+        case 't':
+            if (parse_dur("node-timeout", optarg, &cfg.node_timeout_us) < 0)
+                return CLI_USAGE;
+            break;
+        case 'r':
+            if (parse_dur("reconcile", optarg, &cfg.reconcile_us) < 0)
+                return CLI_USAGE;
+            break;
+        case 'L':
+            if (parse_level(optarg, &level) < 0)
+                return CLI_USAGE;
+            break;
+        case 'h':
+            printf("usage: hrm master [options]\n\n"
+                   "Runs the master in the foreground: job table in DIR/hrm.db (SQLite, WAL),\n"
+                   "the central scheduler, and a CURVE-encrypted ZeroMQ endpoint written to\n"
+                   "DIR/endpoint.  SIGINT/SIGTERM stop it; a restart resumes from DIR.\n\noptions:\n"
+                   "  --state DIR         state folder (default $HRM_STATE, else .hrm)\n"
+                   "  --keys DIR          keys (default DIR/keys; create with hrm keygen)\n"
+                   "  --listen ADDR       ZeroMQ endpoint (default tcp://127.0.0.1:*, a free port)\n"
+                   "  --policy NAME       central policy (default drf; see hrm sim --list-policies)\n"
+                   "  --param KEY=VALUE   policy parameter (repeatable)\n"
+                   "  --max-attempts N    runs of a task before its failure is final (default 1)\n"
+                   "  --node-timeout D    silence after which a node is down (default 5s)\n"
+                   "  --reconcile D       after a restart, wait this long for agents (default 5s)\n"
+                   "  --log-level L       emerg..debug (default notice)\n"
+                   "  -h, --help          this help\n\n"
+                   "exit status: 0 stopped by a signal, 1 failed (store, keys, address), 2 bad usage\n");
+            return CLI_OK;
+        default:
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "hrm master: unexpected argument '%s'\n", argv[optind]);
+        return CLI_USAGE;
+    }
+    cfg.params = params;
+    hrm_log_setup("master", level);
+    block_signals();
+    struct hrm_error err = {{0}};
+    int rc = hrm_master_run(&cfg, &err);
+    if (rc < 0) {
+        fprintf(stderr, "hrm master: %s\n", err.text);
+        return rc == -HRM_EUNKNOWN_POLICY || rc == -HRM_ESPEC ? CLI_USAGE : CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"state", required_argument, NULL, 's'},  {"keys", required_argument, NULL, 'k'},
+        {"master", required_argument, NULL, 'm'}, {"name", required_argument, NULL, 'n'},
+        {"rack", required_argument, NULL, 'r'},   {"cpus", required_argument, NULL, 'c'},
+        {"mem", required_argument, NULL, 'M'},    {"gpus", required_argument, NULL, 'g'},
+        {"gpu-mem", required_argument, NULL, 'G'}, {"work-dir", required_argument, NULL, 'w'},
+        {"no-cgroup", no_argument, NULL, 'C'},    {"pin", no_argument, NULL, 'p'},
+        {"heartbeat", required_argument, NULL, 'b'}, {"check", no_argument, NULL, 'K'},
+        {"json", no_argument, NULL, 'j'},         {"log-level", required_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
+    bool check = false, json = false;
+    int level = HRM_LOG_NOTICE, c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            cfg.state_dir = optarg;
+            break;
+        case 'k':
+            cfg.keys_dir = optarg;
+            break;
+        case 'm':
+            cfg.master = optarg;
+            break;
+        case 'n':
+            cfg.name = optarg;
+            break;
+        case 'r':
+            cfg.rack = optarg;
+            break;
+        case 'c':
+            if (hrm_parse_cpu(optarg, &cfg.cpus_milli) < 0 || cfg.cpus_milli < 1000) {
+                fprintf(stderr, "hrm agent: --cpus: expected a whole number of CPUs >= 1\n");
+                return CLI_USAGE;
+            }
+            break;
+        case 'M':
+            if (hrm_parse_size(optarg, &cfg.mem) < 0 || cfg.mem <= 0) {
+                fprintf(stderr, "hrm agent: --mem: expected a size like 16G\n");
+                return CLI_USAGE;
+            }
+            break;
+        case 'g':
+            cfg.gpus = atoi(optarg);
+            if (cfg.gpus < 0 || cfg.gpus > 32) {
+                fprintf(stderr, "hrm agent: --gpus: expected 0..32\n");
+                return CLI_USAGE;
+            }
+            break;
+        case 'G':
+            if (hrm_parse_size(optarg, &cfg.gpu_mem) < 0 || cfg.gpu_mem <= 0) {
+                fprintf(stderr, "hrm agent: --gpu-mem: expected a size like 16G\n");
+                return CLI_USAGE;
+            }
+            break;
+        case 'w':
+            cfg.work_dir = optarg;
+            break;
+        case 'C':
+            cfg.no_cgroup = true;
+            break;
+        case 'p':
+            cfg.pin = true;
+            break;
+        case 'b':
+            if (parse_dur("heartbeat", optarg, &cfg.heartbeat_us) < 0)
+                return CLI_USAGE;
+            break;
+        case 'K':
+            check = true;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'L':
+            if (parse_level(optarg, &level) < 0)
+                return CLI_USAGE;
+            break;
+        case 'h':
+            printf("usage: hrm agent [options]\n\n"
+                   "Runs a node agent in the foreground: registers with the master, launches\n"
+                   "tasks (process group, working directory, affinity, CUDA_VISIBLE_DEVICES,\n"
+                   "cgroup limits), captures their output, reports usage and exits.\n\noptions:\n"
+                   "  --state DIR     state folder: keys, endpoint, output (default $HRM_STATE, else .hrm)\n"
+                   "  --master ADDR   master endpoint (default: DIR/endpoint)\n"
+                   "  --keys DIR      keys (default DIR/keys)\n"
+                   "  --name NAME     node name (default: the host name)\n"
+                   "  --rack RACK     rack (default r0)\n"
+                   "  --cpus N        declare N CPUs instead of the discovered ones\n"
+                   "  --mem SIZE      declare memory (e.g. 16G) instead of /proc/meminfo's\n"
+                   "  --gpus N        declare N virtual GPUs instead of NVML's\n"
+                   "  --gpu-mem SIZE  memory of each virtual GPU (default 16G)\n"
+                   "  --work-dir DIR  task output files (default DIR/agents/NAME)\n"
+                   "  --no-cgroup     never limit tasks with cgroups\n"
+                   "  --pin           pin CPU tasks too (GPU tasks always get their unit's cores)\n"
+                   "  --heartbeat D   heartbeat period (default 1s)\n"
+                   "  --check         print discovered hardware and the cgroup mode, then exit\n"
+                   "  --json          with --check: JSON\n"
+                   "  --log-level L   emerg..debug (default notice)\n"
+                   "  -h, --help      this help\n");
+            return CLI_OK;
+        default:
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "hrm agent: unexpected argument '%s'\n", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (check)
+        return hrm_agent_check(&cfg, json) == 0 ? CLI_OK : CLI_FAIL;
+    char name[64];
+    snprintf(name, sizeof(name), "agent %.40s", cfg.name ? cfg.name : "");
+    hrm_log_setup(name, level);
+    block_signals();
+    struct hrm_error err = {{0}};
+    if (hrm_agent_run(&cfg, &err) < 0) {
+        fprintf(stderr, "hrm agent: %s\n", err.text);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+int cmd_keygen(int argc, char **argv)
+{
+    static const struct option opts[] = {{"force", no_argument, NULL, 'f'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    bool force = false, json = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+        if (c == 'f')
+            force = true;
+        else if (c == 'j')
+            json = true;
+        else if (c == 'h') {
+            printf("usage: hrm keygen [DIR] [--force]\n\n"
+                   "Writes the cluster's CURVE keys into DIR (default $HRM_STATE/keys, else\n"
+                   ".hrm/keys): master.key, agent.key, client.key (secret, 0600), their .pub\n"
+                   "files, and authorized, the master's allow-list.  Copy master.pub with\n"
+                   "agent.key to each node and with client.key to each user.\n\noptions:\n"
+                   "  -f, --force     replace existing keys\n"
+                   "  --json          print the public keys as JSON\n"
+                   "  -h, --help      this help\n");
+            return CLI_OK;
+        } else
+            return CLI_USAGE;
+    }
+    if (argc - optind > 1) {
+        fprintf(stderr, "usage: hrm keygen [DIR] [--force]\n");
+        return CLI_USAGE;
+    }
+    char dir[1100];
+    if (optind < argc)
+        snprintf(dir, sizeof(dir), "%s", argv[optind]);
+    else {
+        snprintf(dir, sizeof(dir), "%.1000s", default_state());
+        mkdir(dir, 0700);
+        snprintf(dir, sizeof(dir), "%.1000s/keys", default_state());
+    }
+    struct hrm_error err;
+    if (hrm_keys_generate(dir, force, &err) < 0) {
+        fprintf(stderr, "hrm keygen: %s\n", err.text);
+        return CLI_FAIL;
+    }
+    struct hrm_keypair m;
+    hrm_keys_load(dir, "master", true, &m, NULL);
+    if (json)
+        printf("{\"dir\": \"%s\", \"master\": \"%s\"}\n", dir, m.pub);
+    else
+        printf("keys written to %s (master public key %s)\n", dir, m.pub);
+    return CLI_OK;
+}

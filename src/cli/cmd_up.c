@@ -1,0 +1,334 @@
+/* hrm up: a whole cluster on this machine (master and N agents on 127.0.0.1) in the foreground; Ctrl-C stops it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client.h"
+#include "hrm/alloc.h"
+#include "hrm/transport.h"
+#include "hrm/units.h"
+#include "hrm/wire.h"
+
+#define MAX_NODES 256
+#define START_TIMEOUT_S 20
+
+struct up {
+    const char *state;
+    int nodes, racks;
+    const char *cpus, *mem, *gpus, *policy, *node_timeout, *log_level;
+    pid_t master, agents[MAX_NODES];
+    char self[4096];
+};
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* Starts `hrm ARGS...` with stdout/stderr appended to logfile. */
+static pid_t spawn(const struct up *u, char *const args[], const char *logfile)
+{
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    int fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+    }
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0)
+        dup2(null, 0);
+    setpgid(0, 0); /* a terminal's Ctrl-C reaches hrm up, which stops the others in order */
+    execv(u->self, args);
+    _exit(127);
+}
+
+static int stop_child(pid_t pid, double grace_s)
+{
+    if (pid <= 0)
+        return 0;
+    kill(pid, SIGTERM);
+    double end = mono_s() + grace_s;
+    int st;
+    while (mono_s() < end) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid || (r < 0 && errno == ECHILD))
+            return 0;
+        nap_ms(20);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+}
+
+static void shutdown_all(struct up *u)
+{
+    /* Agents first (they stop their tasks), then the master. */
+    for (int i = 0; i < u->nodes; i++)
+        if (u->agents[i] > 0)
+            kill(u->agents[i], SIGTERM);
+    for (int i = 0; i < u->nodes; i++) {
+        stop_child(u->agents[i], 5);
+        u->agents[i] = 0;
+    }
+    stop_child(u->master, 5);
+    u->master = 0;
+}
+
+static int nodes_up(const struct up *u)
+{
+    struct client_opts o;
+    client_opts_init(&o);
+    o.state = u->state;
+    o.timeout_s = 2;
+    /* Quietly: the master may not listen yet. */
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    struct client *c = client_open(&o);
+    int n = -1, code;
+    json_t *req = hrm_wire_new(HRM_WIRE_NODES);
+    json_t *r = c ? client_call(c, req, &code) : NULL;
+    json_decref(req);
+    dup2(saved, 2);
+    close(saved);
+    close(null);
+    if (r) {
+        n = 0;
+        size_t i;
+        const json_t *nd;
+        json_array_foreach(json_object_get(r, "nodes"), i, nd)
+            n += strcmp(json_string_value(json_object_get(nd, "state")), "up") == 0;
+        json_decref(r);
+    }
+    client_close(c);
+    return n;
+}
+
+static void up_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hrm up --nodes N [options] [-- CMD ARGS...]\n\n"
+            "Runs a cluster on this machine in the foreground: a master and N agents with\n"
+            "virtual capacities spread over racks, all on 127.0.0.1, state in DIR.  The\n"
+            "central scheduler runs inside the master.  Ctrl-C (SIGINT/SIGTERM) stops\n"
+            "everything.  With CMD, runs it once the cluster is up (HRM_STATE set), then\n"
+            "stops the cluster and exits with CMD's status.\n\noptions:\n"
+            "  -n, --nodes N       agents to start (1..%d)\n"
+            "  --state DIR         state folder (default $HRM_STATE, else .hrm); keys are\n"
+            "                      created in DIR/keys if missing; logs in DIR/logs\n"
+            "  --cpus N            CPUs each agent declares (default 4)\n"
+            "  --mem SIZE          memory each agent declares (default 8G)\n"
+            "  --gpus N            virtual GPUs per agent (default 0)\n"
+            "  --racks R           spread agents over R racks (default 2)\n"
+            "  --policy NAME       the master's policy (default drf)\n"
+            "  --node-timeout D    silence after which a node is down (default 5s)\n"
+            "  --log-level L       daemons' log level (default notice)\n"
+            "  -h, --help          this help\n\n"
+            "exit status: 0 stopped cleanly (or CMD's status), 1 the cluster did not start, 2 bad usage\n",
+            MAX_NODES);
+}
+
+int cmd_up(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"nodes", required_argument, NULL, 'n'},  {"state", required_argument, NULL, 's'},
+        {"cpus", required_argument, NULL, 'c'},   {"mem", required_argument, NULL, 'm'},
+        {"gpus", required_argument, NULL, 'g'},   {"racks", required_argument, NULL, 'r'},
+        {"policy", required_argument, NULL, 'p'}, {"node-timeout", required_argument, NULL, 't'},
+        {"log-level", required_argument, NULL, 'L'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct up u = {.nodes = 0, .racks = 2, .cpus = "4", .mem = "8G", .gpus = "0"};
+    u.state = getenv("HRM_STATE") && *getenv("HRM_STATE") ? getenv("HRM_STATE") : ".hrm";
+    int c;
+    while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            u.nodes = atoi(optarg);
+            break;
+        case 's':
+            u.state = optarg;
+            break;
+        case 'c':
+            u.cpus = optarg;
+            break;
+        case 'm':
+            u.mem = optarg;
+            break;
+        case 'g':
+            u.gpus = optarg;
+            break;
+        case 'r':
+            u.racks = atoi(optarg);
+            break;
+        case 'p':
+            u.policy = optarg;
+            break;
+        case 't':
+            u.node_timeout = optarg;
+            break;
+        case 'L':
+            u.log_level = optarg;
+            break;
+        case 'h':
+            up_usage(stdout);
+            return CLI_OK;
+        default:
+            up_usage(stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (u.nodes < 1 || u.nodes > MAX_NODES) {
+        fprintf(stderr, "hrm up: --nodes: expected 1..%d\n", MAX_NODES);
+        return CLI_USAGE;
+    }
+    if (u.racks < 1)
+        u.racks = 1;
+    ssize_t n = readlink("/proc/self/exe", u.self, sizeof(u.self) - 1);
+    if (n <= 0) {
+        fprintf(stderr, "hrm up: cannot find its own executable\n");
+        return CLI_FAIL;
+    }
+    u.self[n] = '\0';
+    char path[1200], logs[1200];
+    if (mkdir(u.state, 0700) < 0 && errno != EEXIST) {
+        fprintf(stderr, "hrm up: %s: %s\n", u.state, strerror(errno));
+        return CLI_FAIL;
+    }
+    snprintf(path, sizeof(path), "%.1000s/keys/master.key", u.state);
+    if (access(path, R_OK) != 0) {
+        struct hrm_error err;
+        snprintf(path, sizeof(path), "%.1000s/keys", u.state);
+        if (hrm_keys_generate(path, false, &err) < 0) {
+            fprintf(stderr, "hrm up: %s\n", err.text);
+            return CLI_FAIL;
+        }
+    }
+    snprintf(logs, sizeof(logs), "%.1000s/logs", u.state);
+    mkdir(logs, 0755);
+    snprintf(path, sizeof(path), "%.1000s/endpoint", u.state);
+    unlink(path); /* a stale one would point the agents at a dead master */
+
+    /* SIGINT/SIGTERM are read synchronously below; children unblock nothing:
+     * the daemons block them again for their signalfd, CMD gets them cleared. */
+    sigset_t mask, old;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &mask, &old);
+
+    char a_state[1100], a_log[1300];
+    snprintf(a_state, sizeof(a_state), "%s", u.state);
+    char *margs[16] = {"hrm", "master", "--state", a_state};
+    int k = 4;
+    if (u.policy)
+        margs[k++] = "--policy", margs[k++] = (char *)u.policy;
+    if (u.node_timeout)
+        margs[k++] = "--node-timeout", margs[k++] = (char *)u.node_timeout;
+    if (u.log_level)
+        margs[k++] = "--log-level", margs[k++] = (char *)u.log_level;
+    margs[k] = NULL;
+    snprintf(a_log, sizeof(a_log), "%s/master.log", logs);
+    u.master = spawn(&u, margs, a_log);
+    double deadline = mono_s() + START_TIMEOUT_S;
+    while (access(path, R_OK) != 0 && mono_s() < deadline) {
+        if (waitpid(u.master, NULL, WNOHANG) == u.master) {
+            fprintf(stderr, "hrm up: the master exited; see %s\n", a_log);
+            u.master = 0;
+            return CLI_FAIL;
+        }
+        nap_ms(20);
+    }
+    for (int i = 0; i < u.nodes; i++) {
+        char name[32], rack[32];
+        snprintf(name, sizeof(name), "node%d", i + 1);
+        snprintf(rack, sizeof(rack), "r%d", i % u.racks + 1);
+        char *aargs[20] = {"hrm",    "agent", "--state", a_state, "--name", name,
+                           "--rack", rack,    "--cpus",  (char *)u.cpus, "--mem", (char *)u.mem,
+                           "--gpus", (char *)u.gpus};
+        int ak = 14;
+        if (u.log_level)
+            aargs[ak++] = "--log-level", aargs[ak++] = (char *)u.log_level;
+        aargs[ak] = NULL;
+        snprintf(a_log, sizeof(a_log), "%s/%s.log", logs, name);
+        u.agents[i] = spawn(&u, aargs, a_log);
+    }
+    int up = 0;
+    while ((up = nodes_up(&u)) < u.nodes && mono_s() < deadline)
+        nap_ms(50);
+    if (up < u.nodes) {
+        fprintf(stderr, "hrm up: only %d of %d nodes came up within %d s; see %s\n", up < 0 ? 0 : up,
+                u.nodes, START_TIMEOUT_S, logs);
+        shutdown_all(&u);
+        return CLI_FAIL;
+    }
+    fprintf(stderr,
+            "hrm up: %d nodes (%s CPUs, %s memory, %s GPUs each, %d racks) on 127.0.0.1; "
+            "state %s, logs %s\n",
+            u.nodes, u.cpus, u.mem, u.gpus, u.racks, u.state, logs);
+    int rc = CLI_OK;
+    if (optind < argc) {
+        pid_t cmd = fork();
+        if (cmd == 0) {
+            sigprocmask(SIG_SETMASK, &old, NULL);
+            setenv("HRM_STATE", u.state, 1);
+            execvp(argv[optind], argv + optind);
+            fprintf(stderr, "hrm up: %s: %s\n", argv[optind], strerror(errno));
+            _exit(127);
+        }
+        for (;;) {
+            siginfo_t si;
+            struct timespec ts = {0, 200000000};
+            int sig = sigtimedwait(&mask, &si, &ts);
+            int st;
+            if (waitpid(cmd, &st, WNOHANG) == cmd) {
+                rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+                break;
+            }
+            if (sig == SIGINT || sig == SIGTERM) {
+                kill(cmd, SIGTERM);
+                waitpid(cmd, &st, 0);
+                rc = 130;
+                break;
+            }
+        }
+    } else {
+        fprintf(stderr, "hrm up: export HRM_STATE=%s to use it; Ctrl-C stops the cluster\n",
+                u.state);
+        for (;;) {
+            siginfo_t si;
+            struct timespec ts = {1, 0};
+            int sig = sigtimedwait(&mask, &si, &ts);
+            if (sig == SIGINT || sig == SIGTERM)
+                break;
+            if (u.master && waitpid(u.master, NULL, WNOHANG) == u.master) {
+                fprintf(stderr, "hrm up: the master exited unexpectedly; stopping\n");
+                u.master = 0;
+                rc = CLI_FAIL;
+                break;
+            }
+        }
+    }
+    fprintf(stderr, "hrm up: stopping the cluster\n");
+    shutdown_all(&u);
+    return rc;
+}

@@ -1,0 +1,295 @@
+/* hrm agent: registers with the master, runs what it is told, reports starts, usage and ends; one reactor thread. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "agent_private.h"
+#include "hrm/alloc.h"
+#include "hrm/log.h"
+#include "hrm/wire.h"
+
+#define REGISTER_RETRY_US 1000000
+/* Messages from the master handled per turn: launches are cheap but a burst
+ * of thousands should not delay reaping and heartbeats. */
+#define TURN_MAX_MSGS 512
+
+void agent_send(struct agent *a, json_t *msg); /* used by agent_exec.c */
+
+void agent_send(struct agent *a, json_t *msg)
+{
+    int rc = hrm_conn_send(a->conn, msg);
+    if (rc < 0)
+        hrm_log(HRM_LOG_DEBUG, "%s not sent (%s): the master will learn at registration",
+                json_string_value(json_object_get(msg, "type")), hrm_strerror(rc));
+    json_decref(msg);
+}
+
+static void send_register(struct agent *a)
+{
+    json_t *running = json_array(), *finished = json_array();
+    for (size_t i = 0; i < a->nruns; i++)
+        json_array_append_new(running,
+                              json_pack("{s:I, s:i, s:i, s:i, s:I}", "job",
+                                        (json_int_t)a->runs[i].job, "task", a->runs[i].task,
+                                        "attempt", a->runs[i].attempt, "pid", (int)a->runs[i].pid,
+                                        "start_us", (json_int_t)a->runs[i].start_us));
+    for (size_t i = 0; i < a->ndone; i++) {
+        json_t *e = exec_end_json(&a->done[i]);
+        json_object_del(e, "v");
+        json_object_del(e, "type");
+        json_array_append_new(finished, e);
+    }
+    json_t *m = hrm_wire_new(HRM_WIRE_REGISTER);
+    json_object_set_new(m, "name", json_string(a->name));
+    json_object_set_new(m, "rack", json_string(a->rack));
+    json_object_set_new(m, "cpu", json_integer(a->cpu_milli));
+    json_object_set_new(m, "mem", json_integer(a->mem));
+    json_object_set_new(m, "gpus", json_integer(a->gpus));
+    json_object_set_new(m, "gpu_mem", json_integer(a->gpu_mem));
+    json_object_set_new(m, "cores", json_integer(a->hw.cores));
+    json_object_set_new(m, "numa", json_integer(a->hw.numa));
+    json_object_set_new(m, "pci", json_integer(a->hw.pci));
+    json_object_set_new(m, "host", json_string(a->host));
+    json_object_set_new(m, "cgroup", json_string(a->cfg.no_cgroup ? "off"
+                                                 : a->hw.cg == CG_V2 ? "v2"
+                                                 : a->hw.cg == CG_V1 ? "v1"
+                                                                     : "none"));
+    json_object_set_new(m, "running", running);
+    json_object_set_new(m, "finished", finished);
+    agent_send(a, m);
+    a->register_sent_us = agent_mono_us();
+}
+
+static struct arun *find_run(struct agent *a, const json_t *msg)
+{
+    json_int_t job = json_integer_value(json_object_get(msg, "job"));
+    json_int_t task = json_integer_value(json_object_get(msg, "task"));
+    json_int_t attempt = json_integer_value(json_object_get(msg, "attempt"));
+    for (size_t i = 0; i < a->nruns; i++)
+        if (a->runs[i].job == job && a->runs[i].task == task && a->runs[i].attempt == attempt)
+            return &a->runs[i];
+    return NULL;
+}
+
+static void on_message(struct agent *a, json_t *msg)
+{
+    int type = hrm_wire_type_by_name(json_string_value(json_object_get(msg, "type")));
+    switch (type) {
+    case HRM_WIRE_WELCOME:
+        if (!a->registered)
+            hrm_log(HRM_LOG_NOTICE, "registered with the master as node %lld",
+                    (long long)json_integer_value(json_object_get(msg, "node")));
+        a->registered = true;
+        break;
+    case HRM_WIRE_TASK_LAUNCH:
+        exec_launch(a, msg);
+        break;
+    case HRM_WIRE_TASK_KILL: {
+        struct arun *r = find_run(a, msg);
+        if (r)
+            exec_kill(a, r, SIGTERM);
+        break;
+    }
+    case HRM_WIRE_TASK_END_ACK: {
+        json_int_t job = json_integer_value(json_object_get(msg, "job"));
+        json_int_t task = json_integer_value(json_object_get(msg, "task"));
+        json_int_t attempt = json_integer_value(json_object_get(msg, "attempt"));
+        for (size_t i = 0; i < a->ndone; i++)
+            if (a->done[i].job == job && a->done[i].task == task && a->done[i].attempt == attempt) {
+                a->done[i] = a->done[--a->ndone];
+                break;
+            }
+        break;
+    }
+    case HRM_WIRE_LOGS_FETCH:
+        agent_send(a, exec_read_log(a, msg));
+        break;
+    case HRM_WIRE_ERROR: {
+        const char *code = json_string_value(json_object_get(msg, "code"));
+        if (code && strcmp(code, "not_registered") == 0) {
+            /* The master restarted or declared us down: tell it everything again. */
+            if (a->registered || agent_mono_us() - a->register_sent_us > REGISTER_RETRY_US) {
+                a->registered = false;
+                send_register(a);
+            }
+        } else {
+            hrm_log(HRM_LOG_WARNING, "master: %s: %s", code,
+                    json_string_value(json_object_get(msg, "message")));
+        }
+        break;
+    }
+    default:
+        hrm_log(HRM_LOG_WARNING, "unexpected '%s' from the master",
+                json_string_value(json_object_get(msg, "type")));
+        break;
+    }
+}
+
+static void timers(struct agent *a)
+{
+    int64_t now = agent_mono_us();
+    exec_deadlines(a);
+    if (!a->registered && now - a->register_sent_us >= REGISTER_RETRY_US)
+        send_register(a);
+    if (now >= a->next_heartbeat_us) {
+        json_t *h = hrm_wire_new(HRM_WIRE_HEARTBEAT);
+        json_object_set_new(h, "load", json_real(hw_loadavg()));
+        json_object_set_new(h, "mem_avail", json_integer(hw_mem_avail()));
+        json_object_set_new(h, "ntasks", json_integer((json_int_t)a->nruns));
+        agent_send(a, h);
+        a->next_heartbeat_us = now + a->cfg.heartbeat_us;
+    }
+    if (now >= a->next_usage_us) {
+        if (a->nruns > 0 && a->registered) {
+            json_t *u = hrm_wire_new(HRM_WIRE_USAGE);
+            json_object_set_new(u, "samples", exec_usage(a));
+            agent_send(a, u);
+        }
+        a->next_usage_us = now + a->cfg.usage_us;
+    }
+}
+
+static void agent_free(struct agent *a)
+{
+    if (!a)
+        return;
+    if (a->sigfd >= 0)
+        close(a->sigfd);
+    hrm_conn_free(a->conn);
+    hrm_zctx_free(a->zctx);
+    hrm_free(a->runs);
+    hrm_free(a->done);
+    hrm_free(a);
+}
+
+static int read_endpoint(struct agent *a, struct hrm_error *err)
+{
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/" HRM_ENDPOINT_FILE, a->state_dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return hrm_errorf(err, -errno, "%s: %s (is the master running? or give --master)", path,
+                          strerror(errno));
+    bool ok = fgets(a->endpoint, sizeof(a->endpoint), f) != NULL;
+    fclose(f);
+    a->endpoint[strcspn(a->endpoint, "\n")] = '\0';
+    return ok && a->endpoint[0] ? 0 : hrm_errorf(err, -EINVAL, "%s is empty", path);
+}
+
+static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_error *err)
+{
+    struct agent *a = hrm_calloc(1, sizeof(*a));
+    a->sigfd = -1;
+    a->cfg = *cfg;
+    if (a->cfg.heartbeat_us <= 0)
+        a->cfg.heartbeat_us = 1000000;
+    if (a->cfg.usage_us <= 0)
+        a->cfg.usage_us = 2000000;
+    gethostname(a->host, sizeof(a->host) - 1);
+    snprintf(a->name, sizeof(a->name), "%.47s", cfg->name ? cfg->name : a->host);
+    snprintf(a->rack, sizeof(a->rack), "%s", cfg->rack ? cfg->rack : "r0");
+    snprintf(a->state_dir, sizeof(a->state_dir), "%s", cfg->state_dir ? cfg->state_dir : ".");
+    if (cfg->keys_dir)
+        snprintf(a->keys_dir, sizeof(a->keys_dir), "%s", cfg->keys_dir);
+    else
+        snprintf(a->keys_dir, sizeof(a->keys_dir), "%s/keys", a->state_dir);
+    if (cfg->work_dir)
+        snprintf(a->work_dir, sizeof(a->work_dir), "%s", cfg->work_dir);
+    else
+        snprintf(a->work_dir, sizeof(a->work_dir), "%.1000s/agents/%s", a->state_dir, a->name);
+    hw_discover(&a->hw, a->name, false);
+    a->cpu_milli = cfg->cpus_milli > 0 ? cfg->cpus_milli : (int64_t)a->hw.pus * 1000;
+    a->cpu_milli -= a->cpu_milli % 1000; /* the model counts whole cores */
+    if (a->cpu_milli < 1000)
+        a->cpu_milli = 1000;
+    a->mem = cfg->mem > 0 ? cfg->mem : a->hw.mem_total;
+    a->gpus = cfg->gpus >= 0 ? cfg->gpus : (a->hw.nvml_gpus > 0 ? a->hw.nvml_gpus : 0);
+    a->gpu_mem = cfg->gpu_mem > 0                          ? cfg->gpu_mem
+                 : cfg->gpus < 0 && a->hw.nvml_gpu_mem > 0 ? a->hw.nvml_gpu_mem
+                                                           : (int64_t)16 << 30;
+    if (!cfg->master && read_endpoint(a, err) < 0)
+        goto fail;
+    if (cfg->master)
+        snprintf(a->endpoint, sizeof(a->endpoint), "%s", cfg->master);
+    struct hrm_keypair mine, master;
+    if (hrm_keys_load(a->keys_dir, "agent", false, &mine, err) < 0 ||
+        hrm_keys_load(a->keys_dir, "master", true, &master, err) < 0)
+        goto fail;
+    if (!(a->zctx = hrm_zctx_new())) {
+        hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
+        goto fail;
+    }
+    if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
+        goto fail;
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGCHLD);
+    if ((a->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        hrm_errorf(err, -errno, "signalfd: %s", strerror(errno));
+        goto fail;
+    }
+    return a;
+fail:
+    agent_free(a);
+    return NULL;
+}
+
+int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
+{
+    struct agent *a = agent_new(cfg, err);
+    if (!a)
+        return -HRM_EIO;
+    hrm_log(HRM_LOG_NOTICE,
+            "agent %s (rack %s): %lld cpus, %lld MiB, %d GPUs; cgroup %s; master %s; output in %s",
+            a->name, a->rack, (long long)(a->cpu_milli / 1000), (long long)(a->mem >> 20), a->gpus,
+            a->cfg.no_cgroup ? "off" : a->hw.cg_why, a->endpoint, a->work_dir);
+    send_register(a);
+    a->next_heartbeat_us = agent_mono_us() + a->cfg.heartbeat_us;
+    a->next_usage_us = agent_mono_us() + a->cfg.usage_us;
+    while (!a->stop) {
+        zmq_pollitem_t items[2] = {
+            {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
+            {NULL, a->sigfd, ZMQ_POLLIN, 0},
+        };
+        int64_t wait_us = a->next_heartbeat_us - agent_mono_us();
+        if (wait_us > 100000)
+            wait_us = 100000; /* kill deadlines and registration retries */
+        if (zmq_poll(items, 2, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
+            zmq_errno() != EINTR)
+            break;
+        if (items[1].revents & ZMQ_POLLIN) {
+            struct signalfd_siginfo si;
+            while (read(a->sigfd, &si, sizeof(si)) == sizeof(si)) {
+                if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+                    hrm_log(HRM_LOG_NOTICE, "signal %u: stopping tasks and exiting", si.ssi_signo);
+                    a->stop = true;
+                }
+            }
+            exec_reap(a);
+        }
+        for (int i = 0; i < TURN_MAX_MSGS; i++) {
+            json_t *msg;
+            struct hrm_error rerr;
+            int rc = hrm_conn_recv(a->conn, 0, &msg, &rerr);
+            if (rc == -ETIMEDOUT)
+                break;
+            if (rc < 0) {
+                hrm_log(HRM_LOG_WARNING, "%s", rerr.text);
+                continue;
+            }
+            on_message(a, msg);
+            json_decref(msg);
+        }
+        exec_reap(a); /* a SIGCHLD may have merged with one already read */
+        timers(a);
+    }
+    exec_stop_all(a);
+    agent_free(a);
+    return 0;
+}

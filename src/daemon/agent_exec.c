@@ -1,0 +1,627 @@
+/* Agent task execution: fork/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
+#define _GNU_SOURCE 1 /* sched_setaffinity, CPU_SET, pipe2 */
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_private.h"
+#include "hrm/alloc.h"
+#include "hrm/log.h"
+#include "hrm/wire.h"
+
+#define KILL_GRACE_US 2000000 /* SIGTERM, then SIGKILL this much later */
+#define CPU_PERIOD_US 100000
+
+extern char **environ;
+
+void agent_send(struct agent *a, json_t *msg); /* agent.c; takes msg */
+
+int64_t agent_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t agent_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int mkdirs(const char *path, mode_t mode)
+{
+    char buf[1200];
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+            return -errno;
+        *p = '/';
+    }
+    return mkdir(buf, mode) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    ssize_t n = write(fd, text, strlen(text));
+    int e = errno;
+    close(fd);
+    return n == (ssize_t)strlen(text) ? 0 : -e;
+}
+
+/* ---- cgroups ---- */
+
+static void cg_path(const struct agent *a, const struct arun *r, const char *ctl, char *out,
+                    size_t len)
+{
+    if (a->hw.cg == CG_V2)
+        snprintf(out, len, "%s/hrm-%s/%lld.%d.%d", a->hw.cg_root, a->name, (long long)r->job,
+                 r->task, r->attempt);
+    else
+        snprintf(out, len, "/sys/fs/cgroup/%s/hrm/%s/%lld.%d.%d", ctl ? ctl : "unified", a->name,
+                 (long long)r->job, r->task, r->attempt);
+}
+
+/* Creates the run's cgroup(s) with its limits; fills procs[] with the files
+ * the child writes its pid into.  Failure leaves the run unlimited (logged). */
+static int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
+                    char procs[2][1200])
+{
+    char dir[1100], file[1200], val[64];
+    procs[0][0] = procs[1][0] = '\0';
+    if (a->hw.cg == CG_NONE || a->cfg.no_cgroup)
+        return 0;
+    if (a->hw.cg == CG_V2) {
+        char parent[1100];
+        snprintf(parent, sizeof(parent), "%s/hrm-%s", a->hw.cg_root, a->name);
+        if (mkdirs(parent, 0755) < 0)
+            goto fail;
+        snprintf(file, sizeof(file), "%s/cgroup.subtree_control", a->hw.cg_root);
+        write_text(file, "+cpu +memory");
+        snprintf(file, sizeof(file), "%s/cgroup.subtree_control", parent);
+        write_text(file, "+cpu +memory");
+        cg_path(a, r, NULL, dir, sizeof(dir));
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+            goto fail;
+        snprintf(file, sizeof(file), "%s/cpu.max", dir);
+        snprintf(val, sizeof(val), "%lld %d", (long long)(cpu_milli * CPU_PERIOD_US / 1000),
+                 CPU_PERIOD_US);
+        write_text(file, val);
+        if (mem > 0) {
+            snprintf(file, sizeof(file), "%s/memory.max", dir);
+            snprintf(val, sizeof(val), "%lld", (long long)mem);
+            write_text(file, val);
+        }
+        snprintf(procs[0], 1200, "%s/cgroup.procs", dir);
+        r->cg = true;
+        return 0;
+    }
+    cg_path(a, r, "cpu", dir, sizeof(dir));
+    if (mkdirs(dir, 0755) < 0)
+        goto fail;
+    snprintf(file, sizeof(file), "%s/cpu.cfs_period_us", dir);
+    snprintf(val, sizeof(val), "%d", CPU_PERIOD_US);
+    write_text(file, val);
+    snprintf(file, sizeof(file), "%s/cpu.cfs_quota_us", dir);
+    snprintf(val, sizeof(val), "%lld", (long long)(cpu_milli * CPU_PERIOD_US / 1000));
+    write_text(file, val);
+    snprintf(procs[0], 1200, "%s/cgroup.procs", dir);
+    cg_path(a, r, "memory", dir, sizeof(dir));
+    if (mkdirs(dir, 0755) < 0)
+        goto fail;
+    if (mem > 0) {
+        snprintf(file, sizeof(file), "%s/memory.limit_in_bytes", dir);
+        snprintf(val, sizeof(val), "%lld", (long long)mem);
+        write_text(file, val);
+    }
+    snprintf(procs[1], 1200, "%s/cgroup.procs", dir);
+    r->cg = true;
+    return 0;
+fail:
+    hrm_log(HRM_LOG_WARNING, "cgroup for task " HRM_TASK_FMT ": %s; running it unlimited",
+            HRM_TASK_ARGS(r->job, r->task, r->attempt), strerror(errno));
+    procs[0][0] = procs[1][0] = '\0';
+    return -1;
+}
+
+static bool cg_oom(const struct agent *a, const struct arun *r)
+{
+    char dir[1100], path[1200], line[128];
+    cg_path(a, r, "memory", dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/%s", dir,
+             a->hw.cg == CG_V2 ? "memory.events" : "memory.oom_control");
+    FILE *f = fopen(path, "re");
+    long long n = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "oom_kill %lld", &n) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return n > 0;
+}
+
+static void cg_remove(const struct agent *a, const struct arun *r)
+{
+    char dir[1100];
+    if (!r->cg)
+        return;
+    if (a->hw.cg == CG_V2) {
+        cg_path(a, r, NULL, dir, sizeof(dir));
+        rmdir(dir);
+        return;
+    }
+    cg_path(a, r, "cpu", dir, sizeof(dir));
+    rmdir(dir);
+    cg_path(a, r, "memory", dir, sizeof(dir));
+    rmdir(dir);
+}
+
+/* ---- launching ---- */
+
+static bool resolve(const char *prog, const char *pathvar, char *out, size_t len)
+{
+    if (strchr(prog, '/')) {
+        snprintf(out, len, "%s", prog);
+        return true;
+    }
+    const char *p = pathvar ? pathvar : "/usr/local/bin:/usr/bin:/bin";
+    while (*p) {
+        size_t n = strcspn(p, ":");
+        snprintf(out, len, "%.*s/%s", (int)n, p, prog);
+        if (access(out, X_OK) == 0)
+            return true;
+        p += n + (p[n] == ':');
+    }
+    return false;
+}
+
+static char *fmt_env(const char *k, const char *v)
+{
+    size_t n = strlen(k) + strlen(v) + 2;
+    char *s = hrm_alloc(n);
+    snprintf(s, n, "%s=%s", k, v);
+    return s;
+}
+
+/* The task's environment: the agent's, then the job's, then hrm's own. */
+static char **build_env(const struct agent *a, const struct arun *r, const json_t *env)
+{
+    size_t n = 0, cap = 0;
+    char **out = NULL;
+    for (char **e = environ; *e; e++) {
+        size_t klen = strcspn(*e, "=");
+        char key[256];
+        snprintf(key, sizeof(key), "%.*s", (int)(klen < 255 ? klen : 255), *e);
+        if (json_object_get(env, key) || strncmp(key, "HRM_", 4) == 0 ||
+            strcmp(key, "CUDA_VISIBLE_DEVICES") == 0)
+            continue;
+        HRM_GROW(out, cap, n + 1);
+        out[n++] = hrm_strdup(*e);
+    }
+    const char *k;
+    const json_t *v;
+    json_object_foreach((json_t *)env, k, v)
+    {
+        HRM_GROW(out, cap, n + 1);
+        out[n++] = fmt_env(k, json_string_value(v));
+    }
+    char buf[256];
+    HRM_GROW(out, cap, n + 6);
+    snprintf(buf, sizeof(buf), "%lld", (long long)r->job);
+    out[n++] = fmt_env("HRM_JOB_ID", buf);
+    snprintf(buf, sizeof(buf), "%d", r->task);
+    out[n++] = fmt_env("HRM_TASK_ID", buf);
+    snprintf(buf, sizeof(buf), "%d", r->attempt);
+    out[n++] = fmt_env("HRM_ATTEMPT", buf);
+    out[n++] = fmt_env("HRM_NODE", a->name);
+    if (r->gpu_mask) {
+        size_t len = 0;
+        buf[0] = '\0';
+        for (int g = 0; g < 32; g++)
+            if (r->gpu_mask & (1u << g))
+                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", len ? "," : "", g);
+        out[n++] = fmt_env("CUDA_VISIBLE_DEVICES", buf);
+    }
+    out[n] = NULL;
+    return out;
+}
+
+/* Cores of the GPU units a task holds (cores/(gpus+1) per GPU, as the
+ * cluster model binds them), folded onto the host's logical CPUs; with --pin,
+ * CPU tasks get the CPU unit's cores.  Returns false for "no binding". */
+static bool affinity(const struct agent *a, const struct arun *r, cpu_set_t *set)
+{
+    int32_t cores = (int32_t)(a->cpu_milli / 1000), gpus = a->gpus;
+    if (cores <= 0 || (!r->gpu_mask && !a->cfg.pin))
+        return false;
+    int32_t per = cores / (gpus + 1);
+    CPU_ZERO(set);
+    int any = 0;
+    if (r->gpu_mask) {
+        for (int g = 0; g < gpus && g < 32; g++)
+            if (r->gpu_mask & (1u << g))
+                for (int32_t c = g * per; c < (g + 1) * per; c++, any++)
+                    CPU_SET(c % a->hw.pus, set);
+    } else {
+        for (int32_t c = gpus * per; c < cores; c++, any++)
+            CPU_SET(c % a->hw.pus, set);
+    }
+    return any > 0;
+}
+
+static void child_fail(int fd, int e)
+{
+    ssize_t w = write(fd, &e, sizeof(e));
+    (void)w;
+    _exit(127);
+}
+
+/* Async-signal-safe decimal, for the child's cgroup write. */
+static size_t utoa(unsigned long v, char *buf)
+{
+    char tmp[24];
+    size_t n = 0, k = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        buf[k++] = tmp[--n];
+    buf[k] = '\0';
+    return k;
+}
+
+static void report_started(struct agent *a, const struct arun *r)
+{
+    json_t *m = hrm_wire_new(HRM_WIRE_TASK_STARTED);
+    json_object_set_new(m, "job", json_integer(r->job));
+    json_object_set_new(m, "task", json_integer(r->task));
+    json_object_set_new(m, "attempt", json_integer(r->attempt));
+    json_object_set_new(m, "pid", json_integer(r->pid));
+    json_object_set_new(m, "start_us", json_integer(r->start_us));
+    agent_send(a, m);
+}
+
+static void finish(struct agent *a, struct arun *r)
+{
+    r->ended = true;
+    r->status = r->exit == 0 && r->signal == 0 && !r->error[0] ? 0 : 1;
+    if (!r->end_us)
+        r->end_us = agent_now_us();
+    HRM_GROW(a->done, a->cap_done, a->ndone + 1);
+    a->done[a->ndone++] = *r;
+    json_t *m = exec_end_json(r);
+    agent_send(a, m);
+}
+
+json_t *exec_end_json(const struct arun *r)
+{
+    json_t *m = hrm_wire_new(HRM_WIRE_TASK_END);
+    json_object_set_new(m, "job", json_integer(r->job));
+    json_object_set_new(m, "task", json_integer(r->task));
+    json_object_set_new(m, "attempt", json_integer(r->attempt));
+    json_object_set_new(m, "status", json_integer(r->status));
+    json_object_set_new(m, "exit", json_integer(r->exit));
+    json_object_set_new(m, "signal", json_integer(r->signal));
+    json_object_set_new(m, "oom", json_boolean(r->oom));
+    json_object_set_new(m, "start_us", json_integer(r->start_us));
+    json_object_set_new(m, "end_us", json_integer(r->end_us));
+    json_object_set_new(m, "cpu_us", json_integer(r->cpu_us));
+    json_object_set_new(m, "rss", json_integer(r->rss));
+    if (r->error[0])
+        json_object_set_new(m, "error", json_string(r->error));
+    return m;
+}
+
+static void free_strv(char **v)
+{
+    for (char **p = v; p && *p; p++)
+        hrm_free(*p);
+    hrm_free(v);
+}
+
+void exec_launch(struct agent *a, const json_t *msg)
+{
+    struct arun r = {0};
+    r.job = json_integer_value(json_object_get(msg, "job"));
+    r.task = (int32_t)json_integer_value(json_object_get(msg, "task"));
+    r.attempt = (int32_t)json_integer_value(json_object_get(msg, "attempt"));
+    r.gpu_mask = (uint32_t)json_integer_value(json_object_get(msg, "gpu_mask"));
+    r.start_us = agent_now_us();
+    r.start_mono_us = agent_mono_us();
+    for (size_t i = 0; i < a->nruns; i++)
+        if (a->runs[i].job == r.job && a->runs[i].task == r.task &&
+            a->runs[i].attempt == r.attempt)
+            return; /* a launch we already run (repeated after a reconnect) */
+    const json_t *cmd = json_object_get(msg, "cmd");
+    const json_t *env = json_object_get(msg, "env");
+    const char *cwd = json_string_value(json_object_get(msg, "cwd"));
+    char dir[1200], out[1300], err[1300], exe[2048];
+    snprintf(dir, sizeof(dir), "%s/%lld", a->work_dir, (long long)r.job);
+    snprintf(out, sizeof(out), "%s/%d.out", dir, r.task);
+    snprintf(err, sizeof(err), "%s/%d.err", dir, r.task);
+    const json_t *pathv = json_object_get(env, "PATH");
+    if (!resolve(json_string_value(json_array_get(cmd, 0)),
+                 pathv ? json_string_value(pathv) : getenv("PATH"), exe, sizeof(exe))) {
+        snprintf(r.error, sizeof(r.error), "%s: command not found",
+                 json_string_value(json_array_get(cmd, 0)));
+        r.exit = 127;
+        finish(a, &r);
+        return;
+    }
+    int fds[3] = {-1, -1, -1}, pipefd[2] = {-1, -1};
+    if (mkdirs(dir, 0755) < 0 || (fds[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
+        (fds[1] = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+        (fds[2] = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+        pipe2(pipefd, O_CLOEXEC) < 0) {
+        snprintf(r.error, sizeof(r.error), "output files: %.100s", strerror(errno));
+        r.exit = 127;
+        for (int i = 0; i < 3; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
+        finish(a, &r);
+        return;
+    }
+    size_t argc = json_array_size(cmd);
+    char **argv = hrm_calloc(argc + 1, sizeof(*argv));
+    for (size_t i = 0; i < argc; i++)
+        argv[i] = (char *)json_string_value(json_array_get(cmd, i));
+    char **envp = build_env(a, &r, env);
+    char procs[2][1200];
+    cg_setup(a, &r, json_integer_value(json_object_get(msg, "cpu")),
+             json_integer_value(json_object_get(msg, "mem")), procs);
+    cpu_set_t set;
+    bool pin = affinity(a, &r, &set);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* The child: only async-signal-safe calls until execve (ZeroMQ's
+         * threads may hold locks the child would inherit). */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* tasks do not outlive their agent */
+        if (getppid() != parent)
+            _exit(127);
+        char pidtxt[24];
+        size_t plen = utoa((unsigned long)getpid(), pidtxt);
+        for (int i = 0; i < 2; i++) {
+            if (!procs[i][0])
+                continue;
+            int fd = open(procs[i], O_WRONLY | O_CLOEXEC);
+            if (fd >= 0) {
+                ssize_t w = write(fd, pidtxt, plen);
+                (void)w;
+                close(fd);
+            }
+        }
+        if (pin)
+            sched_setaffinity(0, sizeof(set), &set);
+        if (chdir(cwd) < 0)
+            child_fail(pipefd[1], errno);
+        if (dup2(fds[0], 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[2], 2) < 0)
+            child_fail(pipefd[1], errno);
+        execve(exe, argv, envp);
+        child_fail(pipefd[1], errno);
+    }
+    int fork_errno = errno;
+    close(pipefd[1]);
+    for (int i = 0; i < 3; i++)
+        close(fds[i]);
+    hrm_free(argv);
+    free_strv(envp);
+    if (pid < 0) {
+        close(pipefd[0]);
+        snprintf(r.error, sizeof(r.error), "fork: %s", strerror(fork_errno));
+        r.exit = 127;
+        cg_remove(a, &r);
+        finish(a, &r);
+        return;
+    }
+    r.pid = pid;
+    setpgid(pid, pid); /* also from the parent: no window where a kill misses the group */
+    int child_errno = 0;
+    ssize_t n;
+    do
+        n = read(pipefd[0], &child_errno, sizeof(child_errno));
+    while (n < 0 && errno == EINTR);
+    close(pipefd[0]);
+    if (n == sizeof(child_errno)) {
+        waitpid(pid, NULL, 0);
+        snprintf(r.error, sizeof(r.error), "cannot start: %s%s%s", strerror(child_errno),
+                 child_errno == ENOENT || child_errno == ENOTDIR ? " (working directory " : "",
+                 child_errno == ENOENT || child_errno == ENOTDIR ? cwd : "");
+        if (child_errno == ENOENT || child_errno == ENOTDIR) {
+            size_t l = strlen(r.error);
+            snprintf(r.error + l, sizeof(r.error) - l, ")");
+        }
+        r.exit = 127;
+        cg_remove(a, &r);
+        finish(a, &r);
+        return;
+    }
+    HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
+    a->runs[a->nruns++] = r;
+    report_started(a, &r);
+}
+
+void exec_kill(struct agent *a, struct arun *r, int sig)
+{
+    (void)a;
+    if (r->pid > 0)
+        kill(-r->pid, sig);
+    if (sig == SIGTERM && !r->kill_at_us)
+        r->kill_at_us = agent_mono_us() + KILL_GRACE_US;
+}
+
+void exec_deadlines(struct agent *a)
+{
+    int64_t now = agent_mono_us();
+    for (size_t i = 0; i < a->nruns; i++)
+        if (a->runs[i].kill_at_us && now >= a->runs[i].kill_at_us) {
+            kill(-a->runs[i].pid, SIGKILL);
+            a->runs[i].kill_at_us = 0;
+        }
+}
+
+void exec_reap(struct agent *a)
+{
+    for (;;) {
+        int st;
+        struct rusage ru;
+        pid_t pid = wait4(-1, &st, WNOHANG, &ru);
+        if (pid <= 0)
+            return;
+        for (size_t i = 0; i < a->nruns; i++) {
+            struct arun *r = &a->runs[i];
+            if (r->pid != pid)
+                continue;
+            if (WIFEXITED(st))
+                r->exit = WEXITSTATUS(st);
+            else if (WIFSIGNALED(st))
+                r->signal = WTERMSIG(st);
+            r->cpu_us = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+                        ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+            r->rss = (int64_t)ru.ru_maxrss * 1024;
+            r->end_us = agent_now_us();
+            if (r->cg) {
+                r->oom = cg_oom(a, r);
+                cg_remove(a, r);
+            }
+            /* The group may hold children of the task: they go with it. */
+            kill(-pid, SIGKILL);
+            struct arun done = *r;
+            a->runs[i] = a->runs[--a->nruns];
+            finish(a, &done);
+            break;
+        }
+    }
+}
+
+json_t *exec_usage(struct agent *a)
+{
+    json_t *samples = json_array();
+    long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < a->nruns; i++) {
+        struct arun *r = &a->runs[i];
+        char path[64], buf[1024];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        char *p = strrchr(buf, ')');
+        unsigned long long ut = 0, stt = 0;
+        long long rss = 0;
+        /* After the command name: state ppid pgrp session tty tpgid flags minflt
+         * cminflt majflt cmajflt utime stime ... rss is the 22nd from here. */
+        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
+                                "%*d %*d %*d %*d %*u %*u %lld",
+                         &ut, &stt, &rss) != 3)
+            continue;
+        r->cpu_us = (int64_t)((ut + stt) * 1000000ULL / (unsigned long long)tick);
+        r->rss = rss * page;
+        json_array_append_new(samples,
+                              json_pack("{s:I, s:i, s:i, s:I, s:I}", "job", (json_int_t)r->job,
+                                        "task", r->task, "attempt", r->attempt, "cpu_us",
+                                        (json_int_t)r->cpu_us, "rss", (json_int_t)r->rss));
+    }
+    return samples;
+}
+
+void exec_stop_all(struct agent *a)
+{
+    for (size_t i = 0; i < a->nruns; i++)
+        kill(-a->runs[i].pid, SIGTERM);
+    int64_t deadline = agent_mono_us() + KILL_GRACE_US;
+    while (a->nruns > 0 && agent_mono_us() < deadline) {
+        exec_reap(a);
+        struct timespec ts = {0, 20000000};
+        nanosleep(&ts, NULL);
+    }
+    for (size_t i = 0; i < a->nruns; i++)
+        kill(-a->runs[i].pid, SIGKILL);
+    while (a->nruns > 0) {
+        size_t before = a->nruns;
+        exec_reap(a);
+        if (a->nruns == before) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+/* Log text as valid UTF-8 (JSON strings must be): invalid bytes become '?'. */
+static void sanitize_utf8(unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = s[i];
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        bool ok = len > 0 && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = (s[i + k] & 0xc0) == 0x80;
+        if (c == 0)
+            ok = false;
+        if (!ok) {
+            s[i++] = '?';
+            continue;
+        }
+        i += len;
+    }
+}
+
+json_t *exec_read_log(struct agent *a, const json_t *fetch)
+{
+    json_int_t req = json_integer_value(json_object_get(fetch, "req"));
+    json_int_t job = json_integer_value(json_object_get(fetch, "job"));
+    json_int_t task = json_integer_value(json_object_get(fetch, "task"));
+    json_int_t max = json_integer_value(json_object_get(fetch, "max"));
+    const char *stream = json_string_value(json_object_get(fetch, "stream"));
+    char path[1300];
+    snprintf(path, sizeof(path), "%s/%lld/%lld.%s", a->work_dir, (long long)job,
+             (long long)task, strcmp(stream, "err") == 0 ? "err" : "out");
+    json_t *m = hrm_wire_new(HRM_WIRE_LOGS_DATA);
+    json_object_set_new(m, "req", json_integer(req));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        json_object_set_new(m, "error", json_sprintf("%s: %s", path, strerror(errno)));
+        if (fd >= 0)
+            close(fd);
+        return m;
+    }
+    if (max <= 0 || max > (1 << 20))
+        max = 1 << 20;
+    off_t from = st.st_size > max ? st.st_size - max : 0;
+    size_t want = (size_t)(st.st_size - from);
+    unsigned char *buf = hrm_alloc(want + 1);
+    ssize_t got = pread(fd, buf, want, from);
+    close(fd);
+    if (got < 0)
+        got = 0;
+    sanitize_utf8(buf, (size_t)got);
+    json_object_set_new(m, "data", json_stringn((const char *)buf, (size_t)got));
+    json_object_set_new(m, "size", json_integer(st.st_size));
+    hrm_free(buf);
+    return m;
+}

@@ -1,0 +1,79 @@
+/* The agent's context and runs, shared by agent.c (protocol, loop), agent_exec.c (processes) and agent_hw.c (discovery). */
+#ifndef HRM_AGENT_PRIVATE_H
+#define HRM_AGENT_PRIVATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hrm/daemon.h"
+#include "hrm/transport.h"
+
+enum cg_mode { CG_NONE, CG_V1, CG_V2 };
+
+struct hw_info {
+    int32_t pus, cores, numa, pci;  /* hwloc; 0 when unknown */
+    int64_t mem_total, mem_avail;   /* /proc/meminfo */
+    int32_t nvml_gpus;              /* -1: no NVML on this host */
+    int64_t nvml_gpu_mem;           /* smallest GPU's memory */
+    char nvml_name[96];
+    enum cg_mode cg;
+    char cg_why[160];               /* why that mode (for --check) */
+    char cg_root[512];              /* v2: the delegated parent; v1: unused */
+};
+
+struct arun {
+    int64_t job;
+    int32_t task, attempt;
+    pid_t pid;
+    uint32_t gpu_mask;
+    int64_t start_us, start_mono_us, kill_at_us; /* kill_at: SIGKILL deadline (mono), 0 none */
+    bool cg;                  /* has cgroup directories */
+    /* filled when it ends */
+    bool ended;
+    int status, exit, signal; /* status: 0 done, 1 failed (HRM_OUTCOME_*) */
+    bool oom;
+    int64_t end_us, cpu_us, rss;
+    char error[160];
+};
+
+struct agent {
+    struct hrm_agent_config cfg;
+    char name[48], rack[48], host[64];
+    char state_dir[1024], keys_dir[1100], work_dir[1100], endpoint[512];
+    struct hw_info hw;
+    int64_t cpu_milli, mem, gpu_mem;
+    int32_t gpus;
+    void *zctx;
+    struct hrm_conn *conn;
+    int sigfd;
+    struct arun *runs;       /* live */
+    size_t nruns, cap_runs;
+    struct arun *done;       /* ended, not yet acknowledged by the master */
+    size_t ndone, cap_done;
+    bool registered;
+    int64_t register_sent_us, next_heartbeat_us, next_usage_us;
+    bool stop;
+};
+
+/* agent_hw.c */
+void hw_discover(struct hw_info *hw, const char *name, bool probe_cgroup);
+double hw_loadavg(void);
+int64_t hw_mem_avail(void);
+
+/* agent_exec.c */
+int64_t agent_mono_us(void);
+int64_t agent_now_us(void);
+/* Starts a run from a task_launch message; on failure to start, the run is
+ * returned ended (exit 127 and an error) for the caller to report. */
+void exec_launch(struct agent *a, const json_t *msg);
+void exec_kill(struct agent *a, struct arun *r, int sig);
+void exec_reap(struct agent *a);         /* SIGCHLD: collects ended runs into a->done */
+void exec_deadlines(struct agent *a);    /* SIGKILL runs past their grace period */
+json_t *exec_usage(struct agent *a);     /* samples array for a usage message */
+json_t *exec_end_json(const struct arun *r); /* fields of a task_end */
+void exec_stop_all(struct agent *a);     /* on shutdown: TERM, grace, KILL, reap */
+json_t *exec_read_log(struct agent *a, const json_t *fetch);
+
+#endif

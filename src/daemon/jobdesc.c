@@ -1,0 +1,223 @@
+/* Job descriptions: validation with field paths, unit parsing shared with specs, normalised JSON. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "hrm/jobdesc.h"
+#include "hrm/units.h"
+
+#define NAME_MAX_LEN 47 /* HRM_NAME_MAX - 1: names go into the scheduler's model */
+
+static int get_name(const json_t *desc, const char *key, const char *def, const char **out,
+                    struct hrm_error *err)
+{
+    const json_t *v = json_object_get(desc, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (!json_is_string(v) || json_string_length(v) == 0 ||
+        json_string_length(v) > NAME_MAX_LEN)
+        return hrm_errorf(err, -HRM_ESPEC, "%s: must be a string of 1 to %d characters", key,
+                          NAME_MAX_LEN);
+    *out = json_string_value(v);
+    return 0;
+}
+
+static int parse_amount(const json_t *v, bool cpu, int64_t *out)
+{
+    if (json_is_integer(v)) {
+        *out = json_integer_value(v) * (cpu ? 1000 : 1);
+        return json_integer_value(v) >= 0 && (!cpu || json_integer_value(v) <= 1 << 20) ? 0 : -1;
+    }
+    if (json_is_real(v) && cpu) {
+        double d = json_real_value(v);
+        if (!(d >= 0 && d <= 1 << 20))
+            return -1;
+        *out = (int64_t)(d * 1000 + 0.5);
+        return 0;
+    }
+    if (json_is_string(v))
+        return cpu ? hrm_parse_cpu(json_string_value(v), out)
+                   : hrm_parse_size(json_string_value(v), out);
+    return -1;
+}
+
+static json_t *norm_cmd(const json_t *cmd, int g, struct hrm_error *err)
+{
+    if (json_is_string(cmd)) {
+        if (json_string_length(cmd) == 0)
+            goto bad;
+        return json_pack("[s, s, O]", "/bin/sh", "-c", cmd);
+    }
+    if (!json_is_array(cmd) || json_array_size(cmd) == 0 ||
+        json_array_size(cmd) > HRM_JOB_MAX_ARGS)
+        goto bad;
+    size_t i;
+    const json_t *a;
+    json_array_foreach(cmd, i, a)
+    {
+        if (!json_is_string(a) || (i == 0 && json_string_length(a) == 0) ||
+            memchr(json_string_value(a), '\0', json_string_length(a)))
+            goto bad;
+    }
+    return json_deep_copy(cmd);
+bad:
+    hrm_errorf(err, -HRM_ESPEC,
+               "tasks[%d].cmd: must be a non-empty string or array of strings (at most %d)", g,
+               HRM_JOB_MAX_ARGS);
+    return NULL;
+}
+
+static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int64_t *ntasks,
+                          struct hrm_error *err)
+{
+    static const char *const known[] = {"cmd", "cpus", "mem", "gpus", "count", "env", "cwd",
+                                        NULL};
+    if (!json_is_object(in)) {
+        hrm_errorf(err, -HRM_ESPEC, "tasks[%d]: must be an object", g);
+        return NULL;
+    }
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)in, key, v)
+    {
+        bool ok = false;
+        for (int k = 0; known[k]; k++)
+            ok |= strcmp(key, known[k]) == 0;
+        if (!ok) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d]: unknown field '%s'", g, key);
+            return NULL;
+        }
+    }
+    json_t *cmd = norm_cmd(json_object_get(in, "cmd"), g, err);
+    if (!cmd)
+        return NULL;
+    int64_t cpu = 1000, mem = 0, gpus = 0, count = 1;
+    if ((v = json_object_get(in, "cpus")) && (parse_amount(v, true, &cpu) < 0 || cpu <= 0)) {
+        hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cpus: expected a positive amount like 2, 0.5 or \"500m\"", g);
+        goto fail;
+    }
+    if ((v = json_object_get(in, "mem")) && parse_amount(v, false, &mem) < 0) {
+        hrm_errorf(err, -HRM_ESPEC, "tasks[%d].mem: expected a size like \"256M\" or bytes", g);
+        goto fail;
+    }
+    if ((v = json_object_get(in, "gpus")) &&
+        (!json_is_integer(v) || (gpus = json_integer_value(v)) < 0 || gpus > 32)) {
+        hrm_errorf(err, -HRM_ESPEC, "tasks[%d].gpus: expected an integer 0..32", g);
+        goto fail;
+    }
+    if ((v = json_object_get(in, "count")) &&
+        (!json_is_integer(v) || (count = json_integer_value(v)) < 1 ||
+         count > HRM_JOB_MAX_TASKS)) {
+        hrm_errorf(err, -HRM_ESPEC, "tasks[%d].count: expected an integer 1..%d", g,
+                   HRM_JOB_MAX_TASKS);
+        goto fail;
+    }
+    json_t *env = json_object();
+    if ((v = json_object_get(in, "env"))) {
+        if (!json_is_object(v)) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].env: must be an object of strings", g);
+            json_decref(env);
+            goto fail;
+        }
+        const json_t *ev;
+        json_object_foreach((json_t *)v, key, ev)
+        {
+            if (!json_is_string(ev) || !*key || strchr(key, '=')) {
+                hrm_errorf(err, -HRM_ESPEC, "tasks[%d].env.%s: must be a string (and a name without '=')", g, key);
+                json_decref(env);
+                goto fail;
+            }
+            json_object_set(env, key, (json_t *)ev);
+        }
+    }
+    const char *cwd = cwd_default ? cwd_default : "/";
+    if ((v = json_object_get(in, "cwd"))) {
+        if (!json_is_string(v) || json_string_value(v)[0] != '/') {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cwd: must be an absolute path", g);
+            json_decref(env);
+            goto fail;
+        }
+        cwd = json_string_value(v);
+    }
+    *ntasks += count;
+    return json_pack("{s:o, s:I, s:I, s:I, s:I, s:o, s:s}", "cmd", cmd, "cpu", (json_int_t)cpu,
+                     "mem", (json_int_t)mem, "gpus", (json_int_t)gpus, "count",
+                     (json_int_t)count, "env", env, "cwd", cwd);
+fail:
+    json_decref(cmd);
+    return NULL;
+}
+
+json_t *hrm_jobdesc_normalise(const json_t *desc, const char *cwd_default,
+                              struct hrm_error *err)
+{
+    static const char *const known[] = {"name", "user", "queue", "priority", "tasks", NULL};
+    if (!json_is_object(desc)) {
+        hrm_errorf(err, -HRM_ESPEC, "a job must be a JSON object");
+        return NULL;
+    }
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)desc, key, v)
+    {
+        bool ok = false;
+        for (int k = 0; known[k]; k++)
+            ok |= strcmp(key, known[k]) == 0;
+        if (!ok) {
+            hrm_errorf(err, -HRM_ESPEC, "unknown field '%s' (known: name, user, queue, priority, tasks)", key);
+            return NULL;
+        }
+    }
+    const char *name = NULL, *user = NULL, *queue = NULL;
+    if (get_name(desc, "name", "job", &name, err) < 0 ||
+        get_name(desc, "user", "nobody", &user, err) < 0 ||
+        get_name(desc, "queue", "default", &queue, err) < 0)
+        return NULL;
+    int64_t prio = 0;
+    if ((v = json_object_get(desc, "priority"))) {
+        if (!json_is_integer(v) || json_integer_value(v) < -1000000 ||
+            json_integer_value(v) > 1000000) {
+            hrm_errorf(err, -HRM_ESPEC, "priority: expected an integer -1000000..1000000");
+            return NULL;
+        }
+        prio = json_integer_value(v);
+    }
+    const json_t *tasks = json_object_get(desc, "tasks");
+    if (!json_is_array(tasks) || json_array_size(tasks) == 0 ||
+        json_array_size(tasks) > HRM_JOB_MAX_GROUPS) {
+        hrm_errorf(err, -HRM_ESPEC, "tasks: expected an array of 1 to %d task groups",
+                   HRM_JOB_MAX_GROUPS);
+        return NULL;
+    }
+    json_t *groups = json_array();
+    int64_t ntasks = 0;
+    size_t i;
+    json_array_foreach(tasks, i, v)
+    {
+        json_t *g = norm_group(v, (int)i, cwd_default, &ntasks, err);
+        if (!g) {
+            json_decref(groups);
+            return NULL;
+        }
+        json_array_append_new(groups, g);
+    }
+    if (ntasks > HRM_JOB_MAX_TASKS) {
+        json_decref(groups);
+        hrm_errorf(err, -HRM_ESPEC, "tasks: %lld tasks in all, more than %d", (long long)ntasks,
+                   HRM_JOB_MAX_TASKS);
+        return NULL;
+    }
+    return json_pack("{s:s, s:s, s:s, s:I, s:o, s:I}", "name", name, "user", user, "queue",
+                     queue, "priority", (json_int_t)prio, "tasks", groups, "ntasks",
+                     (json_int_t)ntasks);
+}
+
+json_t *hrm_jobdesc_load(const char *path, struct hrm_error *err)
+{
+    json_error_t jerr;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!j)
+        hrm_errorf(err, -HRM_ESPEC, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+    return j;
+}

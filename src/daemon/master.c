@@ -1,0 +1,641 @@
+/* hrm master: context built in order, one reactor thread, a static handler table, one durable commit per turn. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "hrm/alloc.h"
+#include "hrm/log.h"
+#include "master_private.h"
+
+/* Messages handled per turn.  One turn is one transaction and one flush of
+ * replies; the bound keeps a flood of submissions from starving heartbeats,
+ * handshakes and scheduling passes, at ~1 ms of work per hundred messages. */
+#define TURN_MAX_MSGS 1024
+#define TICK_US 100000         /* housekeeping: node timeouts, reconciliation */
+#define LOGS_TIMEOUT_US 30000000
+
+int64_t master_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t master_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void master_send(struct master *m, const struct peer_id *to, json_t *msg)
+{
+    HRM_GROW(m->out, m->cap_out, m->nout + 1);
+    m->out[m->nout].to = *to;
+    m->out[m->nout].msg = msg;
+    m->nout++;
+}
+
+void master_send_node(struct master *m, int32_t node, json_t *msg)
+{
+    if (node < 0 || node >= m->nnodes || m->nodes[node].peer.len == 0) {
+        json_decref(msg); /* the node is gone; what it missed is reconciled when it returns */
+        return;
+    }
+    master_send(m, &m->nodes[node].peer, msg);
+}
+
+void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wire_err code,
+                        long long req, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    master_send(m, to, hrm_wire_error(code, req, "%s", text));
+}
+
+void master_store_failed(struct master *m, int rc, const struct hrm_error *err)
+{
+    /* Fail-stop: memory and disk would disagree from here on.  Nothing of
+     * this turn is sent, and a restart rebuilds from what is durable. */
+    hrm_log_err(HRM_LOG_CRIT, rc, "%s; stopping", err ? err->text : "store write failed");
+    hrm_errorf(&m->turn_err, rc, "%s", err ? err->text : "store write failed");
+    m->stop = true;
+}
+
+static int32_t node_of_peer(struct master *m, const struct peer_id *p)
+{
+    for (int32_t n = 0; n < m->nnodes; n++)
+        if (m->nodes[n].peer.len == p->len && memcmp(m->nodes[n].peer.id, p->id, p->len) == 0)
+            return n;
+    return -1;
+}
+
+static void ack_task(struct master *m, const struct peer_id *to, json_int_t job, json_int_t task,
+                     json_int_t attempt)
+{
+    json_t *a = hrm_wire_new(HRM_WIRE_TASK_END_ACK);
+    json_object_set_new(a, "job", json_integer(job));
+    json_object_set_new(a, "task", json_integer(task));
+    json_object_set_new(a, "attempt", json_integer(attempt));
+    master_send(m, to, a);
+}
+
+static void kill_run(struct master *m, int32_t node, json_int_t job, json_int_t task,
+                     json_int_t attempt)
+{
+    json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
+    json_object_set_new(k, "job", json_integer(job));
+    json_object_set_new(k, "task", json_integer(task));
+    json_object_set_new(k, "attempt", json_integer(attempt));
+    master_send_node(m, node, k);
+}
+
+static json_int_t geti(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+/* A run ended on node (a task_end message, or a "finished" entry of a
+ * registration).  Idempotent: a report about a run that is no longer the
+ * task's live one is acknowledged and otherwise ignored. */
+static void task_ended(struct master *m, int32_t node, const struct peer_id *from, const json_t *e)
+{
+    json_int_t job = geti(e, "job"), task = geti(e, "task"), attempt = geti(e, "attempt");
+    struct rjob *j = jobs_find(m, job);
+    ack_task(m, from, job, task, attempt);
+    if (!j || task < 0 || task >= j->ntasks)
+        return;
+    struct rtask *t = &j->tasks[task];
+    if (t->state != HRM_RTASK_RUNNING || t->attempt != attempt || t->node != node)
+        return;
+    t->exit = (int)geti(e, "exit");
+    t->signal = (int)geti(e, "signal");
+    t->oom = json_is_true(json_object_get(e, "oom"));
+    t->end_us = json_object_get(e, "end_us") ? geti(e, "end_us") : master_now_us();
+    if (json_object_get(e, "start_us"))
+        t->start_us = geti(e, "start_us");
+    t->cpu_us = geti(e, "cpu_us");
+    t->rss = geti(e, "rss");
+    bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
+    if (t->sched >= 0 && j->sched >= 0 && m->sched.central) {
+        struct hrm_error err;
+        int rc = sched_task_end(m, j, (int32_t)task, ok, &err);
+        if (rc < 0) {
+            hrm_log(HRM_LOG_ERR, "%s", err.text);
+            m->sched.dirty = true;
+        }
+    } else {
+        /* No scheduler holds it (reconciling after a restart): record the
+         * outcome; the rebuild that ends reconciliation finishes the job. */
+        t->state = ok ? HRM_RTASK_DONE : HRM_RTASK_FAILED;
+        if (!ok)
+            j->failed = true;
+    }
+    if (j->tasks[task].state != HRM_RTASK_RUNNING || j->state > HRM_JOB_RUNNING)
+        jobs_persist_task(m, j, (int32_t)task);
+    if (!ok)
+        hrm_log(HRM_LOG_INFO, "task " HRM_TASK_FMT " on %s failed: exit %d signal %d%s",
+                HRM_TASK_ARGS(job, task, attempt), m->nodes[node].name, t->exit, t->signal,
+                t->oom ? " (out of memory)" : "");
+}
+
+static void on_register(struct master *m, const struct peer_id *from, json_t *msg)
+{
+    const char *name = json_string_value(json_object_get(msg, "name"));
+    const char *rack = json_string_value(json_object_get(msg, "rack"));
+    json_int_t cpu = geti(msg, "cpu"), mem = geti(msg, "mem"), gpus = geti(msg, "gpus");
+    json_int_t gpu_mem = geti(msg, "gpu_mem");
+    if (!*name || strlen(name) >= NODE_NAME_MAX || !*rack || strlen(rack) >= NODE_NAME_MAX ||
+        cpu < 1000 || cpu > (1000LL << 20) || gpus > HRM_MAX_GPUS_PER_NODE) {
+        master_reply_error(m, from, HRM_WERR_BAD_FIELD, -1,
+                           "register: name and rack of 1..%d characters, cpu >= 1000 milli-cores,"
+                           " at most %d GPUs",
+                           NODE_NAME_MAX - 1, HRM_MAX_GPUS_PER_NODE);
+        return;
+    }
+    /* One peer is one node: a connection that registers under a new name leaves its old one. */
+    int32_t old = node_of_peer(m, from);
+    if (old >= 0 && strcmp(m->nodes[old].name, name) != 0)
+        m->nodes[old].peer.len = 0;
+    int32_t n = nodes_find(m, name, true);
+    struct rnode *rn = &m->nodes[n];
+    int32_t cores = (int32_t)(cpu / 1000);
+    if (rn->cores != cores || rn->mem != mem || rn->gpus != gpus || rn->gpu_mem != gpu_mem ||
+        strcmp(rn->rack, rack) != 0 || n >= (m->sched.cluster ? m->sched.cluster->nnodes : 0))
+        m->sched.dirty = true;
+    rn->cores = cores;
+    rn->mem = mem;
+    rn->gpus = (int32_t)gpus;
+    rn->gpu_mem = gpu_mem;
+    snprintf(rn->rack, sizeof(rn->rack), "%s", rack);
+    snprintf(rn->host, sizeof(rn->host), "%s",
+             json_string_value(json_object_get(msg, "host")) ?: "");
+    snprintf(rn->cgroup, sizeof(rn->cgroup), "%s",
+             json_string_value(json_object_get(msg, "cgroup")) ?: "none");
+    rn->peer = *from;
+    rn->last_seen_us = master_mono_us();
+    bool was_up = rn->up;
+    rn->up = true;
+    /* Reconcile: what the agent runs and has finished against the table. */
+    for (size_t i = 0; i < m->njobs; i++) {
+        struct rjob *j = m->jobs[i];
+        for (int32_t k = 0; j && k < j->ntasks; k++)
+            j->tasks[k].seen = false;
+    }
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(msg, "running"), i, e)
+    {
+        json_int_t job = geti(e, "job"), task = geti(e, "task"), attempt = geti(e, "attempt");
+        struct rjob *j = jobs_find(m, job);
+        struct rtask *t = j && task >= 0 && task < j->ntasks ? &j->tasks[task] : NULL;
+        if (t && t->state == HRM_RTASK_RUNNING && t->attempt == attempt && t->node == n) {
+            t->seen = true; /* still running where we placed it: kept */
+            t->pid = (int32_t)geti(e, "pid");
+        } else {
+            kill_run(m, n, job, task, attempt); /* a run nobody wants any more */
+        }
+    }
+    json_array_foreach(json_object_get(msg, "finished"), i, e)
+    {
+        struct rjob *j = jobs_find(m, geti(e, "job"));
+        json_int_t task = geti(e, "task");
+        if (j && task >= 0 && task < j->ntasks && j->tasks[task].attempt == geti(e, "attempt"))
+            j->tasks[task].seen = true;
+        task_ended(m, n, from, e);
+    }
+    int lost = 0;
+    for (size_t x = 0; x < m->njobs; x++) {
+        struct rjob *j = m->jobs[x];
+        for (int32_t k = 0; j && jobs_live(j) && k < j->ntasks; k++) {
+            struct rtask *t = &j->tasks[k];
+            if (t->state == HRM_RTASK_RUNNING && t->node == n && !t->seen) {
+                t->state = HRM_RTASK_PENDING; /* nobody runs it: placed again */
+                jobs_persist_task(m, j, k);
+                lost++;
+            }
+        }
+    }
+    if (lost)
+        m->sched.dirty = true;
+    if (!was_up && !m->sched.dirty) {
+        struct hrm_error err;
+        if (sched_node_up(m, n, &err) < 0) {
+            hrm_log(HRM_LOG_ERR, "%s", err.text);
+            m->sched.dirty = true;
+        }
+    }
+    hrm_log(HRM_LOG_NOTICE, "node %s (rack %s, %d cpus, %lld MiB, %d GPUs) registered%s; %d lost",
+            rn->name, rn->rack, rn->cores, (long long)(rn->mem >> 20), rn->gpus,
+            was_up ? " again" : "", lost);
+    json_t *w = hrm_wire_new(HRM_WIRE_WELCOME);
+    json_object_set_new(w, "node", json_integer(n));
+    json_object_set_new(w, "boot", json_integer(m->boot));
+    master_send(m, from, w);
+}
+
+static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
+{
+    (void)from;
+    struct rnode *rn = &m->nodes[n];
+    rn->load = json_number_value(json_object_get(msg, "load"));
+    rn->mem_avail = geti(msg, "mem_avail");
+    rn->ntasks_reported = (int32_t)geti(msg, "ntasks");
+}
+
+static void on_task_started(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
+{
+    (void)from;
+    struct rjob *j = jobs_find(m, geti(msg, "job"));
+    json_int_t task = geti(msg, "task");
+    if (!j || task >= j->ntasks)
+        return;
+    struct rtask *t = &j->tasks[task];
+    if (t->state == HRM_RTASK_RUNNING && t->attempt == geti(msg, "attempt") && t->node == n) {
+        t->pid = (int32_t)geti(msg, "pid");
+        t->start_us = geti(msg, "start_us");
+    }
+}
+
+static void on_task_end(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
+{
+    task_ended(m, n, from, msg);
+}
+
+static void on_usage(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
+{
+    (void)from;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(msg, "samples"), i, e)
+    {
+        struct rjob *j = jobs_find(m, geti(e, "job"));
+        json_int_t task = geti(e, "task");
+        if (!j || task < 0 || task >= j->ntasks)
+            continue;
+        struct rtask *t = &j->tasks[task];
+        if (t->state == HRM_RTASK_RUNNING && t->node == n && t->attempt == geti(e, "attempt")) {
+            t->cpu_us = geti(e, "cpu_us");
+            t->rss = geti(e, "rss");
+        }
+    }
+}
+
+static void on_peer_error(struct master *m, const struct peer_id *from, json_t *msg)
+{
+    (void)m;
+    (void)from;
+    hrm_log(HRM_LOG_WARNING, "a peer reports an error: %s: %s",
+            json_string_value(json_object_get(msg, "code")),
+            json_string_value(json_object_get(msg, "message")));
+}
+
+/* The handler table: who may send a type is the wire table's "senders"
+ * column; here, what handles it and whether it needs a registered node. */
+typedef void (*peer_handler_f)(struct master *m, const struct peer_id *from, json_t *msg);
+typedef void (*node_handler_f)(struct master *m, int32_t node, const struct peer_id *from,
+                               json_t *msg);
+
+static const struct handler {
+    peer_handler_f peer;
+    node_handler_f node; /* for agents' messages: needs a registered, up node */
+} handlers[HRM_WIRE_COUNT] = {
+    [HRM_WIRE_ERROR] = {.peer = on_peer_error},
+    [HRM_WIRE_REGISTER] = {.peer = on_register},
+    [HRM_WIRE_HEARTBEAT] = {.node = on_heartbeat},
+    [HRM_WIRE_TASK_STARTED] = {.node = on_task_started},
+    [HRM_WIRE_TASK_END] = {.node = on_task_end},
+    [HRM_WIRE_USAGE] = {.node = on_usage},
+    [HRM_WIRE_LOGS_DATA] = {.peer = on_logs_data},
+    [HRM_WIRE_SUBMIT] = {.peer = on_submit},
+    [HRM_WIRE_JOBS] = {.peer = on_jobs},
+    [HRM_WIRE_JOB] = {.peer = on_job},
+    [HRM_WIRE_NODES] = {.peer = on_nodes},
+    [HRM_WIRE_CANCEL] = {.peer = on_cancel},
+    [HRM_WIRE_WAIT] = {.peer = on_wait},
+    [HRM_WIRE_LOGS] = {.peer = on_logs},
+};
+
+static void dispatch(struct master *m, const struct hrm_inmsg *in)
+{
+    struct peer_id from;
+    from.len = in->idlen;
+    memcpy(from.id, in->id, in->idlen);
+    if (in->extra_frames) {
+        master_reply_error(m, &from, HRM_WERR_BAD_JSON, -1, "a message is exactly one frame");
+        return;
+    }
+    json_t *msg;
+    struct hrm_wire_fault f;
+    int type = hrm_wire_decode(in->data ? in->data : "", in->len, &msg, &f);
+    if (type < 0) {
+        hrm_log(HRM_LOG_INFO, "bad message from a %s: %s",
+                in->role == HRM_PEER_AGENT ? "agent" : "client", f.message);
+        master_reply_error(m, &from, f.code, f.req, "%s", f.message);
+        return;
+    }
+    const struct handler *h = &handlers[type];
+    if (!(hrm_wire_senders(type) & in->role) || (!h->peer && !h->node)) {
+        master_reply_error(m, &from, HRM_WERR_FORBIDDEN, geti(msg, "req"),
+                           "a %s may not send '%s'",
+                           in->role == HRM_PEER_AGENT ? "agent" : "client", hrm_wire_name(type));
+    } else if (h->peer) {
+        h->peer(m, &from, msg);
+    } else {
+        int32_t n = node_of_peer(m, &from);
+        if (n < 0 || !m->nodes[n].up) {
+            master_reply_error(m, &from, HRM_WERR_NOT_REGISTERED, -1,
+                               "'%s' from an agent that is not registered",
+                               hrm_wire_name(type));
+        } else {
+            m->nodes[n].last_seen_us = master_mono_us();
+            h->node(m, n, &from, msg);
+        }
+    }
+    json_decref(msg);
+}
+
+/* ---- housekeeping ---- */
+
+static void node_down(struct master *m, int32_t n, const char *why)
+{
+    struct rnode *rn = &m->nodes[n];
+    rn->up = false;
+    hrm_log(HRM_LOG_WARNING, "node %s is down (%s); its tasks go back to the queue", rn->name, why);
+    jobs_requeue_node(m, n);
+    struct hrm_error err;
+    if (sched_node_down(m, n, &err) < 0) {
+        hrm_log(HRM_LOG_ERR, "%s", err.text);
+        m->sched.dirty = true;
+    }
+}
+
+static void housekeeping(struct master *m)
+{
+    int64_t now = master_mono_us();
+    for (int32_t n = 0; n < m->nnodes; n++)
+        if (m->nodes[n].up && now - m->nodes[n].last_seen_us > m->cfg.node_timeout_us)
+            node_down(m, n, "no heartbeat");
+    if (m->reconciling) {
+        bool all = true;
+        for (int32_t n = 0; n < m->nnodes; n++)
+            all &= m->nodes[n].up;
+        if (all || now - m->start_mono_us > m->cfg.reconcile_us) {
+            m->reconciling = false;
+            for (int32_t n = 0; n < m->nnodes; n++)
+                if (!m->nodes[n].up)
+                    jobs_requeue_node(m, n);
+            m->sched.dirty = true;
+            hrm_log(HRM_LOG_NOTICE, "reconciliation over: scheduling resumes");
+        }
+    }
+    for (size_t i = 0; i < m->nlogs;) {
+        if (now - m->logs[i].since_us > LOGS_TIMEOUT_US) {
+            master_reply_error(m, &m->logs[i].client, HRM_WERR_UNAVAILABLE, m->logs[i].client_req,
+                               "the node did not answer");
+            m->logs[i] = m->logs[--m->nlogs];
+        } else {
+            i++;
+        }
+    }
+}
+
+static void flush_out(struct master *m)
+{
+    for (size_t i = 0; i < m->nout; i++) {
+        struct outmsg *o = &m->out[i];
+        if (!m->stop) {
+            int rc = hrm_server_send(m->srv, o->to.id, o->to.len, o->msg);
+            if (rc < 0)
+                hrm_log(HRM_LOG_DEBUG, "a %s was not delivered: %s",
+                        json_string_value(json_object_get(o->msg, "type")), hrm_strerror(rc));
+        }
+        json_decref(o->msg);
+    }
+    m->nout = 0;
+}
+
+static int turn(struct master *m, int64_t *next_tick)
+{
+    struct hrm_error err;
+    hrm_server_handle_zap(m->srv);
+    int rc = hrm_store_begin(m->store, &err);
+    if (rc < 0) {
+        master_store_failed(m, rc, &err);
+        return rc;
+    }
+    for (int i = 0; i < TURN_MAX_MSGS && !m->stop; i++) {
+        struct hrm_inmsg in;
+        rc = hrm_server_recv(m->srv, &in);
+        if (rc == -EAGAIN)
+            break;
+        if (rc < 0) {
+            hrm_log_err(HRM_LOG_WARNING, rc, "receive");
+            break;
+        }
+        dispatch(m, &in);
+    }
+    if (master_mono_us() >= *next_tick) {
+        housekeeping(m);
+        *next_tick = master_mono_us() + TICK_US;
+    }
+    if (!m->stop && !m->reconciling && m->sched.dirty) {
+        if ((rc = sched_rebuild(m, &err)) < 0) {
+            hrm_log(HRM_LOG_CRIT, "scheduler: %s", err.text);
+            m->stop = true;
+        }
+    }
+    if (!m->stop && (rc = sched_run_timers(m, &err)) < 0) {
+        hrm_log(HRM_LOG_CRIT, "%s", err.text);
+        m->stop = true;
+    }
+    if (m->stop) {
+        hrm_store_rollback(m->store);
+    } else if ((rc = hrm_store_commit(m->store, &err)) < 0) {
+        master_store_failed(m, rc, &err);
+    }
+    flush_out(m); /* after the commit: nothing is promised that is not durable */
+    return m->stop && m->turn_err.text[0] ? -HRM_EIO : 0;
+}
+
+/* ---- context ---- */
+
+static int write_endpoint(struct master *m, struct hrm_error *err)
+{
+    char tmp[1200], path[1100];
+    snprintf(path, sizeof(path), "%s/" HRM_ENDPOINT_FILE, m->state_dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return hrm_errorf(err, -errno, "%s: %s", tmp, strerror(errno));
+    fprintf(f, "%s\n", hrm_server_endpoint(m->srv));
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return hrm_errorf(err, -errno, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
+static void master_free(struct master *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->nout; i++)
+        json_decref(m->out[i].msg);
+    hrm_free(m->out);
+    hrm_free(m->logs);
+    sched_fini(m);
+    jobs_free_all(m);
+    hrm_free(m->nodes);
+    if (m->sigfd >= 0)
+        close(m->sigfd);
+    hrm_server_free(m->srv);
+    hrm_zctx_free(m->zctx);
+    hrm_authz_free(m->authz);
+    hrm_store_close(m->store);
+    hrm_free(m);
+}
+
+static struct master *master_new(const struct hrm_master_config *cfg, struct hrm_error *err)
+{
+    struct master *m = hrm_calloc(1, sizeof(*m));
+    m->sigfd = -1;
+    m->cfg = *cfg;
+    if (!m->cfg.policy)
+        m->cfg.policy = "drf";
+    if (m->cfg.max_attempts <= 0)
+        m->cfg.max_attempts = 1;
+    if (m->cfg.node_timeout_us <= 0)
+        m->cfg.node_timeout_us = 5000000;
+    if (m->cfg.reconcile_us <= 0)
+        m->cfg.reconcile_us = 5000000;
+    snprintf(m->state_dir, sizeof(m->state_dir), "%s", cfg->state_dir);
+    if (cfg->keys_dir)
+        snprintf(m->keys_dir, sizeof(m->keys_dir), "%s", cfg->keys_dir);
+    else
+        snprintf(m->keys_dir, sizeof(m->keys_dir), "%.1000s/keys", cfg->state_dir);
+    sched_init(m);
+    if (mkdir(m->state_dir, 0700) < 0 && errno != EEXIST) {
+        hrm_errorf(err, -errno, "%s: %s", m->state_dir, strerror(errno));
+        goto fail;
+    }
+    /* The policy name is checked before anything is opened. */
+    struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};
+    struct hrm_policy *probe = hrm_policy_new(m->cfg.policy, &params, 1, err);
+    if (!probe)
+        goto fail;
+    hrm_policy_free(probe);
+    char path[1100];
+    snprintf(path, sizeof(path), "%s/hrm.db", m->state_dir);
+    if (!(m->store = hrm_store_open(path, err)))
+        goto fail;
+    struct hrm_keypair kp;
+    if (hrm_keys_load(m->keys_dir, "master", false, &kp, err) < 0)
+        goto fail;
+    snprintf(path, sizeof(path), "%s/authorized", m->keys_dir);
+    if (!(m->authz = hrm_authz_load(path, err)))
+        goto fail;
+    if (jobs_load(m, err) < 0)
+        goto fail;
+    m->boot = hrm_store_meta_get(m->store, "boots", 0) + 1;
+    if (hrm_store_meta_put(m->store, "boots", m->boot, err) < 0)
+        goto fail;
+    for (size_t i = 0; i < m->njobs; i++)
+        for (int32_t k = 0; m->jobs[i] && k < m->jobs[i]->ntasks; k++)
+            m->reconciling |= m->jobs[i]->tasks[k].state == HRM_RTASK_RUNNING;
+    if (!(m->zctx = hrm_zctx_new())) {
+        hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
+        goto fail;
+    }
+    /* A restarted master takes its previous address back, so agents and
+     * waiting clients, which ZeroMQ reconnects by themselves, find it. */
+    char previous[512] = "";
+    snprintf(path, sizeof(path), "%s/" HRM_ENDPOINT_FILE, m->state_dir);
+    FILE *ef = cfg->listen ? NULL : fopen(path, "re");
+    if (ef) {
+        if (!fgets(previous, sizeof(previous), ef))
+            previous[0] = '\0';
+        previous[strcspn(previous, "\n")] = '\0';
+        fclose(ef);
+    }
+    if (previous[0] && (m->srv = hrm_server_new(m->zctx, previous, &kp, m->authz, NULL)))
+        hrm_log(HRM_LOG_INFO, "listening on the previous address %s", previous);
+    if (!m->srv && !(m->srv = hrm_server_new(m->zctx, cfg->listen ? cfg->listen : HRM_DEFAULT_LISTEN,
+                                             &kp, m->authz, err)))
+        goto fail;
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    if ((m->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        hrm_errorf(err, -errno, "signalfd: %s", strerror(errno));
+        goto fail;
+    }
+    if (write_endpoint(m, err) < 0)
+        goto fail;
+    m->start_mono_us = master_mono_us();
+    return m;
+fail:
+    master_free(m);
+    return NULL;
+}
+
+int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
+{
+    struct master *m = master_new(cfg, err);
+    if (!m)
+        return -HRM_EIO;
+    size_t live = 0;
+    for (size_t i = 0; i < m->njobs; i++)
+        live += m->jobs[i] && jobs_live(m->jobs[i]);
+    hrm_log(HRM_LOG_NOTICE, "master up on %s (boot %lld, policy %s, %zu jobs, %zu unfinished%s)",
+            hrm_server_endpoint(m->srv), (long long)m->boot, m->cfg.policy, m->njobs, live,
+            m->reconciling ? "; waiting for agents to reconcile" : "");
+    int64_t next_tick = master_mono_us() + TICK_US;
+    int rc = 0;
+    while (!m->stop) {
+        int64_t now = master_mono_us();
+        int64_t wait_us = next_tick - now;
+        int64_t t = sched_next_timer(m);
+        if (t != INT64_MAX) {
+            int64_t d = t - master_now_us();
+            if (d < wait_us)
+                wait_us = d;
+        }
+        if (m->sched.dirty && !m->reconciling)
+            wait_us = 0;
+        zmq_pollitem_t items[3] = {
+            {hrm_server_zsock(m->srv, 0), 0, ZMQ_POLLIN, 0},
+            {hrm_server_zsock(m->srv, 1), 0, ZMQ_POLLIN, 0},
+            {NULL, m->sigfd, ZMQ_POLLIN, 0},
+        };
+        long timeout_ms = wait_us <= 0 ? 0 : (long)((wait_us + 999) / 1000);
+        if (zmq_poll(items, 3, timeout_ms) < 0 && zmq_errno() != EINTR) {
+            rc = hrm_errorf(err, -zmq_errno(), "poll: %s", zmq_strerror(zmq_errno()));
+            break;
+        }
+        if (items[2].revents & ZMQ_POLLIN) {
+            struct signalfd_siginfo si;
+            if (read(m->sigfd, &si, sizeof(si)) == sizeof(si)) {
+                hrm_log(HRM_LOG_NOTICE, "signal %u: stopping", si.ssi_signo);
+                m->stop = true;
+            }
+        }
+        if ((rc = turn(m, &next_tick)) < 0) {
+            hrm_errorf(err, rc, "%s", m->turn_err.text);
+            break;
+        }
+    }
+    hrm_log(HRM_LOG_NOTICE, "master stopped (%lld scheduler rebuilds, %lld passes)",
+            (long long)m->sched.rebuilds, (long long)m->sched.passes);
+    master_free(m);
+    return rc;
+}

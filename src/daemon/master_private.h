@@ -1,0 +1,180 @@
+/* The master's context and records, shared by its files (master.c, master_jobs.c, master_sched.c). */
+#ifndef HRM_MASTER_PRIVATE_H
+#define HRM_MASTER_PRIVATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hrm/central.h"
+#include "hrm/daemon.h"
+#include "hrm/resource.h"
+#include "hrm/store.h"
+#include "hrm/transport.h"
+#include "hrm/wire.h"
+
+#define NODE_NAME_MAX 48
+#define PEER_ID_MAX 256
+
+struct peer_id {
+    unsigned char id[PEER_ID_MAX];
+    size_t len;
+};
+
+struct rtask {
+    uint8_t state;    /* enum hrm_rtask_state */
+    int32_t attempt;  /* of the latest launch; 0 = never launched */
+    int32_t node;     /* master node index while running, else of the last run (-1 none) */
+    uint32_t gpu_mask;
+    int32_t group;    /* index into the job's task groups */
+    int32_t sched;    /* index in the scheduler's workload, -1 when not there */
+    int32_t pid;
+    bool seen; /* scratch: reported by its agent at registration */
+    int exit, signal;
+    bool oom;
+    int64_t start_us, end_us, cpu_us, rss;
+};
+
+struct waiter {
+    struct peer_id peer;
+    long long req;
+};
+
+struct rjob {
+    int64_t id;
+    char name[NODE_NAME_MAX], user[NODE_NAME_MAX], queue[NODE_NAME_MAX];
+    int32_t priority;
+    int state; /* enum hrm_rjob_state */
+    int exit;
+    bool failed; /* a task failed for good: nothing more of it starts */
+    int64_t submit_us, end_us;
+    json_t *spec; /* normalised description (owned) */
+    struct hrm_res *greq; /* per group: request */
+    int32_t ngroups;
+    int32_t ntasks, nrunning, ndone, nfailed;
+    struct rtask *tasks;
+    int32_t sched; /* index in the scheduler's workload, -1 when not there */
+    struct waiter *waiters;
+    size_t nwaiters, cap_waiters;
+};
+
+struct rnode {
+    char name[NODE_NAME_MAX], rack[NODE_NAME_MAX];
+    struct peer_id peer;
+    bool up;
+    int32_t cores, gpus;
+    int64_t mem, gpu_mem; /* gpu_mem per GPU */
+    int64_t last_seen_us; /* monotonic */
+    double load;
+    int64_t mem_avail;
+    int32_t ntasks_reported;
+    char host[64], cgroup[32];
+};
+
+/* A log request forwarded to an agent, waiting for its answer. */
+struct pending_logs {
+    long long id;
+    struct peer_id client;
+    long long client_req;
+    int64_t since_us;
+};
+
+/* Messages wait here until the turn's transaction commits. */
+struct outmsg {
+    struct peer_id to;
+    json_t *msg;
+};
+
+struct timer {
+    int64_t at_us;
+    uint64_t cookie;
+};
+
+struct msched {
+    struct hrm_cluster *cluster;
+    struct hrm_workload *wl;
+    struct hrm_central *central;
+    struct rjob **job_of;   /* per scheduler job */
+    int32_t *task_of;       /* per scheduler task: index within its job */
+    size_t cap_job_of, cap_task_of;
+    bool dirty;             /* the workload or the cluster must be rebuilt */
+    struct timer *timers;
+    size_t ntimers, cap_timers;
+    struct hrm_env env;
+    int64_t rebuilds, passes;
+};
+
+struct master {
+    /* built in this order by master_new, torn down in reverse */
+    struct hrm_master_config cfg;
+    char state_dir[1024], keys_dir[1024];
+    struct hrm_store *store;
+    struct hrm_authz *authz;
+    void *zctx;
+    struct hrm_server *srv;
+    int sigfd;
+    /* job table: ids are dense from 1, jobs[id - 1] */
+    struct rjob **jobs;
+    size_t njobs, cap_jobs;
+    int64_t next_job;
+    struct rnode *nodes;
+    int32_t nnodes;
+    size_t cap_nodes;
+    struct msched sched;
+    struct outmsg *out;
+    size_t nout, cap_out;
+    struct pending_logs *logs;
+    size_t nlogs, cap_logs;
+    long long next_logs_id;
+    int64_t boot;
+    int64_t start_mono_us;
+    bool reconciling;       /* after a restart: waiting for agents before scheduling */
+    bool stop;
+    struct hrm_error turn_err;
+};
+
+/* master.c */
+int64_t master_now_us(void);  /* wall clock, µs */
+int64_t master_mono_us(void);
+void master_send(struct master *m, const struct peer_id *to, json_t *msg); /* takes msg */
+void master_send_node(struct master *m, int32_t node, json_t *msg);       /* takes msg */
+void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wire_err code,
+                        long long req, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A store write failed: the master stops (the store is the truth; see runtime.md). */
+void master_store_failed(struct master *m, int rc, const struct hrm_error *err);
+
+/* master_jobs.c */
+int32_t nodes_find(struct master *m, const char *name, bool create); /* index or -1 */
+struct rjob *jobs_find(struct master *m, int64_t id);
+int jobs_load(struct master *m, struct hrm_error *err);
+void jobs_free_all(struct master *m);
+void jobs_persist_task(struct master *m, struct rjob *j, int32_t idx);
+void jobs_persist_state(struct master *m, struct rjob *j);
+void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
+                       uint32_t gpu_mask);
+void jobs_finish(struct master *m, struct rjob *j);
+void jobs_requeue_node(struct master *m, int32_t node);
+bool jobs_live(const struct rjob *j);
+void on_submit(struct master *m, const struct peer_id *from, json_t *msg);
+void on_jobs(struct master *m, const struct peer_id *from, json_t *msg);
+void on_job(struct master *m, const struct peer_id *from, json_t *msg);
+void on_nodes(struct master *m, const struct peer_id *from, json_t *msg);
+void on_cancel(struct master *m, const struct peer_id *from, json_t *msg);
+void on_wait(struct master *m, const struct peer_id *from, json_t *msg);
+void on_logs(struct master *m, const struct peer_id *from, json_t *msg);
+void on_logs_data(struct master *m, const struct peer_id *from, json_t *msg);
+
+/* master_sched.c */
+void sched_init(struct master *m);
+void sched_fini(struct master *m);
+int sched_rebuild(struct master *m, struct hrm_error *err);
+int64_t sched_next_timer(const struct master *m);
+int sched_run_timers(struct master *m, struct hrm_error *err);
+/* A task of a scheduled job ended on node: outcome DONE/FAILED; syncs the job's records. */
+int sched_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok, struct hrm_error *err);
+int sched_node_down(struct master *m, int32_t node, struct hrm_error *err);
+int sched_node_up(struct master *m, int32_t node, struct hrm_error *err);
+/* Free resources on node per the scheduler (for `hrm nodes`); false if unknown. */
+bool sched_node_free(const struct master *m, int32_t node, struct hrm_res *free_out);
+
+#endif

@@ -1,0 +1,373 @@
+/* The master's scheduler: the central role, unchanged, driven through a real-clock hrm_env and rebuilt as jobs and nodes come. */
+#include <string.h>
+
+#include "hrm/alloc.h"
+#include "hrm/log.h"
+#include "master_private.h"
+
+/*
+ * The central role is built for a workload known up front: its state and its
+ * per-job arrays are sized at hrm_central_new.  The master learns jobs and
+ * nodes over time, so it keeps the truth in its own job table and treats the
+ * role as a derived cache: when jobs or nodes arrive, it rebuilds the role from
+ * the table (docs/architecture.md, "The master's scheduler").  A rebuild holds
+ * only live work (pending and running tasks of unfinished jobs), so its cost
+ * is O(live tasks + nodes), and the master rebuilds at most once per turn of
+ * its loop, however many submissions the turn brought.  Everything between
+ * rebuilds -- task ends, node failures, passes -- goes through the role's own
+ * messages, so the hot path is the simulator's.
+ */
+
+static int64_t env_now(struct hrm_env *env)
+{
+    (void)env;
+    return master_now_us();
+}
+
+static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
+{
+    struct master *m = env->ctx;
+    struct msched *s = &m->sched;
+    HRM_GROW(s->timers, s->cap_timers, s->ntimers + 1);
+    s->timers[s->ntimers++] = (struct timer){at_us, cookie};
+}
+
+static void on_launch(struct master *m, const struct hrm_msg *msg)
+{
+    struct msched *s = &m->sched;
+    struct rjob *j = s->job_of[s->wl->tasks[msg->task].job];
+    int32_t idx = s->task_of[msg->task];
+    jobs_task_running(m, j, idx, msg->node, msg->attempt, msg->gpu_mask);
+}
+
+static void on_kill(struct master *m, const struct hrm_msg *msg)
+{
+    /* Preemption: the role already requeued the task; the run on the node is
+     * stopped and its report will be stale (attempt). */
+    struct msched *s = &m->sched;
+    struct rjob *j = s->job_of[s->wl->tasks[msg->task].job];
+    int32_t idx = s->task_of[msg->task];
+    struct rtask *t = &j->tasks[idx];
+    json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
+    json_object_set_new(k, "job", json_integer(j->id));
+    json_object_set_new(k, "task", json_integer(idx));
+    json_object_set_new(k, "attempt", json_integer(msg->attempt));
+    master_send_node(m, msg->node, k);
+    if (t->state == HRM_RTASK_RUNNING) {
+        t->state = HRM_RTASK_PENDING;
+        jobs_persist_task(m, j, idx);
+    }
+}
+
+static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg)
+{
+    struct master *m = env->ctx;
+    (void)to;
+    switch (msg->type) {
+    case HRM_MSG_TASK_LAUNCH:
+        on_launch(m, msg);
+        break;
+    case HRM_MSG_TASK_KILL:
+        on_kill(m, msg);
+        break;
+    case HRM_MSG_JOB_END: {
+        struct rjob *j = m->sched.job_of[msg->job];
+        if (j->sched == msg->job)
+            jobs_finish(m, j);
+        break;
+    }
+    default:
+        hrm_log(HRM_LOG_WARNING, "scheduler sent an unexpected %s", hrm_msg_name(msg->type));
+        break;
+    }
+}
+
+void sched_init(struct master *m)
+{
+    struct msched *s = &m->sched;
+    memset(s, 0, sizeof(*s));
+    s->env = (struct hrm_env){.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = m};
+    s->dirty = true;
+}
+
+static void sched_drop(struct msched *s)
+{
+    hrm_central_free(s->central);
+    hrm_workload_free(s->wl);
+    hrm_cluster_free(s->cluster);
+    s->central = NULL;
+    s->wl = NULL;
+    s->cluster = NULL;
+    s->ntimers = 0;
+}
+
+void sched_fini(struct master *m)
+{
+    struct msched *s = &m->sched;
+    sched_drop(s);
+    hrm_free(s->job_of);
+    hrm_free(s->task_of);
+    hrm_free(s->timers);
+}
+
+static int build_cluster(struct master *m, struct hrm_error *err)
+{
+    struct msched *s = &m->sched;
+    s->cluster = hrm_cluster_new(NULL);
+    for (int32_t n = 0; n < m->nnodes; n++) {
+        const struct rnode *rn = &m->nodes[n];
+        int rack = hrm_cluster_find_rack(s->cluster, rn->rack);
+        if (rack < 0 && (rack = hrm_cluster_add_rack(s->cluster, rn->rack, err)) < 0)
+            return rack;
+        struct hrm_node_desc d = {.name = rn->name,
+                                  .rack = rack,
+                                  .cores = rn->cores,
+                                  .cpu_speed = 1.0,
+                                  .mem = rn->mem,
+                                  .gpus = rn->gpus,
+                                  .gpu_mem = rn->gpu_mem};
+        int rc = hrm_cluster_add_node(s->cluster, &d, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int add_job(struct master *m, struct rjob *j, struct hrm_error *err)
+{
+    struct msched *s = &m->sched;
+    struct hrm_workload *wl = s->wl;
+    int32_t n = 0;
+    for (int32_t i = 0; i < j->ntasks; i++) {
+        j->tasks[i].sched = -1;
+        uint8_t st = j->tasks[i].state;
+        /* A failed job starts nothing more; its runs still end through the role. */
+        if (st == HRM_RTASK_RUNNING || (st == HRM_RTASK_PENDING && !j->failed))
+            n++;
+    }
+    j->sched = -1;
+    if (n == 0)
+        return 0;
+    int q = hrm_workload_find_queue(wl, j->queue);
+    if (q < 0 && (q = hrm_workload_set_queue(wl, j->queue, 0.0, 1.0, err)) < 0)
+        return q;
+    struct hrm_job_desc d = {.name = j->name,
+                             .kind = HRM_JOB_BATCH,
+                             .user = hrm_workload_user(wl, j->user),
+                             .queue = q,
+                             .priority = j->priority,
+                             .submit_us = 0};
+    int sj = hrm_workload_add_job(wl, &d, err);
+    if (sj < 0)
+        return sj;
+    int rc = hrm_workload_add_stage(wl, "tasks", NULL, 0, err);
+    if (rc < 0)
+        return rc;
+    HRM_GROW(s->job_of, s->cap_job_of, (size_t)sj + 1);
+    s->job_of[sj] = j;
+    j->sched = sj;
+    for (int32_t i = 0; i < j->ntasks; i++) {
+        struct rtask *t = &j->tasks[i];
+        if (!(t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed)))
+            continue;
+        struct hrm_task_desc td = {.req = j->greq[t->group]};
+        int st = hrm_workload_add_task(wl, &td, err);
+        if (st < 0)
+            return st;
+        HRM_GROW(s->task_of, s->cap_task_of, (size_t)st + 1);
+        s->task_of[st] = i;
+        t->sched = st;
+    }
+    return 0;
+}
+
+/* Puts the live runs back into the new role's state, with their attempt
+ * numbers, so reports about them still match (central.c checks attempts). */
+static void restore_runs(struct master *m, struct hrm_policy *policy)
+{
+    struct msched *s = &m->sched;
+    /* The role owns its state; seeding it before the first pass is the one
+     * write the master makes to it (see the comment atop this file). */
+    struct hrm_state *st = (struct hrm_state *)hrm_central_state(s->central);
+    int64_t now = master_now_us();
+    for (int32_t t = 0; t < s->wl->ntasks; t++) {
+        struct rjob *j = s->job_of[s->wl->tasks[t].job];
+        int32_t idx = s->task_of[t];
+        struct rtask *rt = &j->tasks[idx];
+        if (rt->state != HRM_RTASK_RUNNING) {
+            st->tasks[t].attempt = rt->attempt;
+            continue;
+        }
+        st->tasks[t].attempt = rt->attempt - 1;
+        if (hrm_state_start(st, t, rt->node, rt->gpu_mask, rt->start_us) == 0) {
+            if (policy->ops->on_event) {
+                struct hrm_event ev = {.type = HRM_EV_TASK_START,
+                                       .now_us = now,
+                                       .job = s->wl->tasks[t].job,
+                                       .task = t,
+                                       .node = rt->node};
+                policy->ops->on_event(policy, st, &ev);
+            }
+            continue;
+        }
+        /* No longer fits there (the node came back smaller, or is down): stop
+         * that run and let the task be placed again. */
+        st->tasks[t].attempt = rt->attempt;
+        json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
+        json_object_set_new(k, "job", json_integer(j->id));
+        json_object_set_new(k, "task", json_integer(idx));
+        json_object_set_new(k, "attempt", json_integer(rt->attempt));
+        master_send_node(m, rt->node, k);
+        rt->state = HRM_RTASK_PENDING;
+        jobs_persist_task(m, j, idx);
+    }
+}
+
+int sched_rebuild(struct master *m, struct hrm_error *err)
+{
+    struct msched *s = &m->sched;
+    sched_drop(s);
+    s->dirty = false;
+    for (size_t i = 0; i < m->njobs; i++)
+        if (m->jobs[i])
+            m->jobs[i]->sched = -1;
+    if (m->nnodes == 0)
+        return 0; /* nothing to place on: jobs wait for the first agent */
+    int rc = build_cluster(m, err);
+    if (rc < 0)
+        return rc;
+    s->wl = hrm_workload_new();
+    for (size_t i = 0; i < m->njobs; i++) {
+        struct rjob *j = m->jobs[i];
+        if (!j || !jobs_live(j))
+            continue;
+        if ((rc = add_job(m, j, err)) < 0)
+            return rc;
+        if (j->sched < 0)
+            jobs_finish(m, j); /* every task ended while no scheduler ran (a restart) */
+    }
+    struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};
+    struct hrm_policy *policy = hrm_policy_new(m->cfg.policy, &params, 1, err);
+    if (!policy)
+        return -HRM_EPOLICY;
+    struct hrm_central_config cc = {.pass_delay_us = m->cfg.pass_delay_us,
+                                    .max_attempts = m->cfg.max_attempts};
+    s->central = hrm_central_new(s->cluster, s->wl, policy, &cc);
+    s->rebuilds++;
+    for (int32_t n = 0; n < m->nnodes; n++) {
+        if (m->nodes[n].up)
+            continue;
+        struct hrm_msg down = {.type = HRM_MSG_NODE_DOWN, .from = HRM_ADDR_CENTRAL, .node = n};
+        if ((rc = hrm_central_on_msg(s->central, &s->env, &down)) < 0)
+            return hrm_errorf(err, rc, "scheduler refused node_down");
+    }
+    for (int32_t sj = 0; sj < s->wl->njobs; sj++) {
+        struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = sj};
+        if ((rc = hrm_central_on_msg(s->central, &s->env, &sub)) < 0)
+            return hrm_errorf(err, rc, "scheduler refused job_submit");
+    }
+    restore_runs(m, policy);
+    hrm_log(HRM_LOG_DEBUG, "scheduler rebuilt: %d jobs, %d tasks, %d nodes", s->wl->njobs,
+            s->wl->ntasks, s->cluster->nnodes);
+    return 0;
+}
+
+int64_t sched_next_timer(const struct master *m)
+{
+    const struct msched *s = &m->sched;
+    int64_t best = INT64_MAX;
+    for (size_t i = 0; i < s->ntimers; i++)
+        if (s->timers[i].at_us < best)
+            best = s->timers[i].at_us;
+    return best;
+}
+
+int sched_run_timers(struct master *m, struct hrm_error *err)
+{
+    struct msched *s = &m->sched;
+    int64_t now = master_now_us();
+    /* Take the due timers out first: the passes they fire arm new ones, which
+     * wait for the next turn (one pass per turn batches the turn's events). */
+    uint64_t due[16];
+    size_t ndue = 0, w = 0;
+    for (size_t i = 0; i < s->ntimers; i++) {
+        if (s->timers[i].at_us <= now && ndue < 16)
+            due[ndue++] = s->timers[i].cookie;
+        else
+            s->timers[w++] = s->timers[i];
+    }
+    s->ntimers = w;
+    for (size_t i = 0; i < ndue && s->central; i++) {
+        s->passes++;
+        int rc = hrm_central_on_timer(s->central, &s->env, due[i]);
+        if (rc < 0)
+            return hrm_errorf(err, rc, "scheduling pass failed (policy %s)", m->cfg.policy);
+    }
+    return 0;
+}
+
+int sched_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok, struct hrm_error *err)
+{
+    struct msched *s = &m->sched;
+    struct rtask *t = &j->tasks[idx];
+    int32_t st = t->sched;
+    struct hrm_msg end = {.type = HRM_MSG_TASK_END,
+                          .status = ok ? HRM_OUTCOME_DONE : HRM_OUTCOME_FAILED,
+                          .from = hrm_addr_node(t->node),
+                          .job = j->sched,
+                          .task = st,
+                          .node = t->node,
+                          .attempt = t->attempt};
+    int rc = hrm_central_on_msg(s->central, &s->env, &end);
+    if (rc < 0)
+        return hrm_errorf(err, rc, "scheduler refused task_end");
+    if (j->sched < 0)
+        return 0; /* the job ended within the call (jobs_finish synced it) */
+    /* Mirror the role's verdict: done, retried, or failed for good (which
+     * also fails the job's tasks that had not started). */
+    const struct hrm_state *state = hrm_central_state(s->central);
+    switch (state->tasks[st].status) {
+    case HRM_TASK_DONE:
+        t->state = HRM_RTASK_DONE;
+        break;
+    case HRM_TASK_READY:
+        t->state = HRM_RTASK_PENDING;
+        break;
+    default:
+        t->state = HRM_RTASK_FAILED;
+        j->failed = true;
+        break;
+    }
+    return 0;
+}
+
+int sched_node_down(struct master *m, int32_t node, struct hrm_error *err)
+{
+    struct msched *s = &m->sched;
+    if (!s->central || node >= s->cluster->nnodes)
+        return 0;
+    struct hrm_msg down = {.type = HRM_MSG_NODE_DOWN, .from = HRM_ADDR_CENTRAL, .node = node};
+    int rc = hrm_central_on_msg(s->central, &s->env, &down);
+    return rc < 0 ? hrm_errorf(err, rc, "scheduler refused node_down") : 0;
+}
+
+int sched_node_up(struct master *m, int32_t node, struct hrm_error *err)
+{
+    struct msched *s = &m->sched;
+    if (!s->central || node >= s->cluster->nnodes) {
+        s->dirty = true;
+        return 0;
+    }
+    struct hrm_msg up = {.type = HRM_MSG_NODE_UP, .from = HRM_ADDR_CENTRAL, .node = node};
+    int rc = hrm_central_on_msg(s->central, &s->env, &up);
+    return rc < 0 ? hrm_errorf(err, rc, "scheduler refused node_up") : 0;
+}
+
+bool sched_node_free(const struct master *m, int32_t node, struct hrm_res *free_out)
+{
+    const struct msched *s = &m->sched;
+    if (!s->central || node >= s->cluster->nnodes)
+        return false;
+    *free_out = hrm_central_state(s->central)->nodes[node].free;
+    return true;
+}

@@ -1,0 +1,599 @@
+/* Min-cost flow graph: user arcs, residual graph, warm-start bookkeeping, solve entry points. */
+#include <string.h>
+
+#include "flow_private.h"
+#include "hrm/alloc.h"
+
+/* The per-vertex capacity sums only bound the virtual arc of solve_max, so
+ * they saturate instead of overflowing; a saturated sum stays an upper bound. */
+#define SUM_LIM ((int64_t)1 << 61)
+
+static int64_t sum_add(int64_t a, int64_t b)
+{
+    return a >= SUM_LIM || b >= SUM_LIM - a ? SUM_LIM : a + b;
+}
+
+static int64_t sum_sub(int64_t a, int64_t b)
+{
+    return a >= SUM_LIM ? a : a - b;
+}
+
+static void grow_vertices(struct hrm_flow *g, size_t need)
+{
+    if (need <= g->vcap_n)
+        return;
+    size_t cap = g->vcap_n ? g->vcap_n : 16;
+    while (cap < need)
+        cap *= 2;
+    g->supply = hrm_reallocarray(g->supply, cap, sizeof(*g->supply));
+    g->vx = hrm_reallocarray(g->vx, cap, sizeof(*g->vx));
+    memset(g->vx + g->vcap_n, 0, (cap - g->vcap_n) * sizeof(*g->vx));
+    g->ex = hrm_reallocarray(g->ex, cap, sizeof(*g->ex));
+    g->outcap = hrm_reallocarray(g->outcap, cap, sizeof(*g->outcap));
+    g->incap = hrm_reallocarray(g->incap, cap, sizeof(*g->incap));
+    g->vpend = hrm_reallocarray(g->vpend, cap, sizeof(*g->vpend));
+    memset(g->vpend + g->vcap_n, 0, cap - g->vcap_n);
+    g->vcap_n = cap;
+}
+
+static void grow_arcs(struct hrm_flow *g, size_t need)
+{
+    if (need <= g->acap_n)
+        return;
+    size_t cap = g->acap_n ? g->acap_n : 16;
+    while (cap < need)
+        cap *= 2;
+    g->afrom = hrm_reallocarray(g->afrom, cap, sizeof(*g->afrom));
+    g->ato = hrm_reallocarray(g->ato, cap, sizeof(*g->ato));
+    g->acap = hrm_reallocarray(g->acap, cap, sizeof(*g->acap));
+    g->acost = hrm_reallocarray(g->acost, cap, sizeof(*g->acost));
+    g->aflow0 = hrm_reallocarray(g->aflow0, cap, sizeof(*g->aflow0));
+    g->adirty = hrm_reallocarray(g->adirty, cap, sizeof(*g->adirty));
+    memset(g->adirty + g->acap_n, 0, cap - g->acap_n);
+    g->acap_n = cap;
+}
+
+struct hrm_flow *hrm_flow_new(int32_t vertices_hint, int32_t arcs_hint)
+{
+    struct hrm_flow *g = hrm_calloc(1, sizeof(*g));
+    g->vs = g->vt = -1;
+    g->vpos = -1;
+    g->shape = true;
+    grow_vertices(g, vertices_hint > 0 ? (size_t)vertices_hint : 16);
+    grow_arcs(g, arcs_hint > 0 ? (size_t)arcs_hint : 16);
+    return g;
+}
+
+void hrm_flow_free(struct hrm_flow *g)
+{
+    if (!g)
+        return;
+    void *arrays[] = {g->supply, g->afrom,  g->ato,   g->acap,  g->acost,  g->aflow0, g->first,
+                      g->head,   g->rev,    g->tail,  g->rcap,  g->rcost,  g->apos,   g->vx,
+                      g->ex,     g->outcap, g->incap, g->dirty, g->adirty, g->pend,   g->vpend,
+                      g->cur,    g->stack,  g->list,  g->sc_i32};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+        hrm_free(arrays[i]);
+    flow_ssp_free(g->rq);
+    hrm_free(g);
+}
+
+static bool supply_ok(int64_t s)
+{
+    return s >= -HRM_FLOW_CAP_MAX && s <= HRM_FLOW_CAP_MAX;
+}
+
+static bool arc_ok(int64_t cap, int64_t cost)
+{
+    return cap >= 0 && cap <= HRM_FLOW_CAP_MAX && cost >= -HRM_FLOW_COST_MAX &&
+           cost <= HRM_FLOW_COST_MAX;
+}
+
+static void note_cost(struct hrm_flow *g, int64_t cost)
+{
+    int64_t c = cost < 0 ? -cost : cost;
+    if (c > g->cost_max)
+        g->cost_max = c;
+}
+
+void flow_pend(struct hrm_flow *g, int32_t v)
+{
+    if (g->vpend[v])
+        return;
+    g->vpend[v] = 1;
+    HRM_GROW(g->pend, g->pend_cap, g->npend + 1);
+    g->pend[g->npend++] = v;
+}
+
+static void mark_dirty(struct hrm_flow *g, int32_t a)
+{
+    if (g->adirty[a])
+        return;
+    g->adirty[a] = 1;
+    HRM_GROW(g->dirty, g->dirty_cap, g->ndirty + 1);
+    g->dirty[g->ndirty++] = a;
+}
+
+int32_t hrm_flow_add_vertex(struct hrm_flow *g, int64_t supply)
+{
+    if (!supply_ok(supply) || g->n == INT32_MAX - 1)
+        return -EINVAL;
+    grow_vertices(g, (size_t)g->n + 1);
+    int32_t v = g->n++;
+    g->supply[v] = supply;
+    g->vx[v].pi = 0;
+    g->outcap[v] = g->incap[v] = 0;
+    g->ex[v] = g->mode == FLOW_MODE_SUPPLY ? supply : 0;
+    if (g->ex[v])
+        flow_pend(g, v);
+    g->shape = true;
+    return v;
+}
+
+int32_t hrm_flow_add_arc(struct hrm_flow *g, int32_t from, int32_t to, int64_t capacity,
+                         int64_t cost)
+{
+    if (from < 0 || from >= g->n || to < 0 || to >= g->n || !arc_ok(capacity, cost) ||
+        g->m >= INT32_MAX / 2 - 2)
+        return -EINVAL;
+    grow_arcs(g, (size_t)g->m + 1);
+    int32_t a = g->m++;
+    g->afrom[a] = from;
+    g->ato[a] = to;
+    g->acap[a] = capacity;
+    g->acost[a] = cost;
+    g->aflow0[a] = 0;
+    g->adirty[a] = 0;
+    g->outcap[from] = sum_add(g->outcap[from], capacity);
+    g->incap[to] = sum_add(g->incap[to], capacity);
+    note_cost(g, cost);
+    mark_dirty(g, a);
+    g->shape = true;
+    return a;
+}
+
+void hrm_flow_set_supply(struct hrm_flow *g, int32_t vertex, int64_t supply)
+{
+    if (vertex < 0 || vertex >= g->n || !supply_ok(supply))
+        return;
+    if (g->mode == FLOW_MODE_SUPPLY) {
+        g->ex[vertex] += supply - g->supply[vertex];
+        flow_pend(g, vertex);
+    }
+    g->supply[vertex] = supply;
+}
+
+int hrm_flow_set_arc(struct hrm_flow *g, int32_t arc, int64_t capacity, int64_t cost)
+{
+    if (arc < 0 || arc >= g->m || !arc_ok(capacity, cost))
+        return -EINVAL;
+    if (g->acap[arc] == capacity && g->acost[arc] == cost)
+        return 0;
+    int32_t u = g->afrom[arc], v = g->ato[arc];
+    g->outcap[u] = sum_add(sum_sub(g->outcap[u], g->acap[arc]), capacity);
+    g->incap[v] = sum_add(sum_sub(g->incap[v], g->acap[arc]), capacity);
+    g->acap[arc] = capacity;
+    g->acost[arc] = cost;
+    note_cost(g, cost);
+    mark_dirty(g, arc);
+    return 0;
+}
+
+int32_t hrm_flow_vertices(const struct hrm_flow *g)
+{
+    return g->n;
+}
+
+int32_t hrm_flow_arcs(const struct hrm_flow *g)
+{
+    return g->m;
+}
+
+int64_t hrm_flow_supply(const struct hrm_flow *g, int32_t v)
+{
+    return v >= 0 && v < g->n ? g->supply[v] : 0;
+}
+
+int32_t hrm_flow_arc_from(const struct hrm_flow *g, int32_t a)
+{
+    return a >= 0 && a < g->m ? g->afrom[a] : -EINVAL;
+}
+
+int32_t hrm_flow_arc_to(const struct hrm_flow *g, int32_t a)
+{
+    return a >= 0 && a < g->m ? g->ato[a] : -EINVAL;
+}
+
+int64_t hrm_flow_arc_capacity(const struct hrm_flow *g, int32_t a)
+{
+    return a >= 0 && a < g->m ? g->acap[a] : 0;
+}
+
+int64_t hrm_flow_arc_cost(const struct hrm_flow *g, int32_t a)
+{
+    return a >= 0 && a < g->m ? g->acost[a] : 0;
+}
+
+int64_t hrm_flow_arc_flow(const struct hrm_flow *g, int32_t a)
+{
+    if (a < 0 || a >= g->m)
+        return 0;
+    if (a < g->rm)
+        return g->rcap[g->rev[g->apos[a]]];
+    return g->aflow0[a];
+}
+
+int64_t hrm_flow_total_cost(const struct hrm_flow *g)
+{
+    int64_t sum = 0;
+    for (int32_t a = 0; a < g->m; a++)
+        sum += hrm_flow_arc_flow(g, a) * g->acost[a];
+    return sum;
+}
+
+int64_t hrm_flow_value(const struct hrm_flow *g)
+{
+    return g->value;
+}
+
+int64_t hrm_flow_potential(const struct hrm_flow *g, int32_t v)
+{
+    return v >= 0 && v < g->n && v < g->rn ? g->vx[v].pi : 0;
+}
+
+void hrm_flow_set_algo(struct hrm_flow *g, enum hrm_flow_algo algo)
+{
+    g->algo = algo;
+}
+
+void hrm_flow_reset(struct hrm_flow *g)
+{
+    g->warm = false;
+}
+
+void hrm_flow_stats(const struct hrm_flow *g, struct hrm_flow_stats *out)
+{
+    *out = g->stats;
+}
+
+void flow_scratch(struct hrm_flow *g)
+{
+    size_t n = (size_t)g->n + 1;
+    if (n <= g->scratch_n)
+        return;
+    size_t old = g->scratch_n;
+    size_t cap = old ? old : 16;
+    while (cap < n)
+        cap *= 2;
+    g->cur = hrm_reallocarray(g->cur, cap, sizeof(*g->cur));
+    g->stack = hrm_reallocarray(g->stack, cap, sizeof(*g->stack));
+    g->list = hrm_reallocarray(g->list, cap, sizeof(*g->list));
+    g->sc_i32 = hrm_reallocarray(g->sc_i32, cap, sizeof(*g->sc_i32));
+    g->scratch_n = cap;
+}
+
+/* The flow on the virtual arc (the value of solve_max). */
+static int64_t virtual_flow(const struct hrm_flow *g)
+{
+    return g->vpos >= 0 ? g->rcap[g->rev[g->vpos]] : 0;
+}
+
+/*
+ * New vertices get a potential that makes their arcs from existing vertices
+ * admissible-or-better, so a job that arrives does not throw all its arcs into
+ * the saturation step: the smallest pi[u] + c over arcs u -> v from known
+ * vertices keeps those arcs' reduced costs >= 0; failing that, the largest
+ * pi[w] - c over arcs v -> w.
+ */
+static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m)
+{
+    if (old_n >= g->n)
+        return;
+    uint8_t *set = hrm_calloc((size_t)(g->n - old_n), 1);
+    for (int32_t v = old_n; v < g->n; v++)
+        g->vx[v].pi = 0;
+    for (int32_t a = old_m; a < g->m; a++) {
+        int32_t u = g->afrom[a], v = g->ato[a];
+        if (v >= old_n && u < old_n && g->acap[a] > 0) {
+            int64_t p = g->vx[u].pi + g->acost[a];
+            if (!set[v - old_n] || p < g->vx[v].pi)
+                g->vx[v].pi = p;
+            set[v - old_n] = 1;
+        }
+    }
+    for (int32_t a = old_m; a < g->m; a++) {
+        int32_t u = g->afrom[a], w = g->ato[a];
+        if (u >= old_n && w < old_n && g->acap[a] > 0 && set[u - old_n] != 1) {
+            int64_t p = g->vx[w].pi - g->acost[a];
+            if (!set[u - old_n] || p > g->vx[u].pi)
+                g->vx[u].pi = p;
+            set[u - old_n] = 2;
+        }
+    }
+    hrm_free(set);
+}
+
+/* (Re)builds the residual graph from the user's arcs, keeping every flow. */
+static void build(struct hrm_flow *g)
+{
+    int32_t old_n = g->rn, old_m = g->rm;
+    for (int32_t a = 0; a < old_m; a++)
+        g->aflow0[a] = g->rcap[g->rev[g->apos[a]]];
+    int64_t vflow = virtual_flow(g);
+    bool virt = g->vs >= 0;
+    size_t nr = 2 * ((size_t)g->m + (virt ? 1 : 0));
+    if (nr > g->rcap_n) {
+        size_t cap = g->rcap_n ? g->rcap_n : 64;
+        while (cap < nr)
+            cap *= 2;
+        g->head = hrm_reallocarray(g->head, cap, sizeof(*g->head));
+        g->rev = hrm_reallocarray(g->rev, cap, sizeof(*g->rev));
+        g->tail = hrm_reallocarray(g->tail, cap, sizeof(*g->tail));
+        g->rcap = hrm_reallocarray(g->rcap, cap, sizeof(*g->rcap));
+        g->rcost = hrm_reallocarray(g->rcost, cap, sizeof(*g->rcost));
+        g->rcap_n = cap;
+    }
+    g->first = hrm_reallocarray(g->first, (size_t)g->n + 2, sizeof(*g->first));
+    g->apos = hrm_reallocarray(g->apos, g->acap_n, sizeof(*g->apos));
+    int32_t *first = g->first;
+    memset(first, 0, ((size_t)g->n + 2) * sizeof(*first));
+    for (int32_t a = 0; a < g->m; a++) {
+        first[g->afrom[a] + 2]++;
+        first[g->ato[a] + 2]++;
+    }
+    if (virt) {
+        first[g->vt + 2]++;
+        first[g->vs + 2]++;
+    }
+    for (int32_t v = 0; v < g->n; v++)
+        first[v + 2] += first[v + 1];
+    /* first[v + 1] is now the next free slot of v; after filling, first[v] is v's start */
+    for (int32_t a = 0; a < g->m; a++) {
+        int32_t u = g->afrom[a], v = g->ato[a];
+        int32_t f = first[u + 1]++, b = first[v + 1]++;
+        int64_t flow = g->aflow0[a];
+        g->head[f] = v, g->tail[f] = u, g->rev[f] = b;
+        g->head[b] = u, g->tail[b] = v, g->rev[b] = f;
+        g->rcost[f] = g->acost[a], g->rcost[b] = -g->acost[a];
+        g->rcap[f] = g->acap[a] - flow; /* may be negative until the dirty arc is fixed */
+        g->rcap[b] = flow;
+        g->apos[a] = f;
+    }
+    g->vpos = -1;
+    if (virt) {
+        int32_t f = first[g->vt + 1]++, b = first[g->vs + 1]++;
+        g->head[f] = g->vs, g->tail[f] = g->vt, g->rev[f] = b;
+        g->head[b] = g->vt, g->tail[b] = g->vs, g->rev[b] = f;
+        g->rcost[f] = -FLOW_BIG, g->rcost[b] = FLOW_BIG;
+        g->rcap[f] = g->vcap - vflow;
+        g->rcap[b] = vflow;
+        g->vpos = f;
+    }
+    g->rn = g->n;
+    g->rm = g->m;
+    g->shape = false;
+    if (g->warm)
+        init_new_potentials(g, old_n, old_m);
+}
+
+/* Patches a changed arc (forward residual f) into the residual graph and restores
+ * its reduced-cost optimality by pushing flow back or saturating it. */
+static void fix_arc(struct hrm_flow *g, int32_t f, int64_t cap, int64_t cost)
+{
+    int32_t b = g->rev[f];
+    int32_t u = g->tail[f], v = g->head[f];
+    g->rcost[f] = cost;
+    g->rcost[b] = -cost;
+    int64_t flow = g->rcap[b];
+    if (flow > cap) {
+        g->rcap[b] = cap;
+        g->ex[u] += flow - cap;
+        g->ex[v] -= flow - cap;
+        flow = cap;
+    }
+    g->rcap[f] = cap - flow;
+    int64_t rc = cost + g->vx[u].pi - g->vx[v].pi;
+    if (rc < 0 && g->rcap[f] > 0)
+        flow_push(g, f, g->rcap[f]);
+    else if (rc > 0 && g->rcap[b] > 0)
+        flow_push(g, b, g->rcap[b]);
+    if (g->ex[u])
+        flow_pend(g, u);
+    if (g->ex[v])
+        flow_pend(g, v);
+}
+
+static void apply_dirty(struct hrm_flow *g)
+{
+    for (size_t i = 0; i < g->ndirty; i++) {
+        int32_t a = g->dirty[i];
+        g->adirty[a] = 0;
+        fix_arc(g, g->apos[a], g->acap[a], g->acost[a]);
+    }
+    g->ndirty = 0;
+    if (g->vdirty && g->vpos >= 0)
+        fix_arc(g, g->vpos, g->vcap, -FLOW_BIG);
+    g->vdirty = false;
+}
+
+static int64_t supply_in_force(const struct hrm_flow *g, int32_t v)
+{
+    return g->mode == FLOW_MODE_SUPPLY ? g->supply[v] : 0;
+}
+
+/* Zero flow, zero potentials, excess = supplies in force, nothing dirty. */
+static void zero_state(struct hrm_flow *g)
+{
+    for (int32_t a = 0; a < g->m; a++) {
+        int32_t f = g->apos[a];
+        g->adirty[a] = 0;
+        g->rcost[f] = g->acost[a];
+        g->rcost[g->rev[f]] = -g->acost[a];
+        g->rcap[f] = g->acap[a];
+        g->rcap[g->rev[f]] = 0;
+    }
+    g->ndirty = 0;
+    if (g->vpos >= 0) {
+        g->rcap[g->vpos] = g->vcap;
+        g->rcap[g->rev[g->vpos]] = 0;
+    }
+    g->vdirty = false;
+    for (size_t i = 0; i < g->npend; i++)
+        g->vpend[g->pend[i]] = 0;
+    g->npend = 0;
+    for (int32_t v = 0; v < g->n; v++) {
+        g->vx[v].pi = 0;
+        g->ex[v] = supply_in_force(g, v);
+    }
+}
+
+/* Cold start of the shortest-path algorithm: zero flow plus every arc of
+ * negative cost saturated, so that every residual reduced cost is >= 0. */
+static void cold_state(struct hrm_flow *g)
+{
+    zero_state(g);
+    /* In max mode the terminals are elastic, so every arc out of the source and
+     * into the sink may start saturated: pricing them BIG / 2 below and above
+     * the rest does that (every reduced cost stays >= 0) and spreads the work
+     * over the vertices next to them (jobs and GPUs in a scheduling graph)
+     * instead of funnelling every search through two hubs: 5x fewer phases. */
+    if (g->mode == FLOW_MODE_MAX) {
+        g->vx[g->vs].pi = -FLOW_BIG / 2;
+        g->vx[g->vt].pi = FLOW_BIG / 2;
+    } else if ((g->n + 1) * g->cost_max < FLOW_BIG) {
+        /* With fixed supplies the same holds for a vertex whose supply needs all
+         * its arcs (a source whose out-capacity is at most its supply, a sink
+         * likewise), as in the supply form of a scheduling graph. */
+        for (int32_t v = 0; v < g->n; v++) {
+            int64_t b = g->supply[v];
+            if (b > 0 && g->outcap[v] <= b)
+                g->vx[v].pi = -FLOW_BIG / 2;
+            else if (b < 0 && g->incap[v] <= -b)
+                g->vx[v].pi = FLOW_BIG / 2;
+        }
+    }
+    int32_t nr = g->first[g->n];
+    for (int32_t r = 0; r < nr; r++)
+        if (g->rcap[r] > 0 && g->rcost[r] + g->vx[g->tail[r]].pi - g->vx[g->head[r]].pi < 0)
+            flow_push(g, r, g->rcap[r]);
+    for (int32_t v = 0; v < g->n; v++)
+        if (g->ex[v])
+            flow_pend(g, v);
+}
+
+/* Takes the virtual arc's flow out (its ends absorb the imbalance). */
+static void drop_virtual(struct hrm_flow *g)
+{
+    if (g->warm && g->vpos >= 0) {
+        int64_t f = virtual_flow(g);
+        if (f > 0) {
+            flow_push(g, g->rev[g->vpos], f);
+            flow_pend(g, g->vs);
+            flow_pend(g, g->vt);
+        }
+    }
+    g->vs = g->vt = -1;
+    g->vcap = 0;
+    g->vdirty = false;
+    g->shape = true;
+}
+
+static void set_mode_supply(struct hrm_flow *g)
+{
+    if (g->mode == FLOW_MODE_SUPPLY)
+        return;
+    if (g->vs >= 0)
+        drop_virtual(g);
+    for (int32_t v = 0; v < g->n; v++)
+        if (g->supply[v]) {
+            g->ex[v] += g->supply[v];
+            flow_pend(g, v);
+        }
+    g->mode = FLOW_MODE_SUPPLY;
+}
+
+static void set_mode_max(struct hrm_flow *g, int32_t s, int32_t t)
+{
+    int64_t u = g->outcap[s] < g->incap[t] ? g->outcap[s] : g->incap[t];
+    if (g->mode == FLOW_MODE_MAX && g->vs == s && g->vt == t) {
+        if (u != g->vcap) {
+            g->vcap = u;
+            g->vdirty = true;
+        }
+        return;
+    }
+    if (g->mode == FLOW_MODE_SUPPLY) {
+        for (int32_t v = 0; v < g->n; v++)
+            if (g->supply[v]) {
+                g->ex[v] -= g->supply[v];
+                flow_pend(g, v);
+            }
+    } else if (g->vs >= 0) {
+        drop_virtual(g);
+    }
+    g->mode = FLOW_MODE_MAX;
+    g->vs = s;
+    g->vt = t;
+    g->vcap = u;
+    g->vdirty = true;
+    g->shape = true;
+}
+
+static int run(struct hrm_flow *g, struct hrm_error *err)
+{
+    if (g->shape)
+        build(g);
+    memset(&g->stats, 0, sizeof(g->stats));
+    flow_scratch(g);
+    /* Measured on P1 graphs (docs/flow-solver.md), shortest paths from terminals
+     * pre-saturated beat our cost scaling 3-4x from scratch, so AUTO is SSP. */
+    bool scaling = g->algo == HRM_FLOW_SCALING;
+    /* cost scaling multiplies costs by 16 n and its prices can drift by about
+     * 3 n times that: beyond int64_t, shortest paths do the job alone */
+    double bound = 48.0 * (double)g->n * (double)g->n * (double)(g->cost_max + 1);
+    if (bound > 1e18)
+        scaling = false;
+    int rc;
+    if (scaling) {
+        zero_state(g);
+        g->stats.scaling = 1;
+        rc = flow_scaling(g, err);
+        /* after a failure the partial state does not meet the invariants */
+        g->warm = rc == 0;
+        return rc;
+    }
+    g->stats.warm = g->warm;
+    if (g->warm)
+        apply_dirty(g);
+    else
+        cold_state(g);
+    g->warm = true;
+    return flow_ssp(g, err);
+}
+
+int hrm_flow_solve(struct hrm_flow *g, struct hrm_error *err)
+{
+    int64_t sum = 0;
+    for (int32_t v = 0; v < g->n; v++)
+        sum += g->supply[v];
+    if (sum != 0)
+        return hrm_errorf(err, -HRM_EINFEASIBLE, "supplies sum to %lld, not 0", (long long)sum);
+    set_mode_supply(g);
+    g->value = 0;
+    return run(g, err);
+}
+
+int hrm_flow_solve_max(struct hrm_flow *g, int32_t source, int32_t sink, struct hrm_error *err)
+{
+    if (source < 0 || source >= g->n || sink < 0 || sink >= g->n || source == sink)
+        return hrm_errorf(err, -EINVAL, "flow: bad source %d or sink %d (%d vertices)", source,
+                          sink, g->n);
+    if ((g->n + 1) * g->cost_max >= FLOW_BIG)
+        return hrm_errorf(err, -EOVERFLOW,
+                          "flow: %d vertices x max |cost| %lld too large for solve_max", g->n,
+                          (long long)g->cost_max);
+    set_mode_max(g, source, sink);
+    int rc = run(g, err);
+    g->value = rc == 0 ? virtual_flow(g) : 0;
+    return rc;
+}

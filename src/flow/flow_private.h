@@ -1,0 +1,145 @@
+/* Internal state of the min-cost flow solver, shared by the files of src/flow. */
+#ifndef HRM_FLOW_PRIVATE_H
+#define HRM_FLOW_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hrm/flow.h"
+
+/*
+ * Two views of one graph.
+ *
+ * The user's view: arrays indexed by arc id (from, to, cap, cost) and by
+ * vertex id (supply).  Adding arcs only appends to these.
+ *
+ * The solver's view: a residual graph in compressed sparse rows, built from the
+ * user's view when its shape changed (arcs or vertices added, or the virtual
+ * arc moved).  Each arc of the user becomes a pair of residual arcs (forward at
+ * its tail with residual capacity cap - flow, backward at its head with
+ * residual capacity flow, costs c and -c); the flow of an arc lives only in its
+ * backward residual capacity.  Changes of capacity or cost are patched into the
+ * residual graph at the next solve; the arcs so changed are "dirty" and are the
+ * only ones whose optimality must be checked again.
+ *
+ * solve_max adds one virtual arc sink -> source of capacity U (>= any s-t flow)
+ * and cost -FLOW_BIG: a min-cost circulation of that graph is a min-cost
+ * maximum flow, because a unit of value is worth more than any path costs.
+ * With it, supplies, maximum flow and warm starts are one problem: route the
+ * excesses with shortest paths while keeping every residual reduced cost >= 0.
+ *
+ * Invariants between solves (when g->warm):
+ *  - 0 <= flow <= cap on every arc whose capacity did not change since;
+ *  - ex[v] = b(v) + inflow(v) - outflow(v), with b the supplies in force
+ *    (the user's in supply mode, 0 in max mode);
+ *  - cost + pi[u] - pi[v] >= 0 on every residual arc of positive capacity,
+ *    except dirty arcs.
+ */
+
+/* Value of one unit of s-t flow in solve_max; (n + 1) x max|cost| must stay below. */
+#define FLOW_BIG ((int64_t)1 << 56)
+
+enum flow_mode { FLOW_MODE_NONE, FLOW_MODE_SUPPLY, FLOW_MODE_MAX };
+
+/* What a search reads per arc, in one place: one cache access per arc scanned
+ * instead of four (this halved the time of a search). */
+struct flow_vx {
+    int64_t pi;    /* potential */
+    int64_t dist;  /* search label, valid when stamp == the search's epoch */
+    int32_t stamp; /* epoch of the last search that labelled the vertex */
+    int32_t hpos;  /* search state (see ssp.c) */
+    int32_t pred;  /* residual arc by which the search reached the vertex */
+    int32_t pad_;
+};
+
+struct hrm_flow {
+    /* the user's view */
+    int32_t n, m;
+    size_t vcap_n, acap_n;
+    int64_t *supply;
+    int32_t *afrom, *ato;
+    int64_t *acap, *acost;
+    int64_t *aflow0;  /* flow of arcs added since the last build (0 unless a rebuild kept it) */
+    int64_t cost_max; /* max |cost| ever set: bounds path costs for FLOW_BIG */
+
+    /* the virtual arc vt -> vs of solve_max (vs < 0: none) */
+    int32_t vs, vt;
+    int64_t vcap;
+    int32_t vpos; /* forward residual index of the virtual arc, -1 if none */
+
+    enum flow_mode mode;
+    enum hrm_flow_algo algo;
+    bool warm;  /* flow, pi and ex hold the last state (see invariants) */
+    bool shape; /* the residual graph must be rebuilt */
+
+    /* the residual graph, built for rn vertices and rm user arcs */
+    int32_t rn, rm;
+    size_t rcap_n;         /* capacity of the residual arrays */
+    int32_t *first;        /* rn + 1 */
+    int32_t *head, *rev;   /* per residual arc */
+    int32_t *tail;         /* per residual arc (head of rev): saves a lookup in hot loops */
+    int64_t *rcap, *rcost; /* residual capacity, cost */
+    int32_t *apos;         /* per user arc: its forward residual arc */
+
+    /* per-vertex solver state, sized vcap_n */
+    struct flow_vx *vx;
+    int64_t *ex;
+    int64_t *outcap, *incap; /* capacity out of / into each vertex, saturating: bound U */
+
+    /* dirty arcs (user ids; -1 stands for the virtual arc) and vertices whose
+     * excess may be non-zero */
+    int32_t *dirty;
+    size_t ndirty, dirty_cap;
+    uint8_t *adirty; /* per user arc, sized acap_n */
+    bool vdirty;
+    int32_t *pend;
+    size_t npend, pend_cap;
+    uint8_t *vpend; /* per vertex, sized vcap_n */
+
+    /* scratch shared by the algorithms, sized vcap_n (allocated on demand) */
+    size_t scratch_n;
+    int32_t *cur, *stack, *list;
+    struct flow_radix *rq; /* ssp.c's priority queue, allocated on first use */
+    int32_t *sc_i32;
+    int32_t epoch;
+
+    int64_t value;
+    struct hrm_flow_stats stats;
+};
+
+/* Adds v to the list of vertices whose excess may be non-zero. */
+void flow_pend(struct hrm_flow *g, int32_t v);
+
+/* Pushes delta units along residual arc r (delta <= rcap[r]), updating excesses. */
+static inline void flow_push(struct hrm_flow *g, int32_t r, int64_t delta)
+{
+    g->rcap[r] -= delta;
+    g->rcap[g->rev[r]] += delta;
+    g->ex[g->tail[r]] -= delta;
+    g->ex[g->head[r]] += delta;
+}
+
+/* Makes sure the scratch arrays hold g->n vertices. */
+void flow_scratch(struct hrm_flow *g);
+
+/*
+ * Successive shortest paths from the current state (ssp.c): routes every
+ * excess to a deficit along shortest paths of reduced cost, keeping reduced
+ * costs >= 0.  Requires the invariants above with no dirty arc.  0, or
+ * -HRM_EINFEASIBLE when some excess cannot reach any deficit (the state stays
+ * consistent: what could be routed is).
+ */
+int flow_ssp(struct hrm_flow *g, struct hrm_error *err);
+
+/* Frees what flow_ssp keeps between solves (NULL-safe). */
+void flow_ssp_free(struct flow_radix *rq);
+
+/*
+ * Cost scaling from zero (scale.c): an optimal flow for supplies ex (the
+ * excesses of the zero flow) with exact integer potentials.  0, or
+ * -HRM_EINFEASIBLE (the state is then reset to zero flow by the caller).
+ */
+int flow_scaling(struct hrm_flow *g, struct hrm_error *err);
+
+#endif

@@ -1,0 +1,439 @@
+/* Cost-scaling push-relabel min-cost flow (Goldberg): the from-scratch engine. */
+#include <string.h>
+
+#include "flow_private.h"
+#include "hrm/alloc.h"
+
+/*
+ * Goldberg's cost scaling with the partial augment-relabel step (Goldberg 2008;
+ * the method LEMON's CostScaling defaults to) and global price updates.
+ * Costs are multiplied by n x ALPHA so that the last phase (epsilon = 1) leaves
+ * a flow that is optimal for the original costs.  First a feasible flow is
+ * found with Dinic's algorithm (which also decides feasibility and, for
+ * solve_max, the maximum value); then each phase divides epsilon by ALPHA,
+ * saturates the arcs that violate the new bound and moves the excesses along
+ * admissible paths of at most PATH_LEN arcs, relabelling dead ends.
+ *
+ * At the end the scaled prices are rounded down to integer potentials; the
+ * rare arcs whose reduced cost the rounding makes negative are fixed by the
+ * shortest-path engine, so the caller gets exact potentials for warm starts.
+ */
+
+#define ALPHA 16
+#define PATH_LEN 4
+
+struct cs {
+    struct hrm_flow *g;
+    int32_t n;
+    int64_t mult, eps;
+    int32_t *queue; /* FIFO of active vertices, circular over n + 1 slots */
+    int32_t qhead, qtail, qsize;
+    uint8_t *inq; /* in the queue: each vertex at most once */
+    int32_t *rank, *bnext, *bprev, *buckets;
+    int32_t max_rank;
+    int64_t relabels, next_update, update_skip;
+};
+
+static void q_push(struct cs *c, int32_t v)
+{
+    if (c->inq[v])
+        return;
+    c->inq[v] = 1;
+    c->queue[c->qtail] = v;
+    c->qtail = c->qtail + 1 == c->qsize ? 0 : c->qtail + 1;
+}
+
+/*
+ * Dinic's maximum flow from the vertices with excess to the vertices with
+ * deficit: routes as much as the capacities allow and returns the excess left.
+ */
+static int64_t route_excess(struct hrm_flow *g)
+{
+    int32_t n = g->n;
+    int32_t *level = g->sc_i32, *queue = g->list, *cur = g->cur, *stack = g->stack;
+    const int32_t *first = g->first, *head = g->head, *rev = g->rev;
+    int64_t *rcap = g->rcap, *ex = g->ex;
+    for (;;) {
+        int32_t qh = 0, qt = 0;
+        bool reach = false;
+        for (int32_t v = 0; v < n; v++) {
+            level[v] = -1;
+            if (ex[v] > 0) {
+                level[v] = 0;
+                queue[qt++] = v;
+            }
+        }
+        while (qh < qt) {
+            int32_t u = queue[qh++];
+            if (ex[u] < 0) {
+                reach = true;
+                continue;
+            }
+            for (int32_t r = first[u], end = first[u + 1]; r < end; r++) {
+                int32_t v = head[r];
+                if (rcap[r] > 0 && level[v] < 0) {
+                    level[v] = level[u] + 1;
+                    queue[qt++] = v;
+                }
+            }
+        }
+        if (!reach)
+            break;
+        for (int32_t v = 0; v < n; v++)
+            cur[v] = first[v];
+        for (int32_t i = 0; i < n; i++) {
+            int32_t s = i;
+            if (ex[s] <= 0 || level[s] != 0)
+                continue;
+            while (ex[s] > 0) {
+                int32_t depth = 0, u = s;
+                bool dead = false;
+                for (;;) {
+                    if (ex[u] < 0) {
+                        int64_t d = ex[s] < -ex[u] ? ex[s] : -ex[u];
+                        for (int32_t k = 0; k < depth; k++)
+                            if (rcap[stack[k]] < d)
+                                d = rcap[stack[k]];
+                        for (int32_t k = 0; k < depth; k++) {
+                            rcap[stack[k]] -= d;
+                            rcap[rev[stack[k]]] += d;
+                        }
+                        ex[s] -= d;
+                        ex[u] += d;
+                        break;
+                    }
+                    int32_t r = cur[u], end = first[u + 1];
+                    for (; r < end; r++)
+                        if (rcap[r] > 0 && level[head[r]] == level[u] + 1)
+                            break;
+                    cur[u] = r;
+                    if (r < end) {
+                        stack[depth++] = r;
+                        u = head[r];
+                        continue;
+                    }
+                    level[u] = -1; /* dead for this phase */
+                    if (depth == 0) {
+                        dead = true;
+                        break;
+                    }
+                    u = g->tail[stack[--depth]];
+                    cur[u]++;
+                }
+                if (dead)
+                    break;
+            }
+        }
+    }
+    int64_t left = 0;
+    for (int32_t v = 0; v < n; v++)
+        if (ex[v] > 0)
+            left += ex[v];
+    return left;
+}
+
+/*
+ * Global price update: ranks are distances to the nearest deficit in units of
+ * epsilon (Dial's buckets over arcs of length floor(rc / eps) + 1, searched
+ * backwards), and every vertex's price drops by rank x eps, which keeps the
+ * flow eps-optimal and points admissible arcs at the deficits.
+ */
+static void global_update(struct cs *c)
+{
+    struct hrm_flow *g = c->g;
+    int32_t n = c->n, end_mark = n;
+    const int32_t *first = g->first, *rev = g->rev, *tail = g->tail;
+    const int64_t *rcap = g->rcap, *rcost = g->rcost, *ex = g->ex;
+    struct flow_vx *vx = g->vx;
+    int32_t *rank = c->rank, *bnext = c->bnext, *bprev = c->bprev, *buckets = c->buckets;
+    int32_t max_rank = c->max_rank;
+    for (int32_t r = 0; r < max_rank; r++)
+        buckets[r] = end_mark;
+    int64_t total = 0;
+    int32_t b0 = end_mark;
+    for (int32_t i = 0; i < n; i++) {
+        if (ex[i] < 0) {
+            rank[i] = 0;
+            bnext[i] = b0;
+            bprev[b0] = i;
+            b0 = i;
+        } else {
+            total += ex[i];
+            rank[i] = max_rank;
+        }
+    }
+    if (total == 0)
+        return;
+    buckets[0] = b0;
+    int32_t r = 0;
+    for (; r < max_rank; r++) {
+        while (buckets[r] != end_mark) {
+            int32_t u = buckets[r];
+            buckets[r] = bnext[u];
+            int64_t pu = vx[u].pi;
+            for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+                int32_t ra = rev[a];
+                if (rcap[ra] <= 0)
+                    continue;
+                int32_t v = tail[ra];
+                int32_t old = rank[v];
+                if (r >= old)
+                    continue;
+                int64_t nrc = (rcost[ra] * c->mult + vx[v].pi - pu) / c->eps;
+                int32_t nr = old;
+                if (nrc < (int64_t)max_rank)
+                    nr = r + 1 + (int32_t)nrc;
+                if (nr >= old)
+                    continue;
+                rank[v] = nr;
+                if (old < max_rank) {
+                    if (buckets[old] == v) {
+                        buckets[old] = bnext[v];
+                    } else {
+                        int32_t pv = bprev[v], nv = bnext[v];
+                        bnext[pv] = nv;
+                        bprev[nv] = pv;
+                    }
+                }
+                int32_t nv = buckets[nr];
+                bnext[v] = nv;
+                bprev[nv] = v;
+                buckets[nr] = v;
+            }
+            if (ex[u] > 0) {
+                total -= ex[u];
+                if (total <= 0)
+                    break;
+            }
+        }
+        if (total <= 0)
+            break;
+    }
+    for (int32_t u = 0; u < n; u++) {
+        int32_t k = rank[u] < r ? rank[u] : r;
+        if (k > 0) {
+            vx[u].pi -= c->eps * k;
+            g->cur[u] = first[u];
+        }
+    }
+}
+
+/* One phase at c->eps. */
+static void refine(struct cs *c)
+{
+    struct hrm_flow *g = c->g;
+    int32_t n = c->n;
+    const int32_t *first = g->first, *head = g->head, *tail = g->tail, *rev = g->rev;
+    const int64_t *rcost = g->rcost;
+    int64_t *rcap = g->rcap, *ex = g->ex;
+    struct flow_vx *vx = g->vx;
+    int32_t *cur = g->cur;
+    const int64_t mult = c->mult, eps = c->eps;
+    for (int32_t u = 0; u < n; u++) {
+        int64_t pu = vx[u].pi;
+        for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+            int64_t d = rcap[a];
+            if (d > 0 && rcost[a] * mult + pu - vx[head[a]].pi < 0) {
+                rcap[a] = 0;
+                rcap[rev[a]] += d;
+                ex[u] -= d;
+                ex[head[a]] += d;
+            }
+        }
+    }
+    c->qhead = c->qtail = 0;
+    for (int32_t u = 0; u < n; u++) {
+        cur[u] = first[u];
+        if (ex[u] > 0)
+            q_push(c, u);
+    }
+    int32_t path[PATH_LEN + 1];
+    while (c->qhead != c->qtail) {
+        int32_t start = c->queue[c->qhead];
+        if (ex[start] <= 0) {
+            c->inq[start] = 0;
+            c->qhead = c->qhead + 1 == c->qsize ? 0 : c->qhead + 1;
+            continue;
+        }
+        int32_t tip = start, len = 0;
+        while (len < PATH_LEN && ex[tip] >= 0) {
+            int64_t pt = vx[tip].pi, minrc = INT64_MAX;
+            int32_t last = first[tip + 1], a = cur[tip];
+            for (; a < last; a++) {
+                if (rcap[a] <= 0)
+                    continue;
+                int64_t rc = rcost[a] * mult + pt - vx[head[a]].pi;
+                if (rc < 0)
+                    break;
+                if (rc < minrc)
+                    minrc = rc;
+            }
+            if (a < last) {
+                cur[tip] = a;
+                bool cycle = false;
+                for (int32_t k = 0; k < len; k++)
+                    cycle |= path[k] == a;
+                path[len++] = a;
+                if (cycle)
+                    break;
+                tip = head[a];
+                continue;
+            }
+            /* relabel: the cheapest residual arc out of tip becomes -eps */
+            if (tip != start) {
+                int32_t ra = rev[path[len - 1]];
+                int64_t rc = rcost[ra] * mult + pt - vx[head[ra]].pi;
+                if (rc < minrc)
+                    minrc = rc;
+            }
+            for (int32_t b = first[tip], stop = cur[tip]; b < stop; b++) {
+                if (rcap[b] <= 0)
+                    continue;
+                int64_t rc = rcost[b] * mult + pt - vx[head[b]].pi;
+                if (rc < minrc)
+                    minrc = rc;
+            }
+            if (minrc == INT64_MAX)
+                minrc = 0; /* no residual arc at all: cannot happen with excess */
+            vx[tip].pi -= minrc + eps;
+            cur[tip] = first[tip];
+            c->relabels++;
+            if (tip != start)
+                tip = tail[path[--len]];
+        }
+        int32_t v = start;
+        for (int32_t k = 0; k < len; k++) {
+            int32_t a = path[k], u = v;
+            v = head[a];
+            int64_t d = rcap[a] < ex[u] ? rcap[a] : ex[u];
+            rcap[a] -= d;
+            rcap[rev[a]] += d;
+            ex[u] -= d;
+            ex[v] += d;
+            if (ex[v] > 0)
+                q_push(c, v);
+        }
+        g->stats.augmentations++;
+        if (c->relabels >= c->next_update) {
+            global_update(c);
+            c->next_update = c->relabels + c->update_skip;
+        }
+    }
+}
+
+/* Potentials may be raised by any amount on the vertices that the source cannot
+ * reach; doing so for the sink's side prices the virtual arc exactly. */
+static void price_virtual(struct hrm_flow *g)
+{
+    int32_t n = g->n, s = g->vs, t = g->vt;
+    int32_t *seen = g->sc_i32, *queue = g->list;
+    for (int32_t v = 0; v < n; v++)
+        seen[v] = 0;
+    int32_t qh = 0, qt = 0;
+    seen[s] = 1;
+    queue[qt++] = s;
+    while (qh < qt) {
+        int32_t u = queue[qh++];
+        for (int32_t r = g->first[u], end = g->first[u + 1]; r < end; r++) {
+            int32_t v = g->head[r];
+            if (g->rcap[r] > 0 && !seen[v] && r != g->rev[g->vpos] && r != g->vpos) {
+                seen[v] = 1;
+                queue[qt++] = v;
+            }
+        }
+    }
+    /* t is unreachable after a maximum flow */
+    int64_t delta = FLOW_BIG - (g->vx[t].pi - g->vx[s].pi);
+    for (int32_t v = 0; v < n; v++)
+        if (!seen[v])
+            g->vx[v].pi += delta;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
+{
+    int32_t n = g->n;
+    int64_t vflow_cap = 0;
+    /* the virtual arc stays out of the scaling: its flow is the maximum value */
+    if (g->vpos >= 0) {
+        vflow_cap = g->rcap[g->vpos];
+        g->rcap[g->vpos] = 0;
+        g->ex[g->vs] += vflow_cap;
+        g->ex[g->vt] -= vflow_cap;
+    }
+    int64_t left = route_excess(g);
+    int64_t value = 0;
+    if (g->vpos >= 0) {
+        value = vflow_cap - g->ex[g->vs];
+        g->ex[g->vs] = 0;
+        g->ex[g->vt] = 0;
+        g->rcap[g->vpos] = vflow_cap - value;
+        g->rcap[g->rev[g->vpos]] = value;
+    } else if (left > 0) {
+        return hrm_errorf(err, -HRM_EINFEASIBLE,
+                          "flow: %lld units of supply cannot reach any demand", (long long)left);
+    }
+    struct cs c = {.g = g, .n = n};
+    /* the scaling keeps the virtual arc frozen */
+    int64_t vres[2] = {0, 0};
+    if (g->vpos >= 0) {
+        vres[0] = g->rcap[g->vpos];
+        vres[1] = g->rcap[g->rev[g->vpos]];
+        g->rcap[g->vpos] = g->rcap[g->rev[g->vpos]] = 0;
+    }
+    int64_t cmax = 0;
+    for (int32_t a = 0; a < g->m; a++) {
+        int64_t x = g->acost[a] < 0 ? -g->acost[a] : g->acost[a];
+        if (x > cmax && g->acap[a] > 0)
+            cmax = x;
+    }
+    c.mult = (int64_t)n * ALPHA;
+    if (cmax > 0 && n > 1) {
+        c.qsize = n + 1;
+        c.queue = hrm_alloc(sizeof(int32_t) * (size_t)c.qsize);
+        c.inq = hrm_calloc((size_t)n, 1);
+        c.max_rank = ALPHA * n;
+        c.rank = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
+        c.bnext = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
+        c.bprev = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
+        c.buckets = hrm_alloc(sizeof(int32_t) * (size_t)c.max_rank);
+        c.update_skip = n;
+        c.next_update = c.update_skip;
+        for (int32_t v = 0; v < n; v++)
+            g->vx[v].pi = 0;
+        for (c.eps = cmax * c.mult / ALPHA; c.eps >= 1;
+             c.eps = c.eps < ALPHA && c.eps > 1 ? 1 : c.eps / ALPHA) {
+            g->stats.phases++;
+            refine(&c);
+        }
+        for (int32_t v = 0; v < n; v++)
+            g->vx[v].pi = floor_div(g->vx[v].pi, c.mult);
+        g->stats.scanned = c.relabels;
+        hrm_free(c.queue);
+        hrm_free(c.inq);
+        hrm_free(c.rank);
+        hrm_free(c.bnext);
+        hrm_free(c.bprev);
+        hrm_free(c.buckets);
+    }
+    if (g->vpos >= 0) {
+        g->rcap[g->vpos] = vres[0];
+        g->rcap[g->rev[g->vpos]] = vres[1];
+        price_virtual(g);
+    }
+    /* rounding may leave a few reduced costs at -1: saturate and re-route them */
+    int32_t nr = g->first[n];
+    for (int32_t r = 0; r < nr; r++)
+        if (g->rcap[r] > 0 && g->rcost[r] + g->vx[g->tail[r]].pi - g->vx[g->head[r]].pi < 0) {
+            int32_t u = g->tail[r], v = g->head[r];
+            flow_push(g, r, g->rcap[r]);
+            flow_pend(g, u);
+            flow_pend(g, v);
+        }
+    return flow_ssp(g, err);
+}

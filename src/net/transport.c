@@ -1,0 +1,407 @@
+/* ZeroMQ transport: CURVE ROUTER with a ZAP allow-list for the master, CURVE DEALER for agents and clients. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "hrm/alloc.h"
+#include "hrm/log.h"
+#include "hrm/transport.h"
+#include "hrm/wire.h"
+
+/* Frames above this are dropped by ZeroMQ with the connection (a peer that
+ * sends 16 MiB is not talking our protocol); between HRM_WIRE_MAX_BYTES and
+ * this they reach the codec, which answers with a too_big error. */
+#define HARD_MAX_BYTES (16 << 20)
+#define SERVER_HWM 200000 /* queued messages per peer: one burst of launches fits */
+
+void *hrm_zctx_new(void)
+{
+    void *z = zmq_ctx_new();
+    if (z)
+        zmq_ctx_set(z, ZMQ_IO_THREADS, 1);
+    return z;
+}
+
+void hrm_zctx_free(void *zctx)
+{
+    if (zctx)
+        zmq_ctx_term(zctx);
+}
+
+static int zerr(struct hrm_error *err, const char *what)
+{
+    int e = zmq_errno();
+    return hrm_errorf(err, -e, "%s: %s", what, zmq_strerror(e));
+}
+
+static void set_int(void *sock, int opt, int v)
+{
+    zmq_setsockopt(sock, opt, &v, sizeof(v));
+}
+
+/* ---- server ---- */
+
+struct hrm_server {
+    void *sock, *zap;
+    const struct hrm_authz *authz;
+    char endpoint[256];
+    zmq_msg_t payload; /* the last message received; data handed out points into it */
+    bool have_payload;
+};
+
+struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct hrm_keypair *kp,
+                                  const struct hrm_authz *authz, struct hrm_error *err)
+{
+    struct hrm_server *s = hrm_calloc(1, sizeof(*s));
+    s->authz = authz;
+    /* The ZAP handler must exist before the first handshake. */
+    s->zap = zmq_socket(zctx, ZMQ_REP);
+    if (!s->zap || zmq_bind(s->zap, "inproc://zeromq.zap.01") != 0) {
+        zerr(err, "ZAP handler");
+        goto fail;
+    }
+    s->sock = zmq_socket(zctx, ZMQ_ROUTER);
+    if (!s->sock) {
+        zerr(err, "socket");
+        goto fail;
+    }
+    set_int(s->sock, ZMQ_CURVE_SERVER, 1);
+    zmq_setsockopt(s->sock, ZMQ_CURVE_SECRETKEY, kp->sec, strlen(kp->sec));
+    zmq_setsockopt(s->sock, ZMQ_ZAP_DOMAIN, "hrm", 3);
+    set_int(s->sock, ZMQ_ROUTER_MANDATORY, 1);
+    set_int(s->sock, ZMQ_SNDHWM, SERVER_HWM);
+    set_int(s->sock, ZMQ_RCVHWM, SERVER_HWM);
+    set_int(s->sock, ZMQ_LINGER, 0);
+    int64_t maxsz = HARD_MAX_BYTES;
+    zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxsz, sizeof(maxsz));
+    if (zmq_bind(s->sock, endpoint) != 0) {
+        int e = zmq_errno();
+        hrm_errorf(err, -e, "cannot listen on %s: %s", endpoint, zmq_strerror(e));
+        goto fail;
+    }
+    size_t len = sizeof(s->endpoint);
+    zmq_getsockopt(s->sock, ZMQ_LAST_ENDPOINT, s->endpoint, &len);
+    zmq_msg_init(&s->payload);
+    s->have_payload = true;
+    return s;
+fail:
+    if (s->sock)
+        zmq_close(s->sock);
+    if (s->zap)
+        zmq_close(s->zap);
+    hrm_free(s);
+    return NULL;
+}
+
+void hrm_server_free(struct hrm_server *s)
+{
+    if (!s)
+        return;
+    if (s->have_payload)
+        zmq_msg_close(&s->payload);
+    zmq_close(s->sock);
+    zmq_close(s->zap);
+    hrm_free(s);
+}
+
+const char *hrm_server_endpoint(const struct hrm_server *s)
+{
+    return s->endpoint;
+}
+
+void *hrm_server_zsock(struct hrm_server *s, int which)
+{
+    return which == 0 ? s->sock : s->zap;
+}
+
+/* One ZAP request (RFC 27): version, request id, domain, address, identity,
+ * mechanism, credentials.  The reply's user id carries the peer's role. */
+static void zap_one(struct hrm_server *s)
+{
+    char frames[7][64];
+    size_t lens[7] = {0};
+    int n = 0, more = 1;
+    while (more) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, s->zap, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&m);
+            if (n == 0)
+                return;
+            break;
+        }
+        if (n < 7) {
+            lens[n] = zmq_msg_size(&m) < 64 ? zmq_msg_size(&m) : 63;
+            memcpy(frames[n], zmq_msg_data(&m), lens[n]);
+            frames[n][lens[n]] = '\0';
+        }
+        n++;
+        more = zmq_msg_more(&m);
+        zmq_msg_close(&m);
+    }
+    const char *status = "400", *text = "not authorised", *user = "";
+    char z85[HRM_KEY_Z85] = "?";
+    if (n >= 7 && strcmp(frames[5], "CURVE") == 0 && lens[6] == 32) {
+        zmq_z85_encode(z85, (const uint8_t *)frames[6], 32);
+        int role = hrm_authz_role(s->authz, z85);
+        if (role) {
+            status = "200";
+            text = "OK";
+            user = role == HRM_PEER_AGENT ? "agent" : "client";
+        }
+    }
+    if (status[0] != '2')
+        hrm_log(HRM_LOG_WARNING, "refused a peer from %s: key %s is not in the allow-list",
+                n >= 4 ? frames[3] : "?", z85);
+    const char *reply[6] = {"1.0", n >= 2 ? frames[1] : "", status, text, user, ""};
+    size_t rlen[6] = {3, n >= 2 ? lens[1] : 0, 3, strlen(text), strlen(user), 0};
+    for (int i = 0; i < 6; i++)
+        zmq_send(s->zap, reply[i], rlen[i], i < 5 ? ZMQ_SNDMORE : 0);
+}
+
+void hrm_server_handle_zap(struct hrm_server *s)
+{
+    /* Bounded: handshakes are rare; a storm of them waits for the next turn. */
+    for (int i = 0; i < 64; i++) {
+        int ev = 0;
+        size_t len = sizeof(ev);
+        zmq_getsockopt(s->zap, ZMQ_EVENTS, &ev, &len);
+        if (!(ev & ZMQ_POLLIN))
+            return;
+        zap_one(s);
+    }
+}
+
+int hrm_server_recv(struct hrm_server *s, struct hrm_inmsg *m)
+{
+    zmq_msg_t idm;
+    zmq_msg_init(&idm);
+    if (zmq_msg_recv(&idm, s->sock, ZMQ_DONTWAIT) < 0) {
+        int e = zmq_errno();
+        zmq_msg_close(&idm);
+        return e == EAGAIN ? -EAGAIN : -e;
+    }
+    m->idlen = zmq_msg_size(&idm) < sizeof(m->id) ? zmq_msg_size(&idm) : sizeof(m->id);
+    memcpy(m->id, zmq_msg_data(&idm), m->idlen);
+    bool more = zmq_msg_more(&idm);
+    zmq_msg_close(&idm);
+    m->data = NULL;
+    m->len = 0;
+    m->role = 0;
+    m->extra_frames = false;
+    if (!more)
+        return 0; /* an empty message: the codec answers it like any bad frame */
+    zmq_msg_close(&s->payload);
+    zmq_msg_init(&s->payload);
+    if (zmq_msg_recv(&s->payload, s->sock, ZMQ_DONTWAIT) < 0)
+        return -zmq_errno();
+    m->data = zmq_msg_data(&s->payload);
+    m->len = zmq_msg_size(&s->payload);
+    const char *uid = zmq_msg_gets(&s->payload, "User-Id");
+    if (uid)
+        m->role = strcmp(uid, "agent") == 0 ? HRM_PEER_AGENT
+                  : strcmp(uid, "client") == 0 ? HRM_PEER_CLIENT
+                                               : 0;
+    /* Drain any further frames: one message is one frame. */
+    while (zmq_msg_more(&s->payload)) {
+        m->extra_frames = true;
+        zmq_msg_t x;
+        zmq_msg_init(&x);
+        int rc = zmq_msg_recv(&x, s->sock, ZMQ_DONTWAIT);
+        bool again = rc >= 0 && zmq_msg_more(&x);
+        zmq_msg_close(&x);
+        if (!again)
+            break;
+    }
+    return 0;
+}
+
+int hrm_server_send_raw(struct hrm_server *s, const unsigned char *id, size_t idlen,
+                        const void *data, size_t len)
+{
+    if (zmq_send(s->sock, id, idlen, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+        return -zmq_errno();
+    if (zmq_send(s->sock, data, len, ZMQ_DONTWAIT) < 0)
+        return -zmq_errno();
+    return 0;
+}
+
+int hrm_server_send(struct hrm_server *s, const unsigned char *id, size_t idlen,
+                    const json_t *msg)
+{
+    size_t len;
+    char *text = hrm_wire_dump(msg, &len);
+    if (!text)
+        return -ENOMEM;
+    int rc = hrm_server_send_raw(s, id, idlen, text, len);
+    free(text);
+    return rc;
+}
+
+/* ---- connections ---- */
+
+struct hrm_conn {
+    void *sock, *mon;
+    char endpoint[256];
+};
+
+struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
+                              const struct hrm_keypair *kp, struct hrm_error *err)
+{
+    struct hrm_conn *c = hrm_calloc(1, sizeof(*c));
+    snprintf(c->endpoint, sizeof(c->endpoint), "%s", endpoint);
+    c->sock = zmq_socket(zctx, ZMQ_DEALER);
+    if (!c->sock) {
+        zerr(err, "socket");
+        hrm_free(c);
+        return NULL;
+    }
+    zmq_setsockopt(c->sock, ZMQ_CURVE_SERVERKEY, master_pub, strlen(master_pub));
+    zmq_setsockopt(c->sock, ZMQ_CURVE_PUBLICKEY, kp->pub, strlen(kp->pub));
+    zmq_setsockopt(c->sock, ZMQ_CURVE_SECRETKEY, kp->sec, strlen(kp->sec));
+    set_int(c->sock, ZMQ_LINGER, 2000); /* a last report gets its chance on exit */
+    set_int(c->sock, ZMQ_SNDHWM, SERVER_HWM);
+    set_int(c->sock, ZMQ_RCVHWM, SERVER_HWM);
+    set_int(c->sock, ZMQ_RECONNECT_IVL, 100);
+    set_int(c->sock, ZMQ_RECONNECT_IVL_MAX, 1000);
+    int64_t maxsz = HARD_MAX_BYTES;
+    zmq_setsockopt(c->sock, ZMQ_MAXMSGSIZE, &maxsz, sizeof(maxsz));
+    char mon[64];
+    snprintf(mon, sizeof(mon), "inproc://hrm-mon-%p", (void *)c);
+    if (zmq_socket_monitor(c->sock, mon, ZMQ_EVENT_ALL) == 0) {
+        c->mon = zmq_socket(zctx, ZMQ_PAIR);
+        if (c->mon && zmq_connect(c->mon, mon) != 0) {
+            zmq_close(c->mon);
+            c->mon = NULL;
+        }
+    }
+    if (zmq_connect(c->sock, endpoint) != 0) {
+        int e = zmq_errno();
+        hrm_errorf(err, -e, "bad master address '%s': %s", endpoint, zmq_strerror(e));
+        hrm_conn_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void hrm_conn_free(struct hrm_conn *c)
+{
+    if (!c)
+        return;
+    if (c->mon) {
+        zmq_socket_monitor(c->sock, NULL, 0);
+        zmq_close(c->mon);
+    }
+    zmq_close(c->sock);
+    hrm_free(c);
+}
+
+void *hrm_conn_zsock(struct hrm_conn *c)
+{
+    return c->sock;
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int hrm_conn_wait_ready(struct hrm_conn *c, int timeout_ms, struct hrm_error *err)
+{
+    if (!c->mon)
+        return 0; /* no monitor: let the request's own timeout speak */
+    int64_t deadline = mono_ms() + timeout_ms;
+    int refused = 0;
+    for (;;) {
+        int64_t left = deadline - mono_ms();
+        if (left <= 0)
+            break;
+        zmq_pollitem_t it = {c->mon, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&it, 1, (long)left) <= 0)
+            continue;
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, c->mon, 0) < 0) {
+            zmq_msg_close(&m);
+            break;
+        }
+        uint16_t event = 0;
+        if (zmq_msg_size(&m) >= 2)
+            memcpy(&event, zmq_msg_data(&m), 2);
+        bool more = zmq_msg_more(&m);
+        zmq_msg_close(&m);
+        while (more) { /* the endpoint frame */
+            zmq_msg_init(&m);
+            zmq_msg_recv(&m, c->mon, 0);
+            more = zmq_msg_more(&m);
+            zmq_msg_close(&m);
+        }
+        switch (event) {
+        case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+            return 0;
+        case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
+            return hrm_errorf(err, -EACCES,
+                              "the master at %s refused this key (not in its allow-list)",
+                              c->endpoint);
+        case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+        case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+            return hrm_errorf(err, -EACCES,
+                              "the handshake with %s failed (wrong master key?)", c->endpoint);
+        case ZMQ_EVENT_CONNECT_RETRIED:
+            /* Connection refused; a master that is starting gets a few tries. */
+            if (++refused >= 3)
+                return hrm_errorf(err, -ECONNREFUSED, "no master at %s (is it running?)",
+                                  c->endpoint);
+            break;
+        default:
+            break;
+        }
+    }
+    return hrm_errorf(err, -ETIMEDOUT, "no answer from the master at %s within %d ms",
+                      c->endpoint, timeout_ms);
+}
+
+int hrm_conn_send_raw(struct hrm_conn *c, const void *data, size_t len)
+{
+    if (zmq_send(c->sock, data, len, ZMQ_DONTWAIT) < 0)
+        return -zmq_errno();
+    return 0;
+}
+
+int hrm_conn_send(struct hrm_conn *c, const json_t *msg)
+{
+    size_t len;
+    char *text = hrm_wire_dump(msg, &len);
+    if (!text)
+        return -ENOMEM;
+    int rc = hrm_conn_send_raw(c, text, len);
+    free(text);
+    return rc;
+}
+
+int hrm_conn_recv(struct hrm_conn *c, int timeout_ms, json_t **out, struct hrm_error *err)
+{
+    *out = NULL;
+    zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
+    int n = zmq_poll(&it, 1, timeout_ms);
+    if (n < 0)
+        return hrm_errorf(err, -zmq_errno(), "poll: %s", zmq_strerror(zmq_errno()));
+    if (n == 0)
+        return -ETIMEDOUT;
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    if (zmq_msg_recv(&m, c->sock, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&m);
+        return -ETIMEDOUT;
+    }
+    struct hrm_wire_fault f;
+    int type = hrm_wire_decode(zmq_msg_data(&m), zmq_msg_size(&m), out, &f);
+    zmq_msg_close(&m);
+    if (type < 0)
+        return hrm_errorf(err, -EPROTO, "bad message from the master: %s", f.message);
+    return 0;
+}

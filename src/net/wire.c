@@ -1,0 +1,327 @@
+/* Wire codec: message table lookups, schema validation, versioned JSON encode/decode, role messages. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrm/wire.h"
+
+/* Role messages carry the fields of struct hrm_msg; the agent protocol adds a
+ * few of its own to three of them (docs/protocol.md). */
+#define ROLE_GENERIC "status:u? from:z? job:z? task:z? node:z? attempt:z? gpu_mask:i? value:z?"
+
+static const char *const role_names[] = {
+#define ROLE_NAME(name, text) text,
+    HRM_MSG_MAP(ROLE_NAME)
+#undef ROLE_NAME
+};
+
+static const struct {
+    int type;
+    const char *schema;
+    int senders;
+} role_wire[] = {
+    {HRM_WIRE_TASK_LAUNCH,
+     "job:i task:u attempt:u node:u? gpu_mask:i? cmd:S cwd:s env:o? cpu:i mem:i gpus:u?",
+     0},
+    {HRM_WIRE_TASK_KILL, "job:i task:u attempt:u", 0},
+    {HRM_WIRE_TASK_END,
+     "job:i task:u attempt:u status:u exit:z? signal:u? oom:b? start_us:i? end_us:i? "
+     "cpu_us:i? rss:i? error:s?",
+     HRM_PEER_AGENT},
+};
+
+static const struct {
+    const char *name, *schema;
+    int senders;
+} daemon_wire[] = {
+#define DAEMON_ROW(name, text, schema, senders) {text, schema, senders},
+    HRM_WIRE_MAP(DAEMON_ROW)
+#undef DAEMON_ROW
+};
+
+static const struct {
+    const char *code, *text;
+} wire_errs[] = {
+#define ERR_ROW(name, code, text) {code, text},
+    HRM_WIRE_ERR_MAP(ERR_ROW)
+#undef ERR_ROW
+};
+
+const char *hrm_wire_name(int type)
+{
+    if (type >= 0 && type < HRM_MSG_COUNT)
+        return role_names[type];
+    if (type >= HRM_MSG_COUNT && type < HRM_WIRE_COUNT)
+        return daemon_wire[type - HRM_MSG_COUNT].name;
+    return "?";
+}
+
+int hrm_wire_type_by_name(const char *name)
+{
+    if (!name)
+        return -1;
+    for (int t = 0; t < HRM_WIRE_COUNT; t++)
+        if (strcmp(hrm_wire_name(t), name) == 0)
+            return t;
+    return -1;
+}
+
+const char *hrm_wire_schema(int type)
+{
+    if (type >= HRM_MSG_COUNT && type < HRM_WIRE_COUNT)
+        return daemon_wire[type - HRM_MSG_COUNT].schema;
+    for (size_t i = 0; i < sizeof(role_wire) / sizeof(role_wire[0]); i++)
+        if (role_wire[i].type == type)
+            return role_wire[i].schema;
+    return type >= 0 && type < HRM_MSG_COUNT ? ROLE_GENERIC : "";
+}
+
+int hrm_wire_senders(int type)
+{
+    if (type >= HRM_MSG_COUNT && type < HRM_WIRE_COUNT)
+        return daemon_wire[type - HRM_MSG_COUNT].senders;
+    for (size_t i = 0; i < sizeof(role_wire) / sizeof(role_wire[0]); i++)
+        if (role_wire[i].type == type)
+            return role_wire[i].senders;
+    return 0;
+}
+
+const char *hrm_wire_err_code(enum hrm_wire_err e)
+{
+    return e < HRM_WERR_COUNT ? wire_errs[e].code : "internal";
+}
+
+/* ---- schema validation ---- */
+
+static int check_field(const json_t *v, char kind, const char *name, struct hrm_error *err)
+{
+    switch (kind) {
+    case 'u':
+    case 'i':
+    case 'z': {
+        if (!json_is_integer(v))
+            return hrm_errorf(err, -EPROTO, "field '%s' must be an integer", name);
+        json_int_t x = json_integer_value(v);
+        if (kind != 'z' && x < 0)
+            return hrm_errorf(err, -EPROTO, "field '%s' must not be negative", name);
+        if (kind == 'u' && x > INT32_MAX)
+            return hrm_errorf(err, -EPROTO, "field '%s' is out of range", name);
+        return 0;
+    }
+    case 'n':
+        return json_is_number(v) ? 0
+                                 : hrm_errorf(err, -EPROTO, "field '%s' must be a number", name);
+    case 's':
+        if (!json_is_string(v))
+            return hrm_errorf(err, -EPROTO, "field '%s' must be a string", name);
+        if (json_string_length(v) > HRM_WIRE_MAX_STRING)
+            return hrm_errorf(err, -EPROTO, "field '%s' is longer than %d bytes", name,
+                              HRM_WIRE_MAX_STRING);
+        return 0;
+    case 'b':
+        return json_is_boolean(v) ? 0
+                                  : hrm_errorf(err, -EPROTO, "field '%s' must be a boolean", name);
+    case 'o':
+        return json_is_object(v) ? 0
+                                 : hrm_errorf(err, -EPROTO, "field '%s' must be an object", name);
+    case 'a':
+    case 'S': {
+        if (!json_is_array(v))
+            return hrm_errorf(err, -EPROTO, "field '%s' must be an array", name);
+        if (json_array_size(v) > HRM_WIRE_MAX_ITEMS)
+            return hrm_errorf(err, -EPROTO, "field '%s' has more than %d items", name,
+                              HRM_WIRE_MAX_ITEMS);
+        if (kind == 'S') {
+            size_t i;
+            const json_t *item;
+            json_array_foreach(v, i, item)
+            {
+                if (!json_is_string(item))
+                    return hrm_errorf(err, -EPROTO, "field '%s' must hold strings only", name);
+            }
+        }
+        return 0;
+    }
+    default:
+        return hrm_errorf(err, -EINVAL, "schema bug: kind '%c' of '%s'", kind, name);
+    }
+}
+
+int hrm_wire_validate(int type, const json_t *obj, struct hrm_error *err)
+{
+    if (!json_is_object(obj))
+        return hrm_errorf(err, -EPROTO, "message is not an object");
+    const char *p = hrm_wire_schema(type);
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        char name[64];
+        size_t n = strcspn(p, ":");
+        if (n == 0 || n >= sizeof(name) || p[n] != ':')
+            return hrm_errorf(err, -EINVAL, "schema bug in '%s'", hrm_wire_name(type));
+        memcpy(name, p, n);
+        name[n] = '\0';
+        char kind = p[n + 1];
+        bool optional = p[n + 2] == '?';
+        p += n + 2 + (optional ? 1 : 0);
+        const json_t *v = json_object_get(obj, name);
+        if (!v || json_is_null(v)) {
+            if (optional)
+                continue;
+            return hrm_errorf(err, -EPROTO, "%s: missing field '%s'", hrm_wire_name(type), name);
+        }
+        int rc = check_field(v, kind, name, err);
+        if (rc < 0) {
+            if (err) {
+                char tmp[HRM_ERROR_TEXT_MAX];
+                snprintf(tmp, sizeof(tmp), "%s", err->text);
+                snprintf(err->text, sizeof(err->text), "%s: %.400s", hrm_wire_name(type), tmp);
+            }
+            return rc;
+        }
+    }
+    return 0;
+}
+
+/* ---- frames ---- */
+
+static int fault(struct hrm_wire_fault *f, enum hrm_wire_err code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fault(struct hrm_wire_fault *f, enum hrm_wire_err code, const char *fmt, ...)
+{
+    if (f) {
+        f->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(f->message, sizeof(f->message), fmt, ap);
+        va_end(ap);
+    }
+    return -EPROTO;
+}
+
+int hrm_wire_decode(const void *buf, size_t len, json_t **out, struct hrm_wire_fault *f)
+{
+    *out = NULL;
+    if (f) {
+        f->req = -1;
+        f->message[0] = '\0';
+    }
+    if (len > HRM_WIRE_MAX_BYTES) {
+        fault(f, HRM_WERR_TOO_BIG, "message of %zu bytes exceeds the limit of %d", len,
+              HRM_WIRE_MAX_BYTES);
+        return -EMSGSIZE;
+    }
+    json_error_t jerr;
+    /* JSON_REJECT_DUPLICATES: two "type" keys could mean two things to two readers. */
+    json_t *obj = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!obj)
+        return fault(f, HRM_WERR_BAD_JSON, "invalid JSON at byte %d: %s", jerr.position,
+                     jerr.text);
+    if (!json_is_object(obj)) {
+        json_decref(obj);
+        return fault(f, HRM_WERR_BAD_JSON, "a message must be a JSON object");
+    }
+    const json_t *req = json_object_get(obj, "req");
+    if (f && json_is_integer(req))
+        f->req = json_integer_value(req);
+    const json_t *v = json_object_get(obj, "v");
+    if (!json_is_integer(v) || json_integer_value(v) != HRM_WIRE_VERSION) {
+        json_decref(obj);
+        return fault(f, HRM_WERR_BAD_VERSION, "field \"v\" must be %d", HRM_WIRE_VERSION);
+    }
+    const char *tname = json_string_value(json_object_get(obj, "type"));
+    int type = hrm_wire_type_by_name(tname);
+    if (type < 0) {
+        fault(f, HRM_WERR_UNKNOWN_TYPE, "unknown message type '%.64s'", tname ? tname : "(none)");
+        json_decref(obj); /* after: tname points into obj */
+        return -EPROTO;
+    }
+    struct hrm_error err;
+    if (hrm_wire_validate(type, obj, &err) < 0) {
+        json_decref(obj);
+        return fault(f, HRM_WERR_BAD_FIELD, "%s", err.text);
+    }
+    *out = obj;
+    return type;
+}
+
+json_t *hrm_wire_new(int type)
+{
+    return json_pack("{s:i, s:s}", "v", HRM_WIRE_VERSION, "type", hrm_wire_name(type));
+}
+
+char *hrm_wire_dump(const json_t *msg, size_t *len)
+{
+    char *s = json_dumps(msg, JSON_COMPACT);
+    if (s && len)
+        *len = strlen(s);
+    return s;
+}
+
+json_t *hrm_wire_error(enum hrm_wire_err code, long long req, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    json_t *m = hrm_wire_new(HRM_WIRE_ERROR);
+    json_object_set_new(m, "code", json_string(hrm_wire_err_code(code)));
+    /* Text from a peer may hold invalid UTF-8; jansson refuses it, so fall back. */
+    json_t *t = json_string(text);
+    json_object_set_new(m, "message", t ? t : json_string("(unprintable detail)"));
+    if (req >= 0)
+        json_object_set_new(m, "req", json_integer(req));
+    return m;
+}
+
+/* ---- role messages: generated from the fields of struct hrm_msg ---- */
+
+#define MSG_FIELDS(X)                                                                          \
+    X(status, UINT16_MAX, 0)                                                                   \
+    X(from, INT32_MAX, INT32_MIN)                                                              \
+    X(job, INT32_MAX, INT32_MIN)                                                               \
+    X(task, INT32_MAX, INT32_MIN)                                                              \
+    X(node, INT32_MAX, INT32_MIN)                                                              \
+    X(attempt, INT32_MAX, INT32_MIN)                                                           \
+    X(gpu_mask, UINT32_MAX, 0)                                                                 \
+    X(value, INT64_MAX, INT64_MIN)
+
+json_t *hrm_wire_from_msg(const struct hrm_msg *msg)
+{
+    json_t *o = hrm_wire_new(msg->type);
+#define TO_JSON(f, max, min) json_object_set_new(o, #f, json_integer((json_int_t)msg->f));
+    MSG_FIELDS(TO_JSON)
+#undef TO_JSON
+    return o;
+}
+
+int hrm_wire_to_msg(int type, const json_t *obj, struct hrm_msg *msg, struct hrm_error *err)
+{
+    if (type < 0 || type >= HRM_MSG_COUNT)
+        return hrm_errorf(err, -EPROTO, "'%s' is not a scheduling-role message",
+                          hrm_wire_name(type));
+    int rc = hrm_wire_validate(type, obj, err);
+    if (rc < 0)
+        return rc;
+    struct hrm_msg m = {.type = (uint16_t)type};
+    const json_t *v;
+#define FROM_JSON(f, max, min)                                                                 \
+    v = json_object_get(obj, #f);                                                              \
+    if (json_is_integer(v)) {                                                                  \
+        json_int_t x = json_integer_value(v);                                                  \
+        if (x < (json_int_t)(min) || x > (json_int_t)(max))                          \
+            return hrm_errorf(err, -EPROTO, "%s: field '%s' out of range",                     \
+                              hrm_wire_name(type), #f);                                         \
+        m.f = (__typeof__(m.f))x;                                                              \
+    }
+    MSG_FIELDS(FROM_JSON)
+#undef FROM_JSON
+    *msg = m;
+    return 0;
+}

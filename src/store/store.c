@@ -1,0 +1,387 @@
+/* SQLite store: pragmas, schema_version + ordered migrations, a table of prepared statements. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hrm/alloc.h"
+#include "hrm/store.h"
+
+/* ---- schema: each migration moves the schema from version i to i+1 ---- */
+
+static const char *const migrations[] = {
+    /* 0 -> 1 */
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+    "CREATE TABLE jobs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, user TEXT NOT NULL,"
+    " queue TEXT NOT NULL, priority INTEGER NOT NULL, ntasks INTEGER NOT NULL,"
+    " submit_us INTEGER NOT NULL, end_us INTEGER NOT NULL, state INTEGER NOT NULL,"
+    " exit INTEGER NOT NULL, spec TEXT NOT NULL);"
+    "CREATE TABLE tasks(job INTEGER NOT NULL, idx INTEGER NOT NULL, state INTEGER NOT NULL,"
+    " attempt INTEGER NOT NULL, node TEXT NOT NULL, exit INTEGER NOT NULL,"
+    " signal INTEGER NOT NULL, oom INTEGER NOT NULL, start_us INTEGER NOT NULL,"
+    " end_us INTEGER NOT NULL, PRIMARY KEY(job, idx)) WITHOUT ROWID;",
+};
+#define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+/* ---- statements: all SQL lives here, prepared once at open ---- */
+
+#define STMT_MAP(X)                                                                            \
+    X(BEGIN, "BEGIN IMMEDIATE")                                                                \
+    X(COMMIT, "COMMIT")                                                                        \
+    X(ROLLBACK, "ROLLBACK")                                                                    \
+    X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                       \
+    X(META_PUT, "INSERT INTO meta(key, value) VALUES(?1, ?2)"                                  \
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value")                      \
+    X(JOB_PUT, "INSERT OR REPLACE INTO jobs(id, name, user, queue, priority, ntasks,"          \
+               " submit_us, end_us, state, exit, spec)"                                        \
+               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")                        \
+    X(JOB_STATE, "UPDATE jobs SET state = ?2, exit = ?3, end_us = ?4 WHERE id = ?1")           \
+    X(TASK_PUT, "INSERT OR REPLACE INTO tasks(job, idx, state, attempt, node, exit, signal,"   \
+                " oom, start_us, end_us) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")     \
+    X(JOB_ALL, "SELECT id, name, user, queue, priority, ntasks, submit_us, end_us, state,"     \
+               " exit, spec FROM jobs ORDER BY id")                                            \
+    X(TASK_ALL, "SELECT job, idx, state, attempt, node, exit, signal, oom, start_us, end_us"   \
+                " FROM tasks ORDER BY job, idx")
+
+enum stmt_id {
+#define STMT_ENUM(name, sql) STMT_##name,
+    STMT_MAP(STMT_ENUM)
+#undef STMT_ENUM
+        NSTMT
+};
+
+static const char *const stmt_sql[] = {
+#define STMT_SQL(name, sql) sql,
+    STMT_MAP(STMT_SQL)
+#undef STMT_SQL
+};
+
+struct hrm_store {
+    sqlite3 *db;
+    sqlite3_stmt *stmt[NSTMT];
+    bool in_txn;
+};
+
+static const char *const job_states[] = {"pending", "running", "done", "failed", "cancelled"};
+static const char *const task_states[] = {"pending", "running", "done",
+                                          "failed",  "skipped", "cancelled"};
+
+const char *hrm_job_state_name(int state)
+{
+    return state >= 0 && state < 5 ? job_states[state] : "?";
+}
+
+const char *hrm_rtask_state_name(int state)
+{
+    return state >= 0 && state < 6 ? task_states[state] : "?";
+}
+
+/* The one mapping from SQLite result codes to hrm codes. */
+static int store_code(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_OK:
+    case SQLITE_DONE:
+    case SQLITE_ROW:
+        return 0;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return -EBUSY;
+    case SQLITE_NOMEM:
+        return -ENOMEM;
+    case SQLITE_FULL:
+        return -ENOSPC;
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_CANTOPEN:
+        return -EACCES;
+    case SQLITE_CONSTRAINT:
+        return -EEXIST;
+    default:
+        return -HRM_EIO;
+    }
+}
+
+static int fail(struct hrm_store *s, int rc, struct hrm_error *err, const char *what)
+{
+    return hrm_errorf(err, store_code(rc), "store: %s: %s", what,
+                      s && s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+}
+
+/* Runs a statement that returns no rows, then resets it. */
+static int step_done(struct hrm_store *s, enum stmt_id id, struct hrm_error *err)
+{
+    sqlite3_stmt *st = s->stmt[id];
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return fail(s, rc, err, stmt_sql[id]);
+    return 0;
+}
+
+static int exec(struct hrm_store *s, const char *sql, struct hrm_error *err)
+{
+    char *msg = NULL;
+    int rc = sqlite3_exec(s->db, sql, NULL, NULL, &msg);
+    if (rc != SQLITE_OK) {
+        hrm_errorf(err, store_code(rc), "store: %s", msg ? msg : sqlite3_errstr(rc));
+        sqlite3_free(msg);
+        return store_code(rc);
+    }
+    return 0;
+}
+
+static int current_version(struct hrm_store *s)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT version FROM schema_version", -1, &st, NULL) !=
+        SQLITE_OK)
+        return 0;
+    int v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int migrate(struct hrm_store *s, struct hrm_error *err)
+{
+    int rc = exec(s, "CREATE TABLE IF NOT EXISTS schema_version(version INTEGER NOT NULL)", err);
+    if (rc < 0)
+        return rc;
+    int v = current_version(s);
+    if (v > SCHEMA_VERSION)
+        return hrm_errorf(err, -HRM_ESTATE,
+                          "store: schema version %d is newer than this hrm (%d)", v,
+                          SCHEMA_VERSION);
+    for (; v < SCHEMA_VERSION; v++) {
+        char bump[96];
+        snprintf(bump, sizeof(bump), "DELETE FROM schema_version;"
+                                     "INSERT INTO schema_version VALUES(%d);", v + 1);
+        if ((rc = exec(s, "BEGIN IMMEDIATE", err)) < 0)
+            return rc;
+        if ((rc = exec(s, migrations[v], err)) < 0 || (rc = exec(s, bump, err)) < 0) {
+            exec(s, "ROLLBACK", NULL);
+            return rc;
+        }
+        if ((rc = exec(s, "COMMIT", err)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+struct hrm_store *hrm_store_open(const char *path, struct hrm_error *err)
+{
+    struct hrm_store *s = hrm_calloc(1, sizeof(*s));
+    int rc = sqlite3_open_v2(path, &s->db,
+                             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                             NULL);
+    if (rc != SQLITE_OK) {
+        hrm_errorf(err, store_code(rc), "store: cannot open %s: %s", path,
+                   s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, 2000);
+    /* Pragmas, explicitly: WAL so readers never block the writer; FULL so a
+     * commit is on disk when it returns (the acknowledgement contract). */
+    if (exec(s, "PRAGMA journal_mode=WAL", err) < 0 ||
+        exec(s, "PRAGMA synchronous=FULL", err) < 0 ||
+        exec(s, "PRAGMA foreign_keys=ON", err) < 0 ||
+        exec(s, "PRAGMA temp_store=MEMORY", err) < 0)
+        goto fail;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK) {
+        bool wal = sqlite3_step(st) == SQLITE_ROW &&
+                   strcmp((const char *)sqlite3_column_text(st, 0), "wal") == 0;
+        sqlite3_finalize(st);
+        if (!wal) {
+            hrm_errorf(err, -HRM_EIO, "store: %s: the file system refuses WAL mode", path);
+            goto fail;
+        }
+    }
+    if (migrate(s, err) < 0)
+        goto fail;
+    for (int i = 0; i < NSTMT; i++) {
+        rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i],
+                                NULL);
+        if (rc != SQLITE_OK) {
+            fail(s, rc, err, stmt_sql[i]);
+            goto fail;
+        }
+    }
+    return s;
+fail:
+    hrm_store_close(s);
+    return NULL;
+}
+
+void hrm_store_close(struct hrm_store *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < NSTMT; i++)
+        sqlite3_finalize(s->stmt[i]);
+    sqlite3_close(s->db);
+    hrm_free(s);
+}
+
+int hrm_store_schema_version(struct hrm_store *s)
+{
+    return current_version(s);
+}
+
+int hrm_store_begin(struct hrm_store *s, struct hrm_error *err)
+{
+    if (s->in_txn)
+        return 0;
+    int rc = step_done(s, STMT_BEGIN, err);
+    if (rc == 0)
+        s->in_txn = true;
+    return rc;
+}
+
+int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
+{
+    if (!s->in_txn)
+        return 0;
+    int rc = step_done(s, STMT_COMMIT, err);
+    if (rc < 0) {
+        hrm_store_rollback(s);
+        return rc;
+    }
+    s->in_txn = false;
+    return 0;
+}
+
+void hrm_store_rollback(struct hrm_store *s)
+{
+    if (!s->in_txn)
+        return;
+    step_done(s, STMT_ROLLBACK, NULL);
+    s->in_txn = false;
+}
+
+bool hrm_store_in_txn(const struct hrm_store *s)
+{
+    return s->in_txn;
+}
+
+int64_t hrm_store_meta_get(struct hrm_store *s, const char *key, int64_t def)
+{
+    sqlite3_stmt *st = s->stmt[STMT_META_GET];
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : def;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return v;
+}
+
+int hrm_store_meta_put(struct hrm_store *s, const char *key, int64_t value,
+                       struct hrm_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_META_PUT];
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, value);
+    return step_done(s, STMT_META_PUT, err);
+}
+
+int hrm_store_put_job(struct hrm_store *s, const struct hrm_store_job *j, struct hrm_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_JOB_PUT];
+    sqlite3_bind_int64(st, 1, j->id);
+    sqlite3_bind_text(st, 2, j->name ? j->name : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, j->user ? j->user : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, j->queue ? j->queue : "default", -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 5, j->priority);
+    sqlite3_bind_int(st, 6, j->ntasks);
+    sqlite3_bind_int64(st, 7, j->submit_us);
+    sqlite3_bind_int64(st, 8, j->end_us);
+    sqlite3_bind_int(st, 9, j->state);
+    sqlite3_bind_int(st, 10, j->exit);
+    sqlite3_bind_text(st, 11, j->spec ? j->spec : "{}", -1, SQLITE_STATIC);
+    return step_done(s, STMT_JOB_PUT, err);
+}
+
+int hrm_store_set_job_state(struct hrm_store *s, int64_t id, int state, int exit, int64_t end_us,
+                            struct hrm_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_JOB_STATE];
+    sqlite3_bind_int64(st, 1, id);
+    sqlite3_bind_int(st, 2, state);
+    sqlite3_bind_int(st, 3, exit);
+    sqlite3_bind_int64(st, 4, end_us);
+    return step_done(s, STMT_JOB_STATE, err);
+}
+
+int hrm_store_put_task(struct hrm_store *s, const struct hrm_store_task *t,
+                       struct hrm_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_TASK_PUT];
+    sqlite3_bind_int64(st, 1, t->job);
+    sqlite3_bind_int(st, 2, t->idx);
+    sqlite3_bind_int(st, 3, t->state);
+    sqlite3_bind_int(st, 4, t->attempt);
+    sqlite3_bind_text(st, 5, t->node ? t->node : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 6, t->exit);
+    sqlite3_bind_int(st, 7, t->signal);
+    sqlite3_bind_int(st, 8, t->oom);
+    sqlite3_bind_int64(st, 9, t->start_us);
+    sqlite3_bind_int64(st, 10, t->end_us);
+    return step_done(s, STMT_TASK_PUT, err);
+}
+
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? (const char *)t : "";
+}
+
+int hrm_store_load(struct hrm_store *s, hrm_store_job_f on_job, hrm_store_task_f on_task,
+                   void *arg, struct hrm_error *err)
+{
+    int rc = 0, r;
+    sqlite3_stmt *st = s->stmt[STMT_JOB_ALL];
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct hrm_store_job j = {
+            .id = sqlite3_column_int64(st, 0),
+            .name = col_text(st, 1),
+            .user = col_text(st, 2),
+            .queue = col_text(st, 3),
+            .priority = sqlite3_column_int(st, 4),
+            .ntasks = sqlite3_column_int(st, 5),
+            .submit_us = sqlite3_column_int64(st, 6),
+            .end_us = sqlite3_column_int64(st, 7),
+            .state = sqlite3_column_int(st, 8),
+            .exit = sqlite3_column_int(st, 9),
+            .spec = col_text(st, 10),
+        };
+        if (on_job && (rc = on_job(arg, &j)) < 0)
+            break;
+    }
+    sqlite3_reset(st);
+    if (rc < 0)
+        return rc;
+    if (r != SQLITE_DONE)
+        return fail(s, r, err, "loading jobs");
+    st = s->stmt[STMT_TASK_ALL];
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct hrm_store_task t = {
+            .job = sqlite3_column_int64(st, 0),
+            .idx = sqlite3_column_int(st, 1),
+            .state = sqlite3_column_int(st, 2),
+            .attempt = sqlite3_column_int(st, 3),
+            .node = col_text(st, 4),
+            .exit = sqlite3_column_int(st, 5),
+            .signal = sqlite3_column_int(st, 6),
+            .oom = sqlite3_column_int(st, 7) != 0,
+            .start_us = sqlite3_column_int64(st, 8),
+            .end_us = sqlite3_column_int64(st, 9),
+        };
+        if (on_task && (rc = on_task(arg, &t)) < 0)
+            break;
+    }
+    sqlite3_reset(st);
+    if (rc < 0)
+        return rc;
+    if (r != SQLITE_DONE)
+        return fail(s, r, err, "loading tasks");
+    return 0;
+}

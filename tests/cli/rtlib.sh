@@ -1,0 +1,43 @@
+# Helpers for the runtime tests: daemons on 127.0.0.1 with state in $TMP, every wait bounded, all stopped on exit.
+. "$(dirname "$0")/lib.sh"
+S="$TMP/state"
+export HRM_STATE="$S"
+PIDS=()
+rt_cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do
+    for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+}
+trap 'rt_cleanup; rm -rf "$TMP"' EXIT
+# on_fail: show the daemons' logs when a test fails
+show_logs() { for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -25 "$f"; }; done >&2; }
+fail() { echo "FAIL: $*" >&2; show_logs; exit 1; }
+# until_ok SECONDS CMD...: retries CMD every 0.1 s until it succeeds or time runs out
+until_ok() {
+  local t=$1; shift
+  local end=$((SECONDS + t))
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $end ] || return 1
+    sleep 0.1
+  done
+}
+keygen() { "$HRM" keygen >/dev/null || fail "keygen"; }
+started_since() { [ "$(starts)" -gt "$1" ]; }
+starts() { grep -c "master up on" "$TMP/master.log" 2>/dev/null || true; }
+start_master() { # extra flags...
+  local before; before=$(starts)
+  "$HRM" master --state "$S" --log-level info "$@" >>"$TMP/master.log" 2>&1 &
+  MASTER=$!; PIDS+=("$MASTER")
+  until_ok 20 started_since "${before:-0}" || fail "master did not start"
+}
+start_agent() { # name flags...
+  local name=$1; shift
+  "$HRM" agent --state "$S" --name "$name" --log-level info "$@" >>"$TMP/$name.log" 2>&1 &
+  local pid=$!; PIDS+=("$pid")
+  eval "AGENT_$name=$pid"
+}
+nodes_up() { [ "$("$HRM" nodes --json 2>/dev/null | grep -c '"state": "up"')" -ge "$1" ]; }

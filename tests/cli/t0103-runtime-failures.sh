@@ -1,0 +1,37 @@
+# Failures: an agent killed with SIGKILL has its tasks rescheduled; a master killed mid-load loses no acknowledged job and reruns nothing finished.
+. "$(dirname "$0")/rtlib.sh"
+keygen
+start_master --node-timeout 2s --reconcile 3s
+start_agent n1 --cpus 2
+start_agent n2 --cpus 2
+until_ok 20 nodes_up 2 || fail "nodes did not register"
+mkdir -p "$TMP/runs"
+
+# Agent SIGKILL: 4 one-CPU tasks of 3 s fill both nodes; n1 dies; its tasks finish on n2.
+j=$("$HRM" submit --count 4 -- sh -c "echo \$HRM_NODE >> $TMP/runs/a-\$HRM_TASK_ID; sleep 3") || fail "submit"
+until_ok 20 sh -c "'$HRM' job $j --json | grep -q '\"running\": 4'" || fail "tasks never ran"
+kill -KILL "$AGENT_n1"
+expect_exit 0 timeout 90 "$HRM" wait "$j"
+"$HRM" job "$j" --json >"$TMP/j"
+grep -q '"attempt": 2' "$TMP/j" || fail "no task was retried"
+[ "$(cat "$TMP"/runs/a-* | grep -c n2)" -ge 4 ] || fail "tasks did not end on n2"
+"$HRM" nodes >"$TMP/nodes"; grep -q "n1 .*down" "$TMP/nodes" || fail "n1 not down"
+start_agent n1 --cpus 2
+until_ok 20 nodes_up 2 || fail "n1 did not come back"
+
+# Master SIGKILL mid-load.
+k=$("$HRM" submit --count 8 -- sh -c "echo x >> $TMP/runs/k-\$HRM_TASK_ID; sleep 2") || fail "submit k"
+acked=()
+for i in $(seq 20); do acked+=("$("$HRM" submit --name q -- sh -c "echo x >> $TMP/runs/q-$i")") || fail "submit q$i"; done
+until_ok 20 sh -c "'$HRM' job $k --json | grep -q '\"running\": 4'" || fail "k never ran"
+kill -KILL "$MASTER"
+sleep 0.5
+start_master --node-timeout 2s --reconcile 3s
+until_ok 30 nodes_up 2 || fail "agents did not re-register"
+expect_exit 0 timeout 90 "$HRM" wait "$k"
+for id in "${acked[@]}"; do expect_exit 0 timeout 60 "$HRM" wait "$id"; done
+for f in "$TMP"/runs/k-* "$TMP"/runs/q-*; do
+  [ "$(wc -l <"$f")" -eq 1 ] || fail "$(basename "$f") ran $(wc -l <"$f") times"
+done
+[ "$(ls "$TMP"/runs/k-* | wc -l)" -eq 8 ] || fail "not every task of k ran"
+[ "$(ls "$TMP"/runs/q-* | wc -l)" -eq 20 ] || fail "an acknowledged job was lost"

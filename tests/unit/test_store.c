@@ -1,0 +1,142 @@
+/* Store: WAL mode, schema_version and migrations, durable jobs and tasks across reopen, transactions. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hrm/store.h"
+
+static char dir[] = "/tmp/hrm-store-XXXXXX";
+static char path[256];
+
+static void setup(void)
+{
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/hrm.db", dir);
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(store, .init = setup, .fini = teardown);
+
+struct seen {
+    int jobs, tasks;
+    long long last_job;
+    int last_state;
+    char spec[64];
+};
+
+static int on_job(void *arg, const struct hrm_store_job *j)
+{
+    struct seen *s = arg;
+    s->jobs++;
+    s->last_job = j->id;
+    s->last_state = j->state;
+    snprintf(s->spec, sizeof(s->spec), "%s", j->spec);
+    return 0;
+}
+
+static int on_task(void *arg, const struct hrm_store_task *t)
+{
+    struct seen *s = arg;
+    s->tasks++;
+    cr_assert_str_eq(t->node, "n1");
+    return 0;
+}
+
+Test(store, creates_schema_in_wal_mode)
+{
+    struct hrm_error err;
+    struct hrm_store *s = hrm_store_open(path, &err);
+    cr_assert_not_null(s, "%s", err.text);
+    cr_assert_eq(hrm_store_schema_version(s), 1);
+    hrm_store_close(s);
+    char wal[300];
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    /* Reopening migrates nothing and keeps the version. */
+    s = hrm_store_open(path, &err);
+    cr_assert_not_null(s);
+    cr_assert_eq(hrm_store_schema_version(s), 1);
+    hrm_store_close(s);
+    (void)wal;
+}
+
+Test(store, committed_rows_survive_reopen)
+{
+    struct hrm_error err;
+    struct hrm_store *s = hrm_store_open(path, &err);
+    cr_assert_eq(hrm_store_begin(s, &err), 0);
+    struct hrm_store_job j = {.id = 1, .name = "a", .user = "u", .queue = "default",
+                              .ntasks = 2, .submit_us = 10, .end_us = -1, .spec = "{\"x\":1}"};
+    cr_assert_eq(hrm_store_put_job(s, &j, &err), 0);
+    struct hrm_store_task t = {.job = 1, .idx = 1, .state = HRM_RTASK_RUNNING, .attempt = 1,
+                               .node = "n1", .start_us = 11, .end_us = -1};
+    cr_assert_eq(hrm_store_put_task(s, &t, &err), 0);
+    cr_assert_eq(hrm_store_meta_put(s, "next_job", 2, &err), 0);
+    cr_assert_eq(hrm_store_commit(s, &err), 0);
+    /* An uncommitted change is not there after a reopen. */
+    cr_assert_eq(hrm_store_begin(s, &err), 0);
+    cr_assert_eq(hrm_store_set_job_state(s, 1, HRM_JOB_DONE, 0, 20, &err), 0);
+    hrm_store_rollback(s);
+    hrm_store_close(s);
+
+    s = hrm_store_open(path, &err);
+    struct seen seen = {0};
+    cr_assert_eq(hrm_store_load(s, on_job, on_task, &seen, &err), 0);
+    cr_assert_eq(seen.jobs, 1);
+    cr_assert_eq(seen.tasks, 1);
+    cr_assert_eq(seen.last_state, HRM_JOB_PENDING);
+    cr_assert_str_eq(seen.spec, "{\"x\":1}");
+    cr_assert_eq(hrm_store_meta_get(s, "next_job", 0), 2);
+    cr_assert_eq(hrm_store_meta_get(s, "absent", -5), -5);
+    hrm_store_close(s);
+}
+
+Test(store, task_rows_are_replaced_not_duplicated)
+{
+    struct hrm_error err;
+    struct hrm_store *s = hrm_store_open(path, &err);
+    hrm_store_begin(s, &err);
+    struct hrm_store_job j = {.id = 3, .name = "a", .ntasks = 1, .end_us = -1, .spec = "{}"};
+    hrm_store_put_job(s, &j, &err);
+    for (int a = 1; a <= 3; a++) {
+        struct hrm_store_task t = {.job = 3, .idx = 0, .state = HRM_RTASK_RUNNING,
+                                   .attempt = a, .node = "n1"};
+        cr_assert_eq(hrm_store_put_task(s, &t, &err), 0);
+    }
+    hrm_store_commit(s, &err);
+    struct seen seen = {0};
+    hrm_store_load(s, on_job, on_task, &seen, &err);
+    cr_assert_eq(seen.tasks, 1);
+    hrm_store_close(s);
+}
+
+Test(store, refuses_a_newer_schema_and_bad_paths)
+{
+    struct hrm_error err;
+    struct hrm_store *s = hrm_store_open("/nonexistent/dir/hrm.db", &err);
+    cr_assert_null(s);
+    cr_assert(strstr(err.text, "/nonexistent/dir/hrm.db"));
+    s = hrm_store_open(path, &err);
+    hrm_store_close(s);
+    char cmd[400];
+    snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'UPDATE schema_version SET version = 99' 2>/dev/null",
+             path);
+    if (system(cmd) != 0)
+        cr_skip("no sqlite3 shell to tamper with the schema");
+    cr_assert_null(hrm_store_open(path, &err));
+    cr_assert(strstr(err.text, "newer"));
+}
+
+Test(store, state_names)
+{
+    cr_assert_str_eq(hrm_job_state_name(HRM_JOB_CANCELLED), "cancelled");
+    cr_assert_str_eq(hrm_rtask_state_name(HRM_RTASK_SKIPPED), "skipped");
+    cr_assert_str_eq(hrm_job_state_name(42), "?");
+}
