@@ -20,7 +20,8 @@ P2_ROWS = [("makespan_s", "workload completion (makespan, s)"),
            ("response_p50_s", "job completion, p50 (s)"),
            ("response_p95_s", "job completion, p95 (s)"),
            ("response_p99_s", "job completion, p99 (s)"),
-           ("jain", "Jain's index over s_j"),
+           ("jain", "Jain's index over users' allocation shares (sampled)"),
+           ("jain_s", "Jain's index over s_j"),
            ("sched_latency_mean_s", "scheduling response, mean (s)"),
            ("cpu_util", "cpu use"),
            ("task_failures", "task failures (memory)")]
@@ -47,7 +48,7 @@ def cell(vals, key):
         return "%.1f %%" % (100 * m)
     if key == "task_failures":
         return "%.1f" % m if len(vals) > 1 else "%d" % m
-    fmt = "%.3f" if key == "jain" else "%.1f"
+    fmt = "%.3f" if key in ("jain", "jain_s") else "%.1f"
     s = fmt % m
     if m and (hi - lo) / abs(m) > 0.01:
         s += " (" + fmt % lo + "–" + fmt % hi + ")"

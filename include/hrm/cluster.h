@@ -40,6 +40,8 @@ struct hrm_node {
     double disk_bw;     /* bytes/s of the node's local disk (D) */
     int32_t gpus;
     struct hrm_res capacity; /* cpu = cores*1000, mem, gpu, gpu_mem (sum), disk, net */
+    int32_t numa;       /* NUMA domains (>= 1): cores split evenly, in order (include/hrm/ru.h) */
+    int8_t gpu_numa[HRM_MAX_GPUS_PER_NODE]; /* domain each GPU is attached to */
     int32_t unit_first; /* units [unit_first, unit_first+unit_count): GPUs first, then the CPU unit */
     int32_t unit_count;
 };
@@ -70,6 +72,8 @@ struct hrm_node_desc {
     int64_t gpu_mem;      /* per GPU */
     int32_t cores_per_gpu;/* cores bound to each GPU unit; 0 means cores/(gpus+1) */
     double net_bw;        /* 0 means rack_bw */
+    int32_t numa;         /* NUMA domains; 0 means 1 */
+    const int8_t *gpu_numa; /* per GPU, its domain; NULL spreads GPUs evenly over domains */
 };
 
 struct hrm_cluster {

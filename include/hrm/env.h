@@ -72,7 +72,16 @@ static inline int32_t hrm_addr_sched_index(hrm_addr a)
     X(MIGRATE_CANCEL, "migrate_cancel") /* source -> target: task: gone, drop park or slot */ \
     /* Usage samples (SPEC P2), packed by hrm_usage_pack below. */                             \
     X(TASK_USAGE, "task_usage")   /* node -> central: job, task, node, attempt, usage */     \
-    X(NODE_USAGE, "node_usage")   /* node -> central: node, its foreign load (not hrm tasks) */
+    X(NODE_USAGE, "node_usage")   /* node -> central: node, its foreign load (not hrm tasks) */ \
+    /* Shared-state scheduling (SPEC P0, include/hrm/commit.h): instances and the master. */    \
+    X(SNAP_REQUEST, "snap_request") /* sched -> master: job, attempt txn, value cell version */ \
+                                  /* known (answer once newer; 0 = now), status 1 = lock */  \
+    X(SNAP_REPLY, "snap_reply")   /* master -> sched: attempt txn, value cell version, status */ \
+                                  /* 1 = lock granted; the snapshot travels with it */         \
+    X(CLAIM, "claim")             /* sched -> master: job, task (-1: empty txn), node, attempt */ \
+                                  /* txn, value node version seen, status HRM_CLAIM_* flags */ \
+    X(CLAIM_ACK, "claim_ack")     /* master -> sched: job, task, node, attempt txn, status */  \
+                                  /* 0 committed, 1 conflict (the task goes back to its queue) */
 
 enum hrm_msg_type {
 #define HRM_MSG_ENUM(name, text) HRM_MSG_##name,

@@ -3,6 +3,7 @@
 #define HRM_ESTIMATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hrm/error.h"
@@ -68,6 +69,12 @@ struct hrm_est;
 struct hrm_est *hrm_est_new(const struct hrm_est_config *cfg, struct hrm_error *err);
 void hrm_est_free(struct hrm_est *e); /* NULL is a no-op */
 
+/* A program identity from a command line (the runtime's tasks carry their
+ * argv, not a declared logic): a hash of the command and its arguments, each
+ * argument separated so that {"a b"} and {"a", "b"} differ.  Never 0 (0 means
+ * "not declared"); the same argv always gives the same id, on any host. */
+uint32_t hrm_est_logic_of_command(const char *const *argv, size_t argc);
+
 /* The similarity key of a task of wl. */
 struct hrm_est_key hrm_est_key_of(const struct hrm_workload *wl, int32_t task);
 /* The input class of a byte count (see hrm_est_key). */
@@ -101,11 +108,13 @@ const struct hrm_est_profile *hrm_est_lookup(const struct hrm_est *e,
 int32_t hrm_est_count(const struct hrm_est *e); /* keys with a profile */
 
 /*
- * Persistence: a text file, one key per line in key order, so estimates
- * survive a restart (the simulator's stand-in for the master's database).
- * save writes path.tmp and renames it over path.  load adds the file's
- * profiles to e (replacing equal keys); a missing file is -ENOENT, a
- * malformed one -HRM_ESPEC naming the line, and e is unchanged on error.
+ * Persistence: a text file, a "hrm-estimates 1" header then one key per line
+ * in key order, so estimates survive a restart (the simulator's stand-in for
+ * the master's database).  save writes path.tmp and renames it over path.
+ * load adds the file's profiles to e (replacing equal keys); a missing file
+ * is -ENOENT; a foreign, other-version or malformed one, or one claiming
+ * values beyond any real task (a stage over a year, a million cores, a
+ * petabyte), is -HRM_ESPEC naming the file and line; e is unchanged on error.
  */
 int hrm_est_save(const struct hrm_est *e, const char *path, struct hrm_error *err);
 int hrm_est_load(struct hrm_est *e, const char *path, struct hrm_error *err);

@@ -77,6 +77,10 @@ struct hrm_run_record {
     int64_t tasks_done, task_failures, preemptions, tasks_lost;
     int64_t events;   /* simulator events processed */
     struct hrm_series series;
+    /* Jain's index over allocation shares (SPEC metrics, P2): the sum of the
+     * per-sample indices and the number of samples (hrm_run_record_shares). */
+    double share_jain_sum;
+    int64_t share_samples;
 };
 
 /* Zeroes r, allocates jobs[] with submit_us from the workload and
@@ -87,6 +91,11 @@ void hrm_run_record_init(struct hrm_run_record *r, const struct hrm_cluster *c,
 void hrm_run_record_fini(struct hrm_run_record *r);
 void hrm_run_record_wait(struct hrm_run_record *r, int64_t wait_us);
 void hrm_run_record_sched_latency(struct hrm_run_record *r, int64_t latency_us);
+/* One sample of the allocation: shares[i] is the dominant share (largest
+ * allocated / capacity over the dimensions) of the i-th user with work
+ * submitted and not finished.  Adds Jain's index of the shares to the
+ * record; a sample with no such user is not counted. */
+void hrm_run_record_shares(struct hrm_run_record *r, const double *shares, size_t n);
 
 /* ---- the summary every report prints ---- */
 
@@ -102,7 +111,9 @@ struct hrm_summary {
     double sched_latency_mean_s, sched_latency_p95_s; /* ready -> placement decision */
     double fairness_mean;       /* S, mean s_j */
     double fairness_sigma;      /* sigma of s_j */
-    double jain;                /* Jain's index over s_j */
+    double jain;   /* Jain's index over users' allocation shares, mean over samples (1 if none) */
+    double jain_s; /* Jain's index over the jobs' fairness ratios s_j */
+    int64_t share_samples; /* samples behind jain; 0: the driver took none (reports show "-") */
     double cpu_util, gpu_util;  /* time-average over the makespan */
     int64_t bytes_local, bytes_rack, bytes_cross;
     int64_t tasks_done, task_failures, preemptions, tasks_lost;

@@ -79,6 +79,9 @@ int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_
  * (hrm_state_start_charged): for policies that allocate by estimated demand. */
 int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask,
                           const struct hrm_res *charge);
+/* Like hrm_ctx_start on an explicit GPU set that may already run tasks
+ * (SPEC P0 queue stacking, hrm_state_start_stacked). */
+int hrm_ctx_start_stacked(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask);
 /* Kills a running task; it is requeued and loses its progress. */
 int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task);
 

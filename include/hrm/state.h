@@ -84,6 +84,10 @@ struct hrm_state {
      * other than its request (hrm_state_start_charged); NULL until then,
      * when every task holds its request. */
     struct hrm_res *charge;
+    /* Tasks on each GPU (indexed by cluster unit: the node's unit_first + g),
+     * once a policy stacked a task on a busy GPU (hrm_state_start_stacked);
+     * NULL until then, when a GPU holds at most one task. */
+    uint16_t *gpu_tasks;
     uint64_t version;
 };
 
@@ -121,6 +125,15 @@ int hrm_state_stop(struct hrm_state *s, int32_t task, enum hrm_task_outcome outc
  * the GPUs do not fit, -EINVAL for a negative charge; no change then. */
 int hrm_state_start_charged(struct hrm_state *s, int32_t task, int32_t node, uint32_t gpu_mask,
                             const struct hrm_res *charge, int64_t now_us);
+/* SPEC P0 queue stacking: like hrm_state_start, but GPUs of gpu_mask (an
+ * explicit set: the right count, existing) may already run tasks.  Whether
+ * the GPU memory allows it is the caller's judgement (hrm_ru_fits); the
+ * task's other dimensions must fit the node.  A GPU already busy is not
+ * charged again: the task holds its request less one GPU per busy GPU, so
+ * the node's GPU count stays the count of idle GPUs.  A GPU stays busy
+ * until its last task ends.  -HRM_ESTATE / -HRM_ENOFIT with no change. */
+int hrm_state_start_stacked(struct hrm_state *s, int32_t task, int32_t node, uint32_t gpu_mask,
+                            int64_t now_us);
 /* What a running task holds: its charge, or its request. */
 static inline const struct hrm_res *hrm_state_held(const struct hrm_state *s, int32_t task)
 {

@@ -28,6 +28,14 @@ struct hrm_phase {
     struct hrm_res demand;
 };
 
+/* SPEC P0 GPU phase model of one task: `count` rounds of a CPU phase of
+ * cpu_us (pre/post-processing, on the task's cores) then a GPU phase of
+ * gpu_us (kernels, time-shared with the other tasks stacked on its GPU). */
+struct hrm_gpu_phases {
+    int64_t cpu_us, gpu_us;
+    int32_t count; /* 0 = the task has no GPU phase model */
+};
+
 /* The first 64 bytes hold what every start and end touches, so that on a
  * 64-byte-aligned array a task costs one cache line on the hot path. */
 struct hrm_task {
@@ -94,6 +102,11 @@ struct hrm_workload {
     /* m of the fairness ratio s_j = t_id / t_sh: t_id is the job's time alone on
      * 1/m of the cluster.  0 = max_parallel if set, else 1. */
     int32_t fair_m;
+    /* Per task, the GPU phase model (hrm_workload_gpu_phases); NULL until a
+     * task has one, and tasks past ngpu_phases have none. */
+    struct hrm_gpu_phases *gpu_phases;
+    int32_t ngpu_phases;
+    size_t cap_gpu_phases;
     size_t cap_jobs, cap_stages, cap_tasks, cap_blocks, cap_phases, cap_deps, cap_users,
         cap_queues;
 };
@@ -138,6 +151,20 @@ int hrm_workload_add_block(struct hrm_workload *wl, int64_t size, const int32_t 
                            int32_t nreplicas, struct hrm_error *err);
 int hrm_workload_add_phase(struct hrm_workload *wl, int64_t duration_us,
                            const struct hrm_res *demand, struct hrm_error *err);
+
+/* Gives the last task added a GPU phase model (gp->count >= 1, gpu_us > 0,
+ * cpu_us >= 0); its duration must be count * (cpu_us + gpu_us) and it must
+ * ask exactly one GPU.  0 or -EINVAL with detail. */
+int hrm_workload_set_gpu_phases(struct hrm_workload *wl, const struct hrm_gpu_phases *gp,
+                                struct hrm_error *err);
+/* The task's GPU phase model, or NULL. */
+static inline const struct hrm_gpu_phases *hrm_workload_gpu_phases(const struct hrm_workload *wl,
+                                                                   int32_t task)
+{
+    if (task >= wl->ngpu_phases || wl->gpu_phases[task].count == 0)
+        return NULL;
+    return &wl->gpu_phases[task];
+}
 
 /* Checks the finished workload against a cluster: every job has a task, every
  * task fits on at least one node (else "can never run"), replica node ids

@@ -2,6 +2,7 @@
 #ifndef HRM_CLI_H
 #define HRM_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,8 +28,19 @@ int cmd_cancel(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_raw(int argc, char **argv);
+/* cmd_trace.c, cmd_trace_frag.c: hrm trace import / frag */
+int cmd_trace(int argc, char **argv);
+int cmd_trace_frag(int argc, char **argv);
+struct hrm_trace;
+/* Prints a bad-row message on stderr (an hrm_trace_report_f). */
+void cli_trace_report_row(void *arg, const char *msg);
+/* Reads a node and a pod list for 'hrm trace CMD', bad rows reported on stderr;
+ * returns the count of bad rows, or a negative code (message printed). */
+int cli_trace_load(struct hrm_trace *t, const char *cmd, const char *nodes, const char *pods,
+                   bool strict);
 int bench_flow(int argc, char **argv); /* bench_flow.c: hrm bench flow */
 int bench_dhrm(int argc, char **argv); /* bench_dhrm.c: hrm bench dhrm */
+int bench_throughput(int argc, char **argv); /* bench_throughput.c: hrm bench throughput */
 
 struct hrm_spec;
 /* sweep_load.c: hrm sim SPEC --sweep-load A:B:S (policies' params as "P.key=value"). */

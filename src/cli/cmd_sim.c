@@ -15,6 +15,7 @@
 #include "hrm/sim.h"
 #include "hrm/spec.h"
 #include "hrm/units.h"
+#include "ssim_report.h"
 
 #define DEFAULT_POLICIES "fifo,capacity,fair,drf"
 #define MAX_POLICIES 32
@@ -29,7 +30,10 @@ static void sim_usage(FILE *out)
             "  -p, --policy LIST        comma-separated policies (default: the spec's sim.policies,\n"
             "                           else " DEFAULT_POLICIES ")\n"
             "  -s, --seed N             random seed for generated jobs and failures (default 1)\n"
-            "      --param P.KEY=VALUE  parameter KEY of policy P (repeatable)\n"
+            "      --param P.KEY=VALUE  parameter KEY of policy P (repeatable; see below)\n"
+            "      --history FILE       fgm's similar-task history: loaded before the run (a\n"
+            "                           missing FILE is empty), saved after it; the same as\n"
+            "                           --param fgm.history=FILE\n"
             "      --json               print one JSON object per policy instead of the table\n"
             "      --csv DIR            write per-job and utilisation CSV files into DIR\n"
             "      --plot DIR           write response-cdf.png and utilisation.png into DIR (gnuplot)\n"
@@ -41,6 +45,31 @@ static void sim_usage(FILE *out)
             "                           (--plot DIR: response-vs-load.png); docs/dhrm.md\n"
             "  -q, --quiet              no progress on the terminal\n"
             "  -h, --help               this help\n\n"
+            "FGM parameters (--param fgm.KEY=VALUE, [default]; docs/policies.md):\n"
+            "  estimator   min_obs [1] similar runs before a task is predicted; weight [0.3]\n"
+            "              of a new run in the smoothed update; compressed_factor [0.2] on\n"
+            "              that weight for a run observed compressed; max_stages [4] (1..8)\n"
+            "  matching    p [0.05] contention; limitation [0] and max_compression [0.1]\n"
+            "              (<= 0.5) of formula (7); mem_headroom [0.1] on predicted memory\n"
+            "  adjustment  idle [0.01] and conf_idle [0.1] shares of capacity; thresholds\n"
+            "              th_fg [0.001] <= th_cg [0.005] <= th_sa [0.02] of Alg. 3;\n"
+            "              window [30] seconds; qos_stretch [1.25] (>= 1); history [none]\n"
+            "NPARSA parameters (--param nparsa.KEY=VALUE, also nparsa-notype.KEY):\n"
+            "  threshold [1.1] J = requested GiB / cores above which a job is\n"
+            "  memory-intensive, in (0, 1024]; typing [1 for nparsa, 0 for nparsa-notype];\n"
+            "  alpha [0.5] weight of the static score, or balance: a 2x2 AHP matrix;\n"
+            "  cpu_static, cpu_dynamic, mem_static, mem_dynamic: 4x4 AHP judgment\n"
+            "  matrices such as \"1,1/2,1/6,2; 2,1,1/4,2; 6,4,1,8; 1/2,1/2,1/8,1\"\n"
+            "  [the paper's weights]; a matrix with consistency ratio >= 0.1 is refused\n"
+            "HRM parameters (--param hrm.KEY=VALUE, also gpu-exclusive, hrm-static,\n"
+            "hrm-unaware; docs/policies.md \"P0\"): lend [1] CPU tasks borrow idle GPU-unit\n"
+            "  cores; flex [1] GPU units grow their cores; stream_aware [1]; fair [1]\n"
+            "  A_j = min(floor(Q/K), N_j) when GPUs are scarce; stack [0: GPU memory\n"
+            "  decides] tasks per GPU; partition [0] share of nodes for stream jobs only\n"
+            "Shared-state parameters (--param hrm-shared.KEY=VALUE, also hrm-central;\n"
+            "docs/architecture.md): instances [10] (hrm-shared); t_job_ms [100] and\n"
+            "  t_task_ms [5] decision time per job and task; strict [0] per-node version\n"
+            "  validation; lock_stream [1]; fair_share [1]; register [0] (hrm-shared)\n\n"
             "exit status: 0 all runs finished, 1 a run failed, 2 bad usage or spec\n");
 }
 
@@ -72,10 +101,12 @@ static int list_policies(void)
 {
     for (size_t i = 0; i < hrm_policy_count(); i++) {
         const struct hrm_policy_ops *ops = hrm_policy_at(i);
-        printf("%-10s %s\n", ops->name, ops->summary ? ops->summary : "");
+        printf("%-14s %s\n", ops->name, ops->summary ? ops->summary : "");
     }
     for (size_t i = 0; i < hrm_dsim_policy_count(); i++)
         printf("%-14s %s\n", hrm_dsim_policy_name(i), hrm_dsim_policy_summary(i));
+    for (size_t i = 0; i < hrm_ssim_policy_count(); i++)
+        printf("%-14s %s\n", hrm_ssim_policy_name(i), hrm_ssim_policy_summary(i));
     return CLI_OK;
 }
 
@@ -108,6 +139,7 @@ int cmd_sim(int argc, char **argv)
         {"policy", required_argument, NULL, 'p'},
         {"seed", required_argument, NULL, 's'},
         {"param", required_argument, NULL, 'P'},
+        {"history", required_argument, NULL, 'H'},
         {"json", no_argument, NULL, 'j'},
         {"csv", required_argument, NULL, 'c'},
         {"plot", required_argument, NULL, 'g'},
@@ -124,6 +156,7 @@ int cmd_sim(int argc, char **argv)
     int json = 0, quiet = 0;
     int64_t sample_us = -1, until_us = 0;
     char **cli_params = NULL;
+    char *history = NULL; /* "fgm.history=FILE" of --history */
     size_t ncli_params = 0, cap_params = 0;
     int rc = CLI_USAGE, c;
     optind = 1;
@@ -149,6 +182,18 @@ int cmd_sim(int argc, char **argv)
             HRM_GROW(cli_params, cap_params, ncli_params + 1);
             cli_params[ncli_params++] = optarg;
             break;
+        case 'H': {
+            if (history) {
+                fprintf(stderr, "hrm sim: --history: given twice\n");
+                goto out;
+            }
+            size_t len = strlen(optarg) + sizeof("fgm.history=");
+            history = hrm_alloc(len);
+            snprintf(history, len, "fgm.history=%s", optarg);
+            HRM_GROW(cli_params, cap_params, ncli_params + 1);
+            cli_params[ncli_params++] = history;
+            break;
+        }
         case 'j':
             json = 1;
             break;
@@ -227,9 +272,21 @@ int cmd_sim(int argc, char **argv)
         goto free_spec;
     }
     for (int i = 0; i < npol; i++) {
-        if (!hrm_policy_find(names[i]) && !hrm_dsim_policy_known(names[i])) {
+        if (!hrm_policy_find(names[i]) && !hrm_dsim_policy_known(names[i]) &&
+            !hrm_ssim_policy_known(names[i])) {
             fprintf(stderr, "hrm sim: unknown policy '%s' (hrm sim --list-policies lists them)\n",
                     names[i]);
+            goto free_spec;
+        }
+    }
+
+    if (history) {
+        int with_fgm = 0;
+        for (int i = 0; i < npol; i++)
+            with_fgm |= strcmp(names[i], "fgm") == 0;
+        if (!with_fgm) {
+            fprintf(stderr, "hrm sim: --history: only policy fgm keeps a history, and it is "
+                            "not among the policies run (add --policy fgm)\n");
             goto free_spec;
         }
     }
@@ -253,6 +310,7 @@ int cmd_sim(int argc, char **argv)
     struct hrm_run_record *recs = hrm_calloc((size_t)npol, sizeof(*recs));
     struct hrm_summary *sums = hrm_calloc((size_t)npol, sizeof(*sums));
     struct hrm_report_entry *entries = hrm_calloc((size_t)npol, sizeof(*entries));
+    struct hrm_ssim_stats *shared = hrm_calloc((size_t)npol, sizeof(*shared));
     int ran = 0;
     rc = CLI_OK;
     for (int i = 0; i < npol; i++) {
@@ -273,7 +331,10 @@ int cmd_sim(int argc, char **argv)
                                     .count = params_for(names[i], all, nall, mine)};
         hrm_run_record_init(&recs[i], spec->cluster, spec->wl);
         ran++;
-        int r = hrm_sim_run(spec->cluster, spec->wl, names[i], &params, &cfg, &recs[i], &err);
+        int r = cli_is_shared(names[i])
+                    ? hrm_ssim_run_ex(spec->cluster, spec->wl, names[i], &params, &cfg, &recs[i],
+                                      &shared[i], &err)
+                    : hrm_sim_run(spec->cluster, spec->wl, names[i], &params, &cfg, &recs[i], &err);
         if (cfg.progress)
             fprintf(stderr, "\r%*s\r", 60, "");
         if (r < 0) {
@@ -293,6 +354,7 @@ int cmd_sim(int argc, char **argv)
             }
         } else {
             hrm_report_table(stdout, entries, (size_t)npol);
+            cli_report_shared(stdout, names, shared, npol);
         }
         if (rc == CLI_OK && csv_dir && hrm_report_csv(csv_dir, entries, (size_t)npol, &err) < 0) {
             fprintf(stderr, "hrm sim: --csv: %s\n", err.text);
@@ -309,6 +371,7 @@ int cmd_sim(int argc, char **argv)
     hrm_free(recs);
     hrm_free(sums);
     hrm_free(entries);
+    hrm_free(shared);
     hrm_free(mine);
     hrm_free(all);
 free_spec:
@@ -316,5 +379,6 @@ free_spec:
     hrm_spec_free(spec);
 out:
     hrm_free(cli_params);
+    hrm_free(history);
     return rc;
 }

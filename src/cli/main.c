@@ -7,6 +7,7 @@
 static const struct cli_command commands[] = {
     {"sim", "simulate a cluster and workload under one or more policies", cmd_sim},
     {"bench", "run a named benchmark and print BENCH lines", cmd_bench},
+    {"trace", "import production traces; GPU fragmentation experiment", cmd_trace},
     {"up", "run a local cluster: master and N agents on 127.0.0.1", cmd_up},
     {"master", "run the master (job table, store, scheduler)", cmd_master},
     {"agent", "run a node agent (discovery, launching, reporting)", cmd_agent},

@@ -19,6 +19,12 @@
 /* A profile stage shorter than this share of the run is a sliver of two runs'
  * boundaries, not a stage of the program. */
 #define MIN_STAGE 0.05
+/* What a stage of a loaded profile may claim: a year, a million cores, a petabyte. */
+#define MAX_STAGE_US (366ll * 86400 * 1000000)
+#define MAX_CPU 1000000000ll
+#define MAX_MEM (1ll << 50)
+/* Runs a profile counts; it stops counting there (the weight does not depend on it). */
+#define MAX_NOBS 1000000000
 
 /* A piece of a step function: a length (wall us in traces, a fraction of the
  * run in profiles) at constant demand. */
@@ -109,6 +115,26 @@ int32_t hrm_est_input_class(int64_t bytes)
     /* Classes are centred on powers of two (and their quarter steps), so
      * the usual block sizes (64M, 128M) sit mid-class, not on a boundary. */
     return 1 + (int32_t)llround(4.0 * log2((double)bytes));
+}
+
+uint32_t hrm_est_logic_of_command(const char *const *argv, size_t argc)
+{
+    /* The arguments joined by a unit separator, hashed as a logic name is:
+     * a declared logic "x" and a command line hash alike only by chance. */
+    size_t len = 1;
+    for (size_t i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    char *joined = hrm_alloc(len), *at = joined;
+    for (size_t i = 0; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        memcpy(at, argv[i], n);
+        at += n;
+        *at++ = '\x1f';
+    }
+    *at = '\0';
+    uint32_t id = hrm_workload_logic_id(joined);
+    hrm_free(joined);
+    return id;
 }
 
 struct hrm_est_key hrm_est_key_of(const struct hrm_workload *wl, int32_t task)
@@ -394,7 +420,8 @@ static void observe_pieces(struct hrm_est *e, const struct hrm_est_key *k, struc
         else
             blend(&e->cfg, &en->p, pc, n, obs_duration);
     }
-    en->p.nobs++;
+    if (en->p.nobs < MAX_NOBS)
+        en->p.nobs++;
 }
 
 int hrm_est_observe(struct hrm_est *e, const struct hrm_est_key *key, const struct hrm_est_obs *obs)
@@ -523,7 +550,8 @@ void hrm_est_task_end(struct hrm_est *e, int32_t task, int32_t attempt, bool suc
 
 /* ---- persistence ---- */
 
-#define FILE_MAGIC "hrm-estimates 1"
+#define FILE_MAGIC "hrm-estimates"
+#define FILE_VERSION 1
 
 static int cmp_entry(const void *a, const void *b)
 {
@@ -546,8 +574,8 @@ int hrm_est_save(const struct hrm_est *e, const char *path, struct hrm_error *er
     for (size_t i = 0; i < e->nentries; i++)
         order[i] = &e->entries[i];
     qsort(order, e->nentries, sizeof(*order), cmp_entry);
-    fprintf(f, "%s\n# logic input_class nobs nstages {duration_us cpu_millis mem_bytes}...\n",
-            FILE_MAGIC);
+    fprintf(f, "%s %d\n# logic input_class nobs nstages {duration_us cpu_millis mem_bytes}...\n",
+            FILE_MAGIC, FILE_VERSION);
     for (size_t i = 0; i < e->nentries; i++) {
         const struct entry *en = order[i];
         if (en->p.nobs == 0)
@@ -595,7 +623,7 @@ static int parse_line(char *line, struct hrm_est_key *k, struct hrm_est_profile 
         }
         s = end;
     }
-    if (v[0] < 0 || v[0] > 1000 || v[1] < 1 || v[1] > INT32_MAX || v[2] < 1 ||
+    if (v[0] < 0 || v[0] > 1000 || v[1] < 1 || v[1] > MAX_NOBS || v[2] < 1 ||
         v[2] > HRM_EST_MAX_STAGES) {
         *why = "input_class, nobs or nstages out of range";
         return -1;
@@ -618,6 +646,12 @@ static int parse_line(char *line, struct hrm_est_key *k, struct hrm_est_profile 
             *why = "stage duration must be positive";
             return -1;
         }
+        /* Bounds far above any real task keep the sums and the matcher's
+         * arithmetic finite whatever a damaged file says. */
+        if (x[0] > MAX_STAGE_US || x[1] > MAX_CPU || x[2] > MAX_MEM) {
+            *why = "stage duration, cpu or memory out of range";
+            return -1;
+        }
         p->stage[st] = (struct hrm_est_stage){.duration_us = x[0], .cpu = x[1], .mem = x[2]};
         p->duration_us += x[0];
     }
@@ -627,6 +661,28 @@ static int parse_line(char *line, struct hrm_est_key *k, struct hrm_est_profile 
         *why = "trailing text";
         return -1;
     }
+    return 0;
+}
+
+/* The first line: the magic word and a version this build reads. */
+static int check_header(const char *line, const char *path, struct hrm_error *err)
+{
+    size_t ml = strlen(FILE_MAGIC);
+    if (strncmp(line, FILE_MAGIC, ml) != 0 || line[ml] != ' ')
+        return hrm_errorf(err, -HRM_ESPEC,
+                          "%s: not an hrm estimates file (its first line must be '%s %d')", path,
+                          FILE_MAGIC, FILE_VERSION);
+    char *end;
+    errno = 0;
+    long v = strtol(line + ml + 1, &end, 10);
+    while (*end == '\n' || *end == '\r')
+        end++;
+    if (end == line + ml + 1 || *end || errno)
+        return hrm_errorf(err, -HRM_ESPEC, "%s: line 1: malformed version", path);
+    if (v != FILE_VERSION)
+        return hrm_errorf(err, -HRM_ESPEC,
+                          "%s: estimates file version %ld; this hrm reads version %d", path, v,
+                          FILE_VERSION);
     return 0;
 }
 
@@ -646,9 +702,7 @@ int hrm_est_load(struct hrm_est *e, const char *path, struct hrm_error *err)
             break;
         }
         if (lineno == 1) {
-            if (strncmp(line, FILE_MAGIC, strlen(FILE_MAGIC)) != 0)
-                rc = hrm_errorf(err, -HRM_ESPEC, "%s: not an hrm estimates file (expected '%s')",
-                                path, FILE_MAGIC);
+            rc = check_header(line, path, err);
             continue;
         }
         if (line[0] == '#' || line[0] == '\n')
@@ -661,7 +715,7 @@ int hrm_est_load(struct hrm_est *e, const char *path, struct hrm_error *err)
             ngot++;
     }
     if (!rc && ferror(f))
-        rc = hrm_errorf(err, -HRM_EIO, "%s: read error", path);
+        rc = hrm_errorf(err, -HRM_EIO, "%s: cannot read: %s", path, strerror(errno));
     if (!rc && lineno == 0)
         rc = hrm_errorf(err, -HRM_ESPEC, "%s: empty file", path);
     fclose(f);

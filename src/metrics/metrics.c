@@ -343,6 +343,14 @@ void hrm_run_record_wait(struct hrm_run_record *r, int64_t wait_us)
     r->task_waits_us[r->nwaits++] = (double)wait_us;
 }
 
+void hrm_run_record_shares(struct hrm_run_record *r, const double *shares, size_t n)
+{
+    if (n == 0)
+        return;
+    r->share_jain_sum += hrm_jain(shares, n);
+    r->share_samples++;
+}
+
 void hrm_run_record_sched_latency(struct hrm_run_record *r, int64_t latency_us)
 {
     HRM_GROW(r->sched_latency_us, r->cap_latencies, r->nlatencies + 1);
@@ -454,7 +462,10 @@ void hrm_summarize(const struct hrm_run_record *r, const char *policy, struct hr
     out->ideal_mean_s = hrm_mean(ideal, ndone);
     out->delay_mean_s = hrm_mean(delay, ndone);
     out->fairness_sigma = hrm_fairness_sigma(fair, ndone, &out->fairness_mean);
-    out->jain = hrm_jain(fair, ndone);
+    out->jain_s = hrm_jain(fair, ndone);
+    /* Samples come at a fixed interval, so their mean is the time average. */
+    out->jain = r->share_samples > 0 ? r->share_jain_sum / (double)r->share_samples : 1.0;
+    out->share_samples = r->share_samples;
     out->response_p50_s = hrm_percentile(resp, ndone, 50);
     out->response_p95_s = hrm_percentile(resp, ndone, 95);
     out->response_p99_s = hrm_percentile(resp, ndone, 99);

@@ -54,6 +54,7 @@ static const struct row table_rows[] = {
     ROW("fairness S", ROW_FAIR, fairness_mean),
     ROW("fairness sigma", ROW_FAIR, fairness_sigma),
     ROW("jain", ROW_FAIR, jain),
+    ROW("jain s_j", ROW_FAIR, jain_s),
     ROW("cpu util", ROW_PCT, cpu_util),
     ROW("gpu util", ROW_PCT, gpu_util),
     ROW("bytes local", ROW_BYTES, bytes_local),
@@ -109,7 +110,12 @@ static void format_cell(const struct row *row, const struct hrm_summary *s, char
         snprintf(buf, CELL_MAX, "%.2f", d);
         break;
     case ROW_FAIR:
-        snprintf(buf, CELL_MAX, "%.4f", d);
+        /* The distributed simulator has no shared allocation state to
+         * sample: its jain is not a measurement, so it is not shown as one. */
+        if (row->off == offsetof(struct hrm_summary, jain) && s->share_samples == 0)
+            snprintf(buf, CELL_MAX, "-");
+        else
+            snprintf(buf, CELL_MAX, "%.4f", d);
         break;
     case ROW_PCT:
         snprintf(buf, CELL_MAX, "%.1f%%", 100.0 * d);
@@ -184,7 +190,8 @@ static json_t *summary_json(const struct hrm_summary *s)
     json_object_set_new(o, "sched_latency_p95_s", json_num(s->sched_latency_p95_s));
     json_object_set_new(o, "fairness_mean", json_num(s->fairness_mean));
     json_object_set_new(o, "fairness_sigma", json_num(s->fairness_sigma));
-    json_object_set_new(o, "jain", json_num(s->jain));
+    json_object_set_new(o, "jain", s->share_samples > 0 ? json_num(s->jain) : json_null());
+    json_object_set_new(o, "jain_s", json_num(s->jain_s));
     json_object_set_new(o, "cpu_util", json_num(s->cpu_util));
     json_object_set_new(o, "gpu_util", json_num(s->gpu_util));
     json_object_set_new(o, "bytes_local", json_integer(s->bytes_local));

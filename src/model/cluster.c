@@ -119,6 +119,14 @@ int hrm_cluster_add_node(struct hrm_cluster *c, const struct hrm_node_desc *d,
     if (d->mem < 0 || d->disk_size < 0 || d->gpu_mem < 0 || d->cpu_speed < 0 ||
         d->disk_bw < 0 || d->cores_per_gpu < 0)
         return hrm_errorf(err, -EINVAL, "node '%s': negative attribute", d->name);
+    int32_t numa = d->numa > 0 ? d->numa : 1;
+    if (numa > d->cores || numa > 64) /* gpu_numa is int8_t; no machine has more */
+        return hrm_errorf(err, -EINVAL, "node '%s': %d NUMA domains (at most 64 and %d cores)",
+                          d->name, numa, d->cores);
+    for (int32_t g = 0; d->gpu_numa && g < d->gpus; g++)
+        if (d->gpu_numa[g] < 0 || d->gpu_numa[g] >= numa)
+            return hrm_errorf(err, -EINVAL, "node '%s': GPU %d on NUMA domain %d of %d", d->name,
+                              g, d->gpu_numa[g], numa);
     int32_t per_gpu = d->cores_per_gpu ? d->cores_per_gpu : d->cores / (d->gpus + 1);
     if ((int64_t)per_gpu * d->gpus > d->cores)
         return hrm_errorf(err, -EINVAL, "node '%s': %d GPUs x %d bound cores exceed %d cores",
@@ -149,6 +157,9 @@ int hrm_cluster_add_node(struct hrm_cluster *c, const struct hrm_node_desc *d,
     n->capacity.v[HRM_DIM_GPU_MEM] = d->gpu_mem * d->gpus;
     n->capacity.v[HRM_DIM_DISK] = d->disk_size;
     n->capacity.v[HRM_DIM_NET] = (int64_t)(d->net_bw > 0 ? d->net_bw : c->net.rack_bw);
+    n->numa = numa;
+    for (int32_t g = 0; g < d->gpus; g++)
+        n->gpu_numa[g] = (int8_t)(d->gpu_numa ? d->gpu_numa[g] : g * numa / d->gpus);
     n->unit_first = c->nunits;
     /* GPU units first, each bound to a contiguous run of cores (the cores
      * "near" it); the remaining cores form the CPU unit. */

@@ -40,6 +40,7 @@ void hrm_workload_free(struct hrm_workload *wl)
     hrm_free(wl->stage_deps);
     hrm_free(wl->users);
     hrm_free(wl->queues);
+    hrm_free(wl->gpu_phases);
     hrm_free(wl);
 }
 

@@ -12,26 +12,35 @@ static void ctx_record(struct hrm_sched_ctx *ctx, enum hrm_decision_kind kind, i
         .kind = kind, .task = task, .node = node, .gpu_mask = gpu_mask, .attempt = attempt};
 }
 
-int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask)
+/* After a start by the state (rc 0): record it with the GPUs the state
+ * actually gave, not HRM_GPUS_ANY. */
+static int ctx_started(struct hrm_sched_ctx *ctx, int rc, int32_t task, int32_t node)
 {
-    int rc = hrm_state_start(ctx->state, task, node, gpu_mask, ctx->now_us);
     if (rc)
         return rc;
-    /* Record the GPUs the state actually gave, not HRM_GPUS_ANY. */
     const struct hrm_task_state *ts = &ctx->state->tasks[task];
     ctx_record(ctx, HRM_DECIDE_START, task, node, ts->gpu_mask, ts->attempt);
     return 0;
 }
 
+int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask)
+{
+    return ctx_started(ctx, hrm_state_start(ctx->state, task, node, gpu_mask, ctx->now_us), task,
+                       node);
+}
+
 int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask,
                           const struct hrm_res *charge)
 {
-    int rc = hrm_state_start_charged(ctx->state, task, node, gpu_mask, charge, ctx->now_us);
-    if (rc)
-        return rc;
-    const struct hrm_task_state *ts = &ctx->state->tasks[task];
-    ctx_record(ctx, HRM_DECIDE_START, task, node, ts->gpu_mask, ts->attempt);
-    return 0;
+    return ctx_started(
+        ctx, hrm_state_start_charged(ctx->state, task, node, gpu_mask, charge, ctx->now_us), task,
+        node);
+}
+
+int hrm_ctx_start_stacked(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask)
+{
+    return ctx_started(
+        ctx, hrm_state_start_stacked(ctx->state, task, node, gpu_mask, ctx->now_us), task, node);
 }
 
 int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task)

@@ -111,25 +111,34 @@ static int configure(struct fgm_priv *p, const struct hrm_params *params, struct
     p->stretch = 1.25;
     p->headroom = 0.10;
     p->th = (struct fgm_thresholds){.sa = 0.02, .cg = 0.005, .fg = 0.001};
-    struct hrm_est_config ec = {0};
-    int64_t stages = 0;
+    /* The estimator's defaults, stated here so that an explicit 0 is range
+     * checked under its key rather than read as "default". */
+    struct hrm_est_config ec = {.weight = 0.3, .compressed_factor = 0.2};
+    int64_t stages = 4;
     double window_s = 30;
-    if ((rc = hrm_params_int(params, "min_obs", &p->min_obs, err)) ||
-        (rc = hrm_params_double(params, "weight", &ec.weight, err)) ||
-        (rc = hrm_params_double(params, "compressed_factor", &ec.compressed_factor, err)) ||
-        (rc = hrm_params_int(params, "max_stages", &stages, err)) ||
-        (rc = hrm_params_double(params, "p", &p->p, err)) ||
-        (rc = hrm_params_double(params, "limitation", &p->limitation, err)) ||
-        (rc = hrm_params_double(params, "max_compression", &p->max_ratio, err)) ||
-        (rc = hrm_params_double(params, "idle", &p->idle, err)) ||
-        (rc = hrm_params_double(params, "conf_idle", &p->conf_idle, err)) ||
-        (rc = hrm_params_double(params, "th_fg", &p->th.fg, err)) ||
-        (rc = hrm_params_double(params, "th_cg", &p->th.cg, err)) ||
-        (rc = hrm_params_double(params, "th_sa", &p->th.sa, err)) ||
-        (rc = hrm_params_double(params, "window", &window_s, err)) ||
-        (rc = hrm_params_double(params, "qos_stretch", &p->stretch, err)) ||
-        (rc = hrm_params_double(params, "mem_headroom", &p->headroom, err)))
-        return rc;
+    struct hrm_error pe = {{0}};
+    if ((rc = hrm_params_int(params, "min_obs", &p->min_obs, &pe)) ||
+        (rc = hrm_params_double(params, "weight", &ec.weight, &pe)) ||
+        (rc = hrm_params_double(params, "compressed_factor", &ec.compressed_factor, &pe)) ||
+        (rc = hrm_params_int(params, "max_stages", &stages, &pe)) ||
+        (rc = hrm_params_double(params, "p", &p->p, &pe)) ||
+        (rc = hrm_params_double(params, "limitation", &p->limitation, &pe)) ||
+        (rc = hrm_params_double(params, "max_compression", &p->max_ratio, &pe)) ||
+        (rc = hrm_params_double(params, "idle", &p->idle, &pe)) ||
+        (rc = hrm_params_double(params, "conf_idle", &p->conf_idle, &pe)) ||
+        (rc = hrm_params_double(params, "th_fg", &p->th.fg, &pe)) ||
+        (rc = hrm_params_double(params, "th_cg", &p->th.cg, &pe)) ||
+        (rc = hrm_params_double(params, "th_sa", &p->th.sa, &pe)) ||
+        (rc = hrm_params_double(params, "window", &window_s, &pe)) ||
+        (rc = hrm_params_double(params, "qos_stretch", &p->stretch, &pe)) ||
+        (rc = hrm_params_double(params, "mem_headroom", &p->headroom, &pe)))
+        return hrm_errorf(err, rc, "policy 'fgm': %s", pe.text);
+    if (!(ec.weight > 0 && ec.weight <= 1))
+        return range_err(err, "weight", "in (0, 1]");
+    if (!(ec.compressed_factor > 0 && ec.compressed_factor <= 1))
+        return range_err(err, "compressed_factor", "in (0, 1]");
+    if (stages < 1 || stages > HRM_EST_MAX_STAGES)
+        return range_err(err, "max_stages", "in 1..8");
     if (p->min_obs < 1 || p->min_obs > 1000000)
         return range_err(err, "min_obs", "1..1000000");
     if (!(p->p >= 0 && p->p <= 10))
@@ -138,8 +147,10 @@ static int configure(struct fgm_priv *p, const struct hrm_params *params, struct
         return range_err(err, "max_compression", "in (0, 0.5] (the paper measured 0.1)");
     if (!(p->limitation >= 0 && p->limitation <= p->max_ratio))
         return range_err(err, "limitation", "in 0..max_compression");
-    if (!(p->idle >= 0 && p->idle < 1) || !(p->conf_idle >= 0 && p->conf_idle <= 1))
-        return range_err(err, "idle", "a fraction in 0..1");
+    if (!(p->idle >= 0 && p->idle < 1))
+        return range_err(err, "idle", "a fraction in [0, 1)");
+    if (!(p->conf_idle >= 0 && p->conf_idle <= 1))
+        return range_err(err, "conf_idle", "a fraction in 0..1");
     if (!(p->th.fg >= 0 && p->th.fg <= p->th.cg && p->th.cg <= p->th.sa))
         return range_err(err, "th_fg", "at most th_cg, itself at most th_sa (all >= 0)");
     if (!(window_s >= 0.001 && window_s <= 86400))
@@ -155,13 +166,19 @@ static int configure(struct fgm_priv *p, const struct hrm_params *params, struct
         return hrm_errorf(err, -HRM_ESPEC, "policy 'fgm': %s", e2.text);
     const char *hist = param_text(params, "history");
     if (hist) {
-        if (strlen(hist) >= sizeof(p->history))
-            return range_err(err, "history", "a path shorter than 1024 bytes");
+        if (!*hist || strlen(hist) >= sizeof(p->history))
+            return range_err(err, "history", "a file path of 1..1023 bytes");
         snprintf(p->history, sizeof(p->history), "%s", hist);
         /* A history that does not exist yet is an empty one. */
         rc = hrm_est_load(p->est, p->history, &e2);
         if (rc && rc != -ENOENT)
-            return hrm_errorf(err, rc, "policy 'fgm': history: %s", e2.text);
+            return hrm_errorf(err, rc, "policy 'fgm': parameter 'history': %s", e2.text);
+        /* fini saves what was learned but cannot report a failure: write the
+         * file now, so that a path that cannot be written is refused before
+         * the run rather than losing its history after it. */
+        rc = hrm_est_save(p->est, p->history, &e2);
+        if (rc)
+            return hrm_errorf(err, rc, "policy 'fgm': parameter 'history': %s", e2.text);
     }
     return 0;
 }
@@ -186,8 +203,9 @@ static void fgm_fini(struct hrm_policy *policy)
     struct fgm_priv *p = policy->priv;
     if (!p)
         return;
-    /* Persist what was learned.  fini cannot report errors; a history that
-     * fails to save is lost, and the next run starts from the old file. */
+    /* Persist what was learned.  fini cannot report errors, but configure
+     * wrote the file already, so only a disk that filled or vanished during
+     * the run loses it (the next run then starts from the older file). */
     if (p->history[0])
         hrm_est_save(p->est, p->history, NULL);
     hrm_est_free(p->est);
@@ -345,6 +363,26 @@ static void roll_windows(struct fgm_priv *p, int32_t node, int64_t now)
     nd->mode = fgm_adjust(nd->conformity, &p->th);
 }
 
+/* Memory is incompressible: a run seen using more than assumed holds at
+ * least that much for the rest of the stage it is in, so the timeline stops
+ * offering memory the node does not have (else the retry of a task that
+ * failed for want of it would fail the same way).  Later stages keep their
+ * estimate: programs do give memory back between phases. */
+static void raise_memory(struct run *r, int64_t now, double mem)
+{
+    int64_t a = r->start_us;
+    for (int32_t k = 0; k < r->nstages; k++) {
+        bool last = k == r->nstages - 1;
+        int64_t b = last ? INT64_MAX : a + r->st[k].dur_us;
+        if (b > now) {
+            if (r->st[k].mem < mem)
+                r->st[k].mem = mem;
+            return;
+        }
+        a = b;
+    }
+}
+
 static void on_task_usage(struct fgm_priv *p, const struct hrm_state *s, const struct hrm_event *ev)
 {
     hrm_est_sample(p->est, ev->task, ev->attempt,
@@ -358,6 +396,7 @@ static void on_task_usage(struct fgm_priv *p, const struct hrm_state *s, const s
     r->sampled = true;
     r->cpu = (double)ev->usage.cpu;
     r->mem = (double)ev->usage.mem;
+    raise_memory(r, ev->now_us, r->mem);
     struct node *nd = &p->nodes[ev->node];
     if (nd->tick_at != ev->now_us) {
         close_tick(p, s, ev->node);
@@ -445,6 +484,18 @@ static int64_t input_us(const struct hrm_state *s, int32_t task, int32_t node)
     return (int64_t)ceil(us);
 }
 
+/* Whether a profile could run on node at all: one learned elsewhere (a
+ * history from another cluster) may ask more than the node has, and would
+ * then never be placed; such a task goes by its request instead. */
+static bool fits_node(const struct hrm_est_profile *pr, const struct hrm_node *n, double headroom)
+{
+    for (int32_t k = 0; k < pr->nstages; k++)
+        if ((double)pr->stage[k].cpu > (double)n->capacity.v[HRM_DIM_CPU] ||
+            (double)pr->stage[k].mem * (1 + headroom) > (double)n->capacity.v[HRM_DIM_MEM])
+            return false;
+    return true;
+}
+
 /* The task's expected stages on node: a read stage (no cpu, the first stage's
  * memory: the process waits on its input), then the history's
  * stages or, when unpredictable, its request for its stated duration.
@@ -462,7 +513,8 @@ static int32_t plan(struct fgm_priv *p, const struct hrm_state *s, int32_t task,
     /* Services and streams run until stopped: no history predicts them. */
     if (s->wl->jobs[t->job].kind == HRM_JOB_BATCH && !p->by_request[task])
         pr = hrm_est_lookup(p->est, &p->keys[task]);
-    *predicted = pr && pr->nobs >= p->min_obs;
+    *predicted =
+        pr && pr->nobs >= p->min_obs && fits_node(pr, &s->cluster->nodes[node], p->headroom);
     if (*predicted) {
         for (int32_t k = 0; k < pr->nstages; k++)
             st[n++] = (struct fgm_stage){

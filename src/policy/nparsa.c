@@ -138,15 +138,21 @@ static int nparsa_configure(struct nparsa_priv *p, const char *name,
     p->w[NPARSA_CPU] = paper_cpu;
     p->w[NPARSA_MEM] = paper_mem;
     int64_t ty = typing ? 1 : 0;
-    double alpha = -1;
-    if ((rc = hrm_params_double(params, "threshold", &p->threshold, err)) ||
-        (rc = hrm_params_int(params, "typing", &ty, err)) ||
-        (rc = hrm_params_double(params, "alpha", &alpha, err)))
-        return rc;
-    if (!(p->threshold > 0))
-        return hrm_errorf(err, -HRM_ESPEC, "policy '%s': threshold must be positive", name);
+    /* NaN marks "not given": any number the user writes is range checked. */
+    double alpha = NAN;
+    struct hrm_error pe = {{0}};
+    if ((rc = hrm_params_double(params, "threshold", &p->threshold, &pe)) ||
+        (rc = hrm_params_int(params, "typing", &ty, &pe)) ||
+        (rc = hrm_params_double(params, "alpha", &alpha, &pe)))
+        return hrm_errorf(err, rc, "policy '%s': %s", name, pe.text);
+    /* J is GiB per core: beyond 1024 no job is memory-intensive. */
+    if (!(p->threshold > 0 && p->threshold <= 1024))
+        return hrm_errorf(err, -HRM_ESPEC,
+                          "policy '%s': parameter 'threshold' must be in (0, 1024] GiB per core "
+                          "(the paper's is 1.1)",
+                          name);
     if (ty != 0 && ty != 1)
-        return hrm_errorf(err, -HRM_ESPEC, "policy '%s': typing must be 0 or 1", name);
+        return hrm_errorf(err, -HRM_ESPEC, "policy '%s': parameter 'typing' must be 0 or 1", name);
     p->typing = ty == 1;
     double bal[2];
     bool have_bal = false;
@@ -160,13 +166,16 @@ static int nparsa_configure(struct nparsa_priv *p, const char *name,
         (rc = matrix_param(params, name, "mem_dynamic", NPARSA_NDYNAMIC, p->w[NPARSA_MEM].d, NULL,
                            err)))
         return rc;
-    if (have_bal && alpha >= 0)
-        return hrm_errorf(err, -HRM_ESPEC, "policy '%s': give alpha or balance, not both", name);
+    if (have_bal && !isnan(alpha))
+        return hrm_errorf(err, -HRM_ESPEC,
+                          "policy '%s': parameters 'alpha' and 'balance': give one, not both",
+                          name);
     if (have_bal)
         alpha = bal[0];
-    if (alpha >= 0) {
-        if (alpha > 1)
-            return hrm_errorf(err, -HRM_ESPEC, "policy '%s': alpha must be in 0..1", name);
+    if (!isnan(alpha)) {
+        if (!(alpha >= 0 && alpha <= 1))
+            return hrm_errorf(err, -HRM_ESPEC, "policy '%s': parameter 'alpha' must be in 0..1",
+                              name);
         p->w[NPARSA_CPU].alpha = p->w[NPARSA_MEM].alpha = alpha;
     }
     return 0;

@@ -24,6 +24,10 @@ static const struct hrm_policy_ops *const policies[] = {
     &hrm_policy_fgm,
     &hrm_policy_nparsa,
     &hrm_policy_nparsa_notype,
+    &hrm_policy_hrm,
+    &hrm_policy_gpu_exclusive,
+    &hrm_policy_hrm_static,
+    &hrm_policy_hrm_unaware,
 };
 /* clang-format on */
 

@@ -16,7 +16,8 @@ enum sim_event_kind {
     EV_SAMPLE,      /* utilisation sample */
     EV_NODE_FAIL,   /* node a goes down */
     EV_NODE_RECOVER, /* node a comes back */
-    EV_COMPRESS      /* execution model step (compress.c), generation in cookie */
+    EV_COMPRESS,     /* execution model step (compress.c), generation in cookie */
+    EV_GPUPHASE      /* GPU phase model step (gpuphase.c), generation in cookie */
 };
 
 struct sim_event {

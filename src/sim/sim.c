@@ -8,7 +8,9 @@
 #include "hrm/net.h"
 #include "hrm/rng.h"
 #include "hrm/sim.h"
+#include "hrm/ssim.h"
 #include "compress.h"
+#include "gpuphase.h"
 #include "heap.h"
 
 enum exec_state { EXEC_IDLE, EXEC_TRANSFER, EXEC_COMPUTE };
@@ -48,6 +50,10 @@ struct sim {
     int64_t cmp_at;         /* time of the queued model event, or -1 */
     int64_t cmp_idle_ticks; /* model steps in a row with nothing else going on */
     double pool_cpu;        /* cpu the model's tasks receive (they are not in busy_cpu) */
+    /* SPEC P0 GPU phase model (gpuphase.c), NULL when no task has GPU phases */
+    struct gp_model *gp;
+    uint64_t gp_gen;
+    int64_t gp_at; /* time of the queued model event, or -1 */
     int64_t pool_at;        /* pool_cpu is integrated into the record up to here */
     /* client */
     int32_t next_job; /* closed loop: next job to submit */
@@ -148,7 +154,8 @@ static __attribute__((noinline)) void busy_change_model(struct sim *s, int32_t t
         cmp_reserve(s->cmp, s->now, s->exec[task].node, &t->req, sign);
         s->busy_cpu += sign * t->req.v[HRM_DIM_CPU];
     }
-    s->busy_gpu += gpu_mask ? sign * __builtin_popcount(gpu_mask) : 0;
+    if (!gp_owns(s->gp, s->wl, task))
+        s->busy_gpu += gpu_mask ? sign * __builtin_popcount(gpu_mask) : 0;
 }
 
 static void busy_change(struct sim *s, int32_t task, uint32_t gpu_mask, int sign)
@@ -159,7 +166,8 @@ static void busy_change(struct sim *s, int32_t task, uint32_t gpu_mask, int sign
         return;
     }
     s->busy_cpu += sign * s->wl->tasks[task].req.v[HRM_DIM_CPU];
-    s->busy_gpu += gpu_mask ? sign * __builtin_popcount(gpu_mask) : 0;
+    if (gpu_mask && !gp_owns(s->gp, s->wl, task)) /* phased: counted while kernels run */
+        s->busy_gpu += sign * __builtin_popcount(gpu_mask);
 }
 
 /* ---- node executors ---- */
@@ -200,6 +208,19 @@ static void cmp_schedule(struct sim *s)
     push(s, t, EV_COMPRESS, &ev);
 }
 
+/* Queues one event for the GPU phase model's next step, like net_schedule. */
+static void gp_schedule(struct sim *s)
+{
+    int64_t t = s->gp ? gp_next(s->gp) : INT64_MAX;
+    if (t == INT64_MAX || t == s->gp_at)
+        return;
+    s->gp_gen++;
+    s->gp_at = t;
+    struct sim_event ev = {.addr = -1};
+    ev.u.cookie = s->gp_gen;
+    push(s, t, EV_GPUPHASE, &ev);
+}
+
 /* Stops whatever the executor is doing for task (kill, node failure). */
 static void exec_abort(struct sim *s, int32_t task)
 {
@@ -209,6 +230,10 @@ static void exec_abort(struct sim *s, int32_t task)
     if (s->cmp && e->state == EXEC_COMPUTE && cmp_pooled(s->cmp, task)) {
         cmp_remove(s->cmp, s->now, task);
         cmp_schedule(s);
+    }
+    if (e->state == EXEC_COMPUTE && gp_owns(s->gp, s->wl, task)) {
+        gp_remove(s->gp, s->now, task);
+        gp_schedule(s);
     }
     if (e->reading) {
         e->reading = 0;
@@ -246,6 +271,13 @@ static void exec_compute(struct sim *s, int32_t task)
         run = (int64_t)((double)run * fail_at);
     }
     e->state = EXEC_COMPUTE;
+    if (__builtin_expect(s->gp != NULL, 0) && gp_owns(s->gp, s->wl, task)) {
+        /* SPEC P0: phases on its GPU, shared with the tasks stacked there. */
+        int32_t gpu = e->gpu_mask ? __builtin_ctz(e->gpu_mask) : 0;
+        gp_start(s->gp, s->now, task, e->attempt, e->node, gpu, speed, fail ? fail_at : 0);
+        gp_schedule(s);
+        return;
+    }
     if (__builtin_expect(s->cmp != NULL, 0) && cmp_pooled(s->cmp, task)) {
         if (e->reading) {
             e->reading = 0;
@@ -401,6 +433,13 @@ static void cmp_hook_usage(void *arg, int32_t node, int32_t task, int32_t attemp
     send_msg(s, HRM_ADDR_CENTRAL, &m);
 }
 
+static void gp_hook_busy(void *arg, int delta)
+{
+    struct sim *s = arg;
+    area_update(s);
+    s->busy_gpu += delta;
+}
+
 static void cmp_hook_busy(void *arg, double delta_cpu)
 {
     struct sim *s = arg;
@@ -490,9 +529,33 @@ static void deliver(struct sim *s, const struct sim_event *ev)
     }
 }
 
+/* Jain's index over allocation shares (SPEC metrics, P2 "sampled allocation
+ * information"): every user with work submitted and not finished, by the
+ * dominant share of what it holds.  Samples are rare next to task events, so
+ * the scan over jobs and the scratch arrays cost nothing that shows. */
+static void sample_shares(struct sim *s, const struct hrm_state *st)
+{
+    const struct hrm_workload *wl = s->wl;
+    if (wl->nusers <= 0)
+        return;
+    bool *active = hrm_calloc((size_t)wl->nusers, sizeof(*active));
+    double *shares = hrm_alloc((size_t)wl->nusers * sizeof(*shares));
+    for (int32_t j = 0; j < wl->njobs; j++)
+        if (st->jobs[j].submitted && !st->jobs[j].finished)
+            active[wl->jobs[j].user] = true;
+    size_t n = 0;
+    for (int32_t u = 0; u < wl->nusers; u++)
+        if (active[u])
+            shares[n++] = hrm_state_user_share(st, u);
+    hrm_run_record_shares(s->rec, shares, n);
+    hrm_free(shares);
+    hrm_free(active);
+}
+
 static void sample(struct sim *s)
 {
     const struct hrm_state *st = hrm_central_state(s->central);
+    sample_shares(s, st);
     double cpu = s->cap_cpu > 0 ? ((double)s->busy_cpu + s->pool_cpu) / (double)s->cap_cpu : 0;
     double gpu = s->cap_gpu > 0 ? (double)s->busy_gpu / (double)s->cap_gpu : 0;
     hrm_series_push(&s->rec->series, s->now, cpu, gpu, (int32_t)st->nrunning,
@@ -547,6 +610,13 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
         cmp_run(s->cmp, s->now);
         cmp_schedule(s);
         break;
+    case EV_GPUPHASE:
+        if (ev->u.cookie != s->gp_gen)
+            break;
+        s->gp_at = -1;
+        gp_run(s->gp, s->now);
+        gp_schedule(s);
+        break;
     }
 }
 
@@ -561,6 +631,7 @@ static void sim_fini(struct sim *s)
     hrm_free(s->node_down);
     hrm_free(s->speed);
     cmp_free(s->cmp);
+    gp_free(s->gp);
 }
 
 int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
@@ -570,6 +641,9 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     /* The distributed world (SPEC P4) has its own driver: src/sim/dsim.c. */
     if (!hrm_policy_find(policy) && hrm_dsim_policy_known(policy))
         return hrm_dsim_run(c, wl, policy, params, cfg, rec, err);
+    /* So has the shared-state world (SPEC P0): src/sim/ssim.c. */
+    if (!hrm_policy_find(policy) && hrm_ssim_policy_known(policy))
+        return hrm_ssim_run(c, wl, policy, params, cfg, rec, err);
     struct hrm_sim_config defaults = {0};
     if (!cfg)
         cfg = &defaults;
@@ -604,6 +678,9 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     struct cmp_hooks hooks = {
         .arg = &s, .end = cmp_hook_end, .usage = cmp_hook_usage, .busy = cmp_hook_busy};
     s.cmp = cmp_new(c, wl, cfg->execution, cfg->seed, &hooks);
+    struct gp_hooks gph = {.arg = &s, .end = cmp_hook_end, .busy = gp_hook_busy};
+    s.gp = gp_new(c, wl, &gph);
+    s.gp_at = -1;
 
     /* Clients: open loop submits every job at its time; closed loop keeps
      * max_parallel jobs in flight, in order. */

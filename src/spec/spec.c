@@ -298,6 +298,11 @@ static int parse_spec(struct spec_ctx *c, const json_t *root, struct hrm_spec *s
     if (v) {
         size_t mark = spec_push_key(c, "execution");
         rc = spec_execution_parse(c, v, &spec->execution);
+        /* A task runs in one execution model: its GPU phases or the fluid cpu share. */
+        if (!rc && spec->execution.fluid && spec->wl->ngpu_phases > 0)
+            rc = spec_fail_key(c, "model",
+                               "\"fluid\" cannot run tasks with \"gpu_phases\" (SPEC P0 "
+                               "GPU phase model); use \"profiled\"");
         spec_pop(c, mark);
     }
     return rc;

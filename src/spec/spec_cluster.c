@@ -10,7 +10,8 @@ static const char *const network_keys[] = {"disk_bw", "rack_bw", "core_bw", "lat
 static const char *const rack_keys[] = {"name", NULL};
 static const char *const group_keys[] = {
     "name",      "count",   "rack", "racks",         "cores",   "cpu_speed", "mem", "disk",
-    "disk_type", "disk_bw", "gpus", "cores_per_gpu", "gpu_mem", "net_bw",    NULL};
+    "disk_type", "disk_bw", "gpus", "cores_per_gpu", "gpu_mem", "net_bw",    "numa", "gpu_numa",
+    NULL};
 static const char *const disk_kinds[] = {"hdd", "ssd", "nvme", NULL};
 
 #define DEFAULT_LATENCY_US 100
@@ -150,6 +151,31 @@ static int group_racks(struct spec_ctx *c, struct group_ctx *g, const json_t *ob
     return 0;
 }
 
+/* "gpu_numa": the NUMA domain of each GPU, one entry per GPU (SPEC P0 binding). */
+static int parse_gpu_numa(struct spec_ctx *c, const json_t *obj, int64_t gpus, int64_t numa,
+                          int8_t *out)
+{
+    const json_t *v = json_object_get(obj, "gpu_numa");
+    if (!v)
+        return 0;
+    if (gpus == 0)
+        return spec_fail_key(c, "gpu_numa", "given but the node has no \"gpus\"");
+    size_t mark = spec_push_key(c, "gpu_numa");
+    int rc = spec_array(c, v, true);
+    if (!rc && (int64_t)json_array_size(v) != gpus)
+        rc = spec_fail(c, "lists %zu domains for %lld GPUs: give one per GPU",
+                       json_array_size(v), (long long)gpus);
+    for (size_t i = 0; !rc && i < json_array_size(v); i++) {
+        size_t m2 = spec_push_index(c, i);
+        int64_t d = 0;
+        rc = spec_int_value(c, json_array_get(v, i), 0, numa - 1, &d);
+        out[i] = (int8_t)d;
+        spec_pop(c, m2);
+    }
+    spec_pop(c, mark);
+    return rc;
+}
+
 static int parse_group(struct spec_ctx *c, struct group_ctx *g, const json_t *obj)
 {
     int rc = spec_object(c, obj, group_keys);
@@ -170,6 +196,12 @@ static int parse_group(struct spec_ctx *c, struct group_ctx *g, const json_t *ob
         (rc = spec_int(c, obj, "gpus", 0, 0, HRM_MAX_GPUS_PER_NODE, &gpus)) ||
         (rc = spec_rate(c, obj, "net_bw", 0, &net_bw)))
         return rc;
+    int64_t numa = 1;
+    int8_t gpu_numa[HRM_MAX_GPUS_PER_NODE];
+    if ((rc = spec_int(c, obj, "numa", 0, 1, cores < 64 ? cores : 64, &numa)) ||
+        (rc = parse_gpu_numa(c, obj, gpus, numa, gpu_numa)))
+        return rc;
+    bool has_gpu_numa = json_object_get(obj, "gpu_numa") != NULL;
     if (gpus > 0) {
         if ((rc = spec_size(c, obj, "gpu_mem", SPEC_REQUIRED | SPEC_POSITIVE, &gpu_mem)) ||
             (rc = spec_int(c, obj, "cores_per_gpu", 0, 1, cores, &per_gpu)))
@@ -222,6 +254,8 @@ static int parse_group(struct spec_ctx *c, struct group_ctx *g, const json_t *ob
             .gpu_mem = gpu_mem,
             .cores_per_gpu = (int32_t)per_gpu,
             .net_bw = net_bw,
+            .numa = (int32_t)numa,
+            .gpu_numa = has_gpu_numa ? gpu_numa : NULL,
         };
         struct hrm_error e;
         int id = hrm_cluster_add_node(c->cluster, &d, &e);

@@ -177,6 +177,7 @@ struct spec_task {
     struct spec_phase *phases;
     int32_t nphases;
     bool own_phases;
+    struct hrm_gpu_phases gpu_phases; /* count 0 = not given (SPEC P0) */
 };
 
 /* Keys a task object may hold, for objects that embed task keys. */

@@ -7,8 +7,9 @@
 
 const char *const spec_task_keys[] = {"cpu",   "mem",     "gpus",     "gpu_mem",
                                       "disk",  "net",     "duration", "est_duration",
-                                      "input", "profile", "logic",    NULL};
+                                      "input", "profile", "logic",    "gpu_phases", NULL};
 static const char *const input_keys[] = {"size", "blocks", "replicas", "dataset", "block", NULL};
+static const char *const gpu_phase_keys[] = {"cpu", "gpu", "count", NULL};
 static const char *const phase_keys[] = {"duration", "cpu",  "mem", "gpus",
                                          "gpu_mem",  "disk", "net", NULL};
 
@@ -232,6 +233,25 @@ static int parse_profile(struct spec_ctx *c, const json_t *v, struct spec_task *
     return 0;
 }
 
+/* "gpu_phases": {"cpu": D, "gpu": D, "count": N} (SPEC P0 GPU phase model). */
+static int parse_gpu_phases(struct spec_ctx *c, const json_t *v, struct spec_task *t)
+{
+    struct hrm_gpu_phases gp = {0};
+    int64_t count = 0;
+    int rc = spec_object(c, v, gpu_phase_keys);
+    if (!rc)
+        rc = spec_duration(c, v, "cpu", SPEC_REQUIRED, &gp.cpu_us);
+    if (!rc)
+        rc = spec_duration(c, v, "gpu", SPEC_REQUIRED | SPEC_POSITIVE, &gp.gpu_us);
+    if (!rc)
+        rc = spec_int(c, v, "count", SPEC_REQUIRED, 1, 10000000, &count);
+    if (rc)
+        return rc;
+    gp.count = (int32_t)count;
+    t->gpu_phases = gp;
+    return 0;
+}
+
 int spec_task_apply(struct spec_ctx *c, const json_t *obj, struct spec_task *t, unsigned flags)
 {
     unsigned set = 0;
@@ -261,7 +281,36 @@ int spec_task_apply(struct spec_ctx *c, const json_t *obj, struct spec_task *t, 
         rc = parse_profile(c, v, t);
         spec_pop(c, mark);
     }
+    v = json_object_get(obj, "gpu_phases");
+    if (!rc && v) {
+        size_t mark = spec_push_key(c, "gpu_phases");
+        rc = parse_gpu_phases(c, v, t);
+        spec_pop(c, mark);
+    }
     return rc;
+}
+
+/* A GPU phase model sets the duration; it needs one GPU and no profile. */
+static int validate_gpu_phases(struct spec_ctx *c, struct spec_task *t)
+{
+    const struct hrm_gpu_phases *gp = &t->gpu_phases;
+    if (t->req.v[HRM_DIM_GPU] != 1)
+        return spec_fail_key(c, "gpu_phases",
+                             "needs \"gpus\": 1 (a phased task runs on one GPU), not %" PRId64,
+                             t->req.v[HRM_DIM_GPU]);
+    if (t->nphases > 0)
+        return spec_fail_key(c, "gpu_phases", "cannot be combined with a \"profile\"");
+    int64_t round = gp->cpu_us + gp->gpu_us;
+    if (round > INT64_MAX / gp->count || round * gp->count > (int64_t)1000 * 86400 * 1000000)
+        return spec_fail_key(c, "gpu_phases", "count x (cpu + gpu) exceeds 1000 days");
+    if (t->duration_us == 0)
+        t->duration_us = round * gp->count;
+    else if (t->duration_us != round * gp->count)
+        return spec_fail_key(c, "gpu_phases",
+                             "count x (cpu + gpu) = %" PRId64 "us differs from \"duration\" "
+                             "(%" PRId64 "us)",
+                             round * gp->count, t->duration_us);
+    return 0;
 }
 
 int spec_task_validate(struct spec_ctx *c, struct spec_task *t, bool need_duration)
@@ -279,6 +328,11 @@ int spec_task_validate(struct spec_ctx *c, struct spec_task *t, bool need_durati
                              "\"duration\" (%" PRId64 "us) differs from the total of its "
                              "\"profile\" (%" PRId64 "us)",
                              t->duration_us, total);
+    }
+    if (t->gpu_phases.count > 0) {
+        int rc = validate_gpu_phases(c, t);
+        if (rc)
+            return rc;
     }
     if (need_duration && t->duration_us == 0)
         return spec_fail(c, "a task needs a \"duration\" (or a \"profile\")");
@@ -388,6 +442,8 @@ int spec_task_emit(struct spec_ctx *c, const struct spec_task *t, int32_t index,
     if (rc < 0)
         return spec_fail(c, "%s", e.text);
     rc = emit_inputs(c, t, index, rng);
+    if (!rc && t->gpu_phases.count > 0 && hrm_workload_set_gpu_phases(c->wl, &t->gpu_phases, &e))
+        rc = spec_fail(c, "%s", e.text);
     for (int32_t i = 0; !rc && i < t->nphases; i++) {
         const struct spec_phase *p = &t->phases[i];
         struct hrm_res demand = t->req;

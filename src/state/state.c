@@ -63,6 +63,7 @@ void hrm_state_free(struct hrm_state *s)
     hrm_free(s->user_running);
     hrm_free(s->queue_running);
     hrm_free(s->charge);
+    hrm_free(s->gpu_tasks);
     hrm_free(s);
 }
 
@@ -334,8 +335,10 @@ bool hrm_state_fits(const struct hrm_state *s, int32_t task, int32_t node)
     return hrm_state_pick_gpus(s, task, node, &mask) == 0;
 }
 
-/* Checks a caller-chosen GPU set: the right count, existing, idle, big enough. */
-static int check_gpus(const struct hrm_state *s, int32_t task, int32_t node, uint32_t mask)
+/* Checks a caller-chosen GPU set: the right count, existing, idle (unless
+ * stacking), big enough. */
+static int check_gpus(const struct hrm_state *s, int32_t task, int32_t node, uint32_t mask,
+                      bool stack)
 {
     const struct hrm_task *t = &s->wl->tasks[task];
     const struct hrm_node *n = &s->cluster->nodes[node];
@@ -346,13 +349,29 @@ static int check_gpus(const struct hrm_state *s, int32_t task, int32_t node, uin
         return -HRM_ENOFIT;
     if (n->gpus < 32 && (mask >> n->gpus) != 0)
         return -HRM_ENOFIT;
-    if (mask & s->nodes[node].gpu_busy)
+    if (!stack && (mask & s->nodes[node].gpu_busy))
         return -HRM_ENOFIT;
     int64_t per_gpu = (t->req.v[HRM_DIM_GPU_MEM] + want - 1) / want;
     for (int32_t g = 0; g < n->gpus; g++)
         if ((mask & (1u << g)) && s->cluster->units[n->unit_first + g].gpu_mem < per_gpu)
             return -HRM_ENOFIT;
     return 0;
+}
+
+/* Per-GPU task counts (stacking): +1/-1 on each GPU of mask; returns the
+ * GPUs of mask left without a task. */
+static uint32_t gpu_count(struct hrm_state *s, int32_t node, uint32_t mask, int sign)
+{
+    uint16_t *cnt = &s->gpu_tasks[s->cluster->nodes[node].unit_first];
+    uint32_t idle = 0;
+    for (int32_t g = 0; mask >> g; g++) {
+        if (!(mask >> g & 1u))
+            continue;
+        cnt[g] = (uint16_t)(cnt[g] + sign);
+        if (cnt[g] == 0)
+            idle |= 1u << g;
+    }
+    return idle;
 }
 
 /* held: what the task holds (its request, or its charge). */
@@ -380,14 +399,16 @@ static void account(struct hrm_state *s, int32_t task, const struct hrm_res *hel
 static inline __attribute__((always_inline)) int start_holding(struct hrm_state *s, int32_t task,
                                                                int32_t node, uint32_t gpu_mask,
                                                                const struct hrm_res *held,
-                                                               int64_t now_us)
+                                                               int64_t now_us, bool stack)
 {
     struct hrm_task_state *ts = &s->tasks[task];
     struct hrm_node_state *ns = &s->nodes[node];
     int rc = gpu_mask == HRM_GPUS_ANY ? hrm_state_pick_gpus(s, task, node, &gpu_mask)
-                                      : check_gpus(s, task, node, gpu_mask);
+                                      : check_gpus(s, task, node, gpu_mask, stack);
     if (rc)
         return rc;
+    if (__builtin_expect(s->gpu_tasks != NULL, 0))
+        gpu_count(s, node, gpu_mask, +1);
     if (s->charge)
         s->charge[task] = *held;
     ready_remove(s, task);
@@ -421,7 +442,7 @@ int hrm_state_start(struct hrm_state *s, int32_t task, int32_t node, uint32_t gp
         return -HRM_ESTATE;
     if (!hrm_res_fits(&t->req, &ns->free))
         return -HRM_ENOFIT;
-    return start_holding(s, task, node, gpu_mask, &t->req, now_us);
+    return start_holding(s, task, node, gpu_mask, &t->req, now_us, false);
 }
 
 int hrm_state_start_charged(struct hrm_state *s, int32_t task, int32_t node, uint32_t gpu_mask,
@@ -441,7 +462,40 @@ int hrm_state_start_charged(struct hrm_state *s, int32_t task, int32_t node, uin
             if (s->tasks[t].status == HRM_TASK_RUNNING)
                 s->charge[t] = s->wl->tasks[t].req;
     }
-    return start_holding(s, task, node, gpu_mask, charge, now_us);
+    return start_holding(s, task, node, gpu_mask, charge, now_us, false);
+}
+
+int hrm_state_start_stacked(struct hrm_state *s, int32_t task, int32_t node, uint32_t gpu_mask,
+                            int64_t now_us)
+{
+    if (task < 0 || task >= s->wl->ntasks || node < 0 || node >= s->cluster->nnodes)
+        return -HRM_ESTATE;
+    if (s->tasks[task].status != HRM_TASK_READY || !s->nodes[node].up)
+        return -HRM_ESTATE;
+    if (gpu_mask == HRM_GPUS_ANY)
+        return -HRM_ENOFIT;
+    struct hrm_res held = s->wl->tasks[task].req;
+    held.v[HRM_DIM_GPU] -= __builtin_popcount(gpu_mask & s->nodes[node].gpu_busy);
+    if (held.v[HRM_DIM_GPU] < 0 || !hrm_res_fits(&held, &s->nodes[node].free))
+        return -HRM_ENOFIT;
+    int rc = check_gpus(s, task, node, gpu_mask, true);
+    if (rc)
+        return rc;
+    if (!s->gpu_tasks) {
+        /* From now on GPUs count their tasks; count those already running. */
+        s->gpu_tasks = hrm_calloc((size_t)(s->cluster->nunits ? s->cluster->nunits : 1),
+                                  sizeof(*s->gpu_tasks));
+        for (int32_t t = 0; t < s->wl->ntasks; t++)
+            if (s->tasks[t].status == HRM_TASK_RUNNING)
+                gpu_count(s, s->tasks[t].node, s->tasks[t].gpu_mask, +1);
+    }
+    if (!s->charge) {
+        s->charge = hrm_calloc((size_t)(s->wl->ntasks ? s->wl->ntasks : 1), sizeof(*s->charge));
+        for (int32_t t = 0; t < s->wl->ntasks; t++)
+            if (s->tasks[t].status == HRM_TASK_RUNNING)
+                s->charge[t] = s->wl->tasks[t].req;
+    }
+    return start_holding(s, task, node, gpu_mask, &held, now_us, true);
 }
 
 /* Releases a running task's resources on its node. */
@@ -452,12 +506,21 @@ static void release(struct hrm_state *s, int32_t task)
     struct hrm_node_state *ns = &s->nodes[node];
     run_remove(s, task, node);
     const struct hrm_res *held = hrm_state_held(s, task);
-    hrm_res_add(&ns->free, held);
-    ns->gpu_busy &= ~ts->gpu_mask;
+    struct hrm_res back = *held;
+    if (__builtin_expect(s->gpu_tasks != NULL, 0)) {
+        /* Stacking: a GPU becomes free when its last task ends, whichever
+         * of its tasks was charged for it. */
+        uint32_t idle = gpu_count(s, node, ts->gpu_mask, -1);
+        ns->gpu_busy &= ~idle;
+        back.v[HRM_DIM_GPU] = __builtin_popcount(idle);
+    } else {
+        ns->gpu_busy &= ~ts->gpu_mask;
+    }
+    hrm_res_add(&ns->free, &back);
     ns->nrunning--;
     ns->version++;
     if (ns->up) {
-        hrm_res_add(&s->free_total, held);
+        hrm_res_add(&s->free_total, &back);
         if (ns->free.v[HRM_DIM_CPU] > 0)
             free_list_add(s, node, true);
     }

@@ -69,9 +69,21 @@ Test(ahp, paper_matrices_give_the_named_weights)
     }
 }
 
-Test(ahp, three_of_four_weights_match_to_three_places)
+Test(ahp, three_of_four_matrices_match_to_the_printed_rounding)
 {
-    /* Memory static is exact to three places for every factor. */
+    /* CPU static, CPU dynamic and memory static: every eigenvector weight is
+     * within 0.0015 of the printed one (one unit of the third place, and the
+     * paper's own rounding); memory static is exact to three places.  Memory
+     * dynamic is the exception (0.4385 / 0.2652 against 0.442 / 0.262, which
+     * are the row geometric means 0.4415 / 0.2625: the paper mixed methods),
+     * bounded by the 0.004 of the test above. */
+    for (int i = 0; i < 3; i++) {
+        struct ahp_result r;
+        cr_assert_eq(ahp_weights(paper[i].m, 4, &r, NULL), 0);
+        for (int k = 0; k < 4; k++)
+            cr_assert(fabs(r.w[k] - paper[i].named[k]) <= 0.0015, "%s: w[%d] = %.4f, paper %.3f",
+                      paper[i].name, k, r.w[k], paper[i].named[k]);
+    }
     struct ahp_result r;
     cr_assert_eq(ahp_weights(paper[2].m, 4, &r, NULL), 0);
     for (int k = 0; k < 4; k++)

@@ -175,6 +175,21 @@ Test(estimate, keys_declared_logic_job_stage_and_input_class)
     hrm_workload_free(wl);
 }
 
+Test(estimate, program_identity_of_a_command_line)
+{
+    const char *a[] = {"/usr/bin/wc", "-l", "input.txt"};
+    const char *b[] = {"/usr/bin/wc", "-l", "input.txt"};
+    const char *c[] = {"/usr/bin/wc", "-w", "input.txt"};
+    const char *d[] = {"/usr/bin/wc", "-l input.txt"};
+    uint32_t ia = hrm_est_logic_of_command(a, 3);
+    cr_assert_neq(ia, 0u, "0 means not declared");
+    cr_assert_eq(ia, hrm_est_logic_of_command(b, 3), "same command and arguments, same program");
+    cr_assert_neq(ia, hrm_est_logic_of_command(c, 3), "other arguments, other program");
+    cr_assert_neq(ia, hrm_est_logic_of_command(d, 2), "argument boundaries count");
+    cr_assert_neq(ia, hrm_est_logic_of_command(a, 2));
+    cr_assert_neq(hrm_est_logic_of_command(a, 0), 0u);
+}
+
 static char *tmp_path(const char *name)
 {
     static char buf[256];
@@ -234,6 +249,88 @@ Test(estimate, load_errors_name_the_line_and_change_nothing)
     fclose(f);
     cr_assert_eq(hrm_est_load(e, path, &err), -HRM_ESPEC);
     cr_assert(strstr(err.text, "not an hrm estimates file") != NULL, "%s", err.text);
+    remove(path);
+    hrm_est_free(e);
+}
+
+/* Writes text to path. */
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Loads path into a fresh history: the code, with err.text filled. */
+static int load_text(const char *text, struct hrm_error *err)
+{
+    char *path = tmp_path("case");
+    write_file(path, text);
+    struct hrm_est *e = est_new();
+    int rc = hrm_est_load(e, path, err);
+    if (rc)
+        cr_assert_eq(hrm_est_count(e), 0, "a refused file changes nothing: %s", err->text);
+    remove(path);
+    hrm_est_free(e);
+    return rc;
+}
+
+Test(estimate, damaged_and_foreign_files_are_refused_never_trusted)
+{
+    struct hrm_error err = {{0}};
+    const char *good_line = "00001234 100 2 1 5000000 1000 1073741824\n";
+    char text[512];
+    snprintf(text, sizeof(text), "hrm-estimates 1\n%s", good_line);
+    cr_assert_eq(load_text(text, &err), 0, "%s", err.text);
+    struct {
+        const char *text, *why;
+    } bad[] = {
+        {"", "empty file"},
+        {"hrm-estimates 2\n", "version 2; this hrm reads version 1"},
+        {"hrm-estimates 1x\n", "malformed version"},
+        {"hrm-estimates1\n", "not an hrm estimates file"},
+        {"{\"cluster\": {}}\n", "not an hrm estimates file"},
+        {"\177ELF\2\1\1\n", "not an hrm estimates file"},
+        /* nobs beyond the counter's range: a later update would overflow it */
+        {"hrm-estimates 1\n00001234 100 2147483647 1 5000000 1000 1073741824\n", "line 2"},
+        /* eight stages of 1e18 us would overflow the profile's total */
+        {"hrm-estimates 1\n00001234 100 2 2 1000000000000000000 1 1 "
+         "1000000000000000000 1 1\n",
+         "out of range"},
+        {"hrm-estimates 1\n00001234 100 2 1 5000000 1000 -5\n", "line 2"},
+        {"hrm-estimates 1\n00001234 100 2 9 5000000 1000 5\n", "nstages out of range"},
+        {"hrm-estimates 1\n00000000 100 2 1 5000000 1000 5\n", "bad logic id"},
+        {"hrm-estimates 1\n00001234 100 2 1 5000000 1000 5 junk\n", "trailing text"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        memset(&err, 0, sizeof(err));
+        cr_assert_eq(load_text(bad[i].text, &err), -HRM_ESPEC, "case %zu accepted", i);
+        cr_assert(strstr(err.text, bad[i].why) != NULL, "case %zu: %s", i, err.text);
+        cr_assert(strstr(err.text, tmp_path("case")) != NULL, "names the file: %s", err.text);
+    }
+    /* A directory is not a history either. */
+    struct hrm_est *e = est_new();
+    cr_assert_lt(hrm_est_load(e, "/tmp", &err), 0);
+    cr_assert(strstr(err.text, "/tmp") != NULL, "%s", err.text);
+    hrm_est_free(e);
+}
+
+Test(estimate, a_loaded_profile_keeps_learning)
+{
+    /* A profile loaded from a file is the same starting point as one
+     * learned in this process: the next run is folded in with the weight. */
+    struct hrm_error err = {{0}};
+    char *path = tmp_path("learn");
+    write_file(path, "hrm-estimates 1\n00001234 100 3 1 10000000 1000 1073741824\n");
+    struct hrm_est *e = est_new();
+    cr_assert_eq(hrm_est_load(e, path, &err), 0, "%s", err.text);
+    struct hrm_est_obs o = {.nstages = 1, .stage = {{20 * SEC, 2000, GIB}}};
+    cr_assert_eq(hrm_est_observe(e, &K, &o), 0);
+    const struct hrm_est_profile *p = hrm_est_lookup(e, &K);
+    cr_assert_eq(p->nobs, 4);
+    cr_assert_eq(p->duration_us, 13 * SEC, "0.7 * 10 s + 0.3 * 20 s");
+    cr_assert_eq(p->stage[0].cpu, 1300);
     remove(path);
     hrm_est_free(e);
 }

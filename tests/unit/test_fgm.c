@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "hrm/estimate.h"
 #include "hrm/sim.h"
 #include "policy/fgm_private.h"
 
@@ -227,25 +228,112 @@ Test(fgm, history_survives_a_restart)
 Test(fgm, parameters_are_checked)
 {
     struct hrm_error err = {{0}};
-    const char *bad[][2] = {{"th_fg=0.1", "th_cg=0.01"},
-                            {"max_compression=0.9", NULL},
-                            {"min_obs=0", NULL},
-                            {"qos_stretch=0.5", NULL},
-                            {"bogus=1", NULL}};
-    const char *why[] = {"th_fg", "max_compression", "min_obs", "qos_stretch", "unknown parameter"};
+    /* Every refusal names the policy and the key. */
+    struct {
+        const char *items[2], *why;
+    } bad[] = {{{"th_fg=0.1", "th_cg=0.01"}, "'th_fg'"},
+               {{"max_compression=0.9"}, "'max_compression'"},
+               {{"min_obs=0"}, "'min_obs'"},
+               {{"qos_stretch=0.5"}, "'qos_stretch'"},
+               {{"weight=0"}, "'weight'"},
+               {{"weight=1.5"}, "'weight'"},
+               {{"compressed_factor=0"}, "'compressed_factor'"},
+               {{"max_stages=9"}, "'max_stages'"},
+               {{"conf_idle=2"}, "'conf_idle'"},
+               {{"idle=-0.1"}, "'idle'"},
+               {{"window=0"}, "'window'"},
+               {{"p=abc"}, "'p'"},
+               {{"history="}, "'history'"},
+               {{"history=/nonexistent-dir/x"}, "/nonexistent-dir/x"},
+               {{"bogus=1"}, "unknown parameter"}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        struct hrm_params p = {.items = bad[i], .count = bad[i][1] ? 2 : 1};
+        struct hrm_params p = {.items = bad[i].items, .count = bad[i].items[1] ? 2 : 1};
+        memset(&err, 0, sizeof(err));
         struct hrm_policy *pol = hrm_policy_new("fgm", &p, 1, &err);
-        cr_assert_null(pol, "%s accepted", bad[i][0]);
-        cr_assert(strstr(err.text, why[i]) != NULL, "%s", err.text);
+        cr_assert_null(pol, "%s accepted", bad[i].items[0]);
+        cr_assert(strstr(err.text, "policy 'fgm'") != NULL, "%s", err.text);
+        cr_assert(strstr(err.text, bad[i].why) != NULL, "%s", err.text);
     }
-    char item[64];
-    snprintf(item, sizeof(item), "history=/nonexistent-dir/x");
+    /* A history that does not exist yet is an empty one, and is written at
+     * once, so a path that cannot be written was refused above. */
+    char path[128], item[160];
+    snprintf(path, sizeof(path), "/tmp/hrm-fgm-params-%d.hist", (int)getpid());
+    remove(path);
+    snprintf(item, sizeof(item), "history=%s", path);
     const char *ok[] = {item, "th_sa=0.5", "window=10"};
     struct hrm_params p = {.items = ok, .count = 3};
     struct hrm_policy *pol = hrm_policy_new("fgm", &p, 1, &err);
-    cr_assert_not_null(pol, "%s", err.text); /* a history that does not exist yet is empty */
+    cr_assert_not_null(pol, "%s", err.text);
+    cr_assert_eq(access(path, R_OK), 0, "the history file exists from the start");
     hrm_policy_free(pol);
+    remove(path);
+}
+
+/* A corrupt or foreign history is refused with a message naming the file and
+ * the key, and is left as it was for the user to look at. */
+Test(fgm, a_damaged_history_is_refused_and_kept)
+{
+    char path[128], item[160];
+    snprintf(path, sizeof(path), "/tmp/hrm-fgm-bad-%d.hist", (int)getpid());
+    snprintf(item, sizeof(item), "history=%s", path);
+    const char *texts[] = {"not a history\n", "hrm-estimates 1\n0000abcd 3 1 1 oops\n",
+                           "hrm-estimates 7\n"};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        FILE *f = fopen(path, "w");
+        fputs(texts[i], f);
+        fclose(f);
+        const char *items[] = {item};
+        struct hrm_params p = {.items = items, .count = 1};
+        struct hrm_error err = {{0}};
+        cr_assert_null(hrm_policy_new("fgm", &p, 1, &err), "case %zu accepted", i);
+        cr_assert(strstr(err.text, "parameter 'history'") && strstr(err.text, path), "%s",
+                  err.text);
+        char back[64] = {0};
+        f = fopen(path, "r");
+        cr_assert_not_null(f);
+        size_t n = fread(back, 1, sizeof(back) - 1, f);
+        fclose(f);
+        cr_assert_eq(n, strlen(texts[i]));
+        cr_assert_str_eq(back, texts[i], "the refused file is not overwritten");
+    }
+    remove(path);
+}
+
+/* Saves a history saying that wl's tasks (all of task 0's key) run 10 s at
+ * 1 core and mem bytes, to a file named after tag; path gets the file and
+ * item the "history=" parameter (128 and 160 bytes). */
+static void history_of(const struct hrm_workload *wl, int64_t mem, const char *tag, char *path,
+                       char *item)
+{
+    struct hrm_est *e = hrm_est_new(NULL, NULL);
+    struct hrm_est_key k = hrm_est_key_of(wl, 0);
+    struct hrm_est_obs o = {.nstages = 1, .stage = {{10 * SEC, 1000, mem}}};
+    cr_assert_eq(hrm_est_observe(e, &k, &o), 0);
+    snprintf(path, 128, "/tmp/hrm-fgm-%s-%d.hist", tag, (int)getpid());
+    cr_assert_eq(hrm_est_save(e, path, NULL), 0);
+    hrm_est_free(e);
+    snprintf(item, 160, "history=%s", path);
+}
+
+/* A history learned on bigger machines predicts more memory than the node
+ * has: the task is then matched by its request instead of never.  Here it
+ * says 1000 GiB; each completed run moves it by the weight 0.3 towards the
+ * 1.5 GiB really used, e_n = 1.5 + 998.5 * 0.7^n GiB, still 15.3 GiB (over
+ * the node's 16 GiB with 10 % headroom) after the 12 runs of three waves:
+ * all four waves go by request, as under DRF. */
+Test(fgm, a_prediction_larger_than_the_node_falls_back_to_the_request)
+{
+    struct hrm_cluster *c;
+    struct hrm_workload *wl;
+    overasked(&c, &wl, "batch");
+    char path[128], item[160];
+    history_of(wl, 1000 * GIB, "big", path, item);
+    hrm_workload_free(wl);
+    hrm_cluster_free(c);
+    const char *items[] = {item};
+    int64_t end = run_end("fgm", items, 1, "batch");
+    cr_assert_eq(end, 40 * SEC, "%lld", (long long)end);
+    remove(path);
 }
 
 /* Two nodes; one (chosen by the seed) carries a permanent foreign load of 6
@@ -293,4 +381,81 @@ Test(fgm, avoids_a_node_with_foreign_load)
         slowed += cloud_end("drf", seed) > 12 * SEC;
     }
     cr_assert_gt(slowed, 0, "DRF meets the load for some seed");
+}
+
+/*
+ * Memory is incompressible: a task FGM placed on a memory estimate that is
+ * too low fails when it grows past what the node has, and is retried (by its
+ * request) until it completes; the run counts the failures.  One node of
+ * 8 cores / 8 GiB; 8 tasks asking 1 core / 4 GiB that use 1 GiB for 2 s,
+ * then 3 GiB for 8 s; the history (from some other input) says 1 GiB
+ * throughout, so FGM starts 7 at once (7 x 1.1 GiB) where only 2 can grow.
+ */
+Test(fgm, a_task_short_of_memory_fails_and_is_retried)
+{
+    struct hrm_error err = {{0}};
+    struct hrm_cluster *c = fx_cluster(1, 1, 8, 8 * GIB, 0, 0, NULL);
+    struct hrm_workload *wl = hrm_workload_new();
+    fx_job(wl, "j", "u", 0);
+    fx_stage(wl, "map", NULL, 0);
+    for (int i = 0; i < 8; i++) {
+        struct hrm_task_desc d = {.duration_us = 10 * SEC};
+        d.req.v[HRM_DIM_CPU] = 1000;
+        d.req.v[HRM_DIM_MEM] = 4 * GIB;
+        cr_assert_geq(hrm_workload_add_task(wl, &d, &err), 0);
+        struct hrm_res a = {{1000, GIB, 0, 0, 0, 0}}, b = {{1000, 3 * GIB, 0, 0, 0, 0}};
+        cr_assert_geq(hrm_workload_add_phase(wl, 2 * SEC, &a, &err), 0);
+        cr_assert_geq(hrm_workload_add_phase(wl, 8 * SEC, &b, &err), 0);
+    }
+    char path[128], item[160];
+    history_of(wl, GIB, "mem", path, item);
+    const char *items[] = {item};
+    struct hrm_params params = {.items = items, .count = 1};
+    struct hrm_execution x = {.fluid = true, .contention = 0.05, .usage_interval_us = SEC};
+    struct hrm_sim_config cfg = {.seed = 1, .execution = &x};
+    struct hrm_run_record rec;
+    hrm_run_record_init(&rec, c, wl);
+    cr_assert_eq(hrm_sim_run(c, wl, "fgm", &params, &cfg, &rec, &err), 0, "%s", err.text);
+    cr_assert_geq(rec.task_failures, 5, "7 started, only 2 can grow: %lld failed",
+                  (long long)rec.task_failures);
+    cr_assert_eq(rec.tasks_done, 8, "every failed task was retried to completion");
+    cr_assert(!rec.jobs[0].failed);
+    /* At most 2 tasks hold 3 GiB at a time: 4 rounds of 10 s at the least. */
+    cr_assert_geq(rec.jobs[0].end_us, 40 * SEC);
+    hrm_run_record_fini(&rec);
+    hrm_workload_free(wl);
+    hrm_cluster_free(c);
+    remove(path);
+}
+
+/* Alg. 1 orders the pending tasks by DRF: two users' jobs of 8 one-core
+ * tasks of 10 s on one 8-core node share it 4 and 4 (both end at 20 s),
+ * where FIFO runs the first job's 8 first (10 s, then 20 s). */
+static void two_users_end(const char *policy, int64_t *a, int64_t *b)
+{
+    struct hrm_error err = {{0}};
+    struct hrm_cluster *c = fx_cluster(1, 1, 8, 16 * GIB, 0, 0, NULL);
+    struct hrm_workload *wl = hrm_workload_new();
+    for (int j = 0; j < 2; j++) {
+        fx_job(wl, j ? "b" : "a", j ? "ub" : "ua", 0);
+        fx_stage(wl, "s", NULL, 0);
+        fx_tasks(wl, 8, 1000, GIB, 0, 0, 10 * SEC);
+    }
+    struct hrm_run_record rec;
+    hrm_run_record_init(&rec, c, wl);
+    cr_assert_eq(hrm_sim_run(c, wl, policy, NULL, NULL, &rec, &err), 0, "%s", err.text);
+    *a = rec.jobs[0].end_us;
+    *b = rec.jobs[1].end_us;
+    hrm_run_record_fini(&rec);
+    hrm_workload_free(wl);
+    hrm_cluster_free(c);
+}
+
+Test(fgm, pending_tasks_in_drf_order)
+{
+    int64_t a, b;
+    two_users_end("fifo", &a, &b);
+    cr_assert(a == 10 * SEC && b == 20 * SEC, "fifo: %lld %lld", (long long)a, (long long)b);
+    two_users_end("fgm", &a, &b);
+    cr_assert(a == 20 * SEC && b == 20 * SEC, "fgm: %lld %lld", (long long)a, (long long)b);
 }

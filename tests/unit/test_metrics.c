@@ -74,6 +74,19 @@ Test(metrics, jain_hand_worked)
     cr_assert_float_eq(hrm_jain(NULL, 0), 1.0, EPS);
 }
 
+Test(metrics, jain_over_allocation_shares_is_the_mean_of_the_samples)
+{
+    struct hrm_run_record r;
+    memset(&r, 0, sizeof(r));
+    double unequal[] = {1.0, 0.5}; /* 1.5^2 / (2 * 1.25) = 0.9 */
+    double equal[] = {0.5, 0.5};
+    hrm_run_record_shares(&r, unequal, 2);
+    hrm_run_record_shares(&r, equal, 2);
+    hrm_run_record_shares(&r, NULL, 0); /* nobody had work: not a sample */
+    cr_assert_eq(r.share_samples, 2);
+    cr_assert_float_eq(r.share_jain_sum / (double)r.share_samples, 0.95, EPS);
+}
+
 Test(metrics, fairness_sigma_hand_worked)
 {
     /* S = (1 + 0.5)/2 = 0.75; sigma = sqrt((0.25^2 + 0.25^2)/2) = 0.25 */
@@ -356,7 +369,7 @@ Test(metrics, summarize_hand_filled)
     cr_assert_float_eq(s.wait_p95_s, 2.8, EPS);
     cr_assert_float_eq(s.fairness_mean, 0.75, EPS);
     cr_assert_float_eq(s.fairness_sigma, 0.25, EPS);
-    cr_assert_float_eq(s.jain, 0.9, EPS);
+    cr_assert_float_eq(s.jain_s, 0.9, EPS);
     cr_assert_float_eq(s.cpu_util, 0.25, EPS);
     cr_assert_float_eq(s.gpu_util, 0.0, EPS);
     cr_assert_eq(s.bytes_local, 3);

@@ -158,6 +158,25 @@ Test(nparsa, bad_parameters_are_refused_with_the_reason)
     params.count = 2;
     cr_assert_null(hrm_policy_new("nparsa", &params, 1, &err));
     cr_assert(strstr(err.text, "not both"), "%s", err.text);
+    /* Out-of-range values are refused naming their key; a negative alpha is
+     * not "not given". */
+    struct {
+        const char *item, *why;
+    } range[] = {{"threshold=0", "'threshold' must be in (0, 1024]"},
+                 {"threshold=5000", "'threshold'"},
+                 {"threshold=1.1x", "'threshold'"},
+                 {"typing=2", "'typing' must be 0 or 1"},
+                 {"alpha=-0.5", "'alpha' must be in 0..1"},
+                 {"alpha=1.5", "'alpha'"}};
+    for (size_t i = 0; i < sizeof(range) / sizeof(range[0]); i++) {
+        const char *items[] = {range[i].item};
+        struct hrm_params one = {.items = items, .count = 1};
+        memset(&err, 0, sizeof(err));
+        cr_assert_null(hrm_policy_new("nparsa", &one, 1, &err), "%s accepted", range[i].item);
+        cr_assert(strstr(err.text, "policy 'nparsa'") && strstr(err.text, range[i].why), "%s",
+                  err.text);
+    }
+    params.count = 1;
     const char *unknown[] = {"beta=0.5"};
     params.items = unknown;
     params.count = 1;
@@ -195,4 +214,41 @@ Test(nparsa, simulated_job_runs_and_fills_the_best_nodes_first)
     hrm_run_record_fini(&rec);
     hrm_workload_free(r.wl);
     hrm_cluster_free(r.c);
+}
+
+/*
+ * Node choice matters in the simulator as on real machines: one task of
+ * 12 s of cpu on a speed-1.0 core that first reads 1 GB, a replica on each
+ * node.  On the SSD node (500 MB/s, speed 1.0): 2 s + 12 s = 14 s; on the
+ * HDD node (100 MB/s, speed 1.2): 10 s + 10 s = 20 s.  NPARSA's CPU weights
+ * pick the SSD node; weights that only see cpu speed pick the HDD node.
+ */
+static int64_t job_end(const char *const *items, size_t nitems)
+{
+    struct hrm_error err = {{0}};
+    struct hrm_cluster *c = two_kinds();
+    struct hrm_workload *wl = hrm_workload_new();
+    fx_job(wl, "j", "u", 0);
+    fx_stage(wl, "s", NULL, 0);
+    fx_tasks(wl, 1, 1000, GIB, 0, 0, 12 * SEC);
+    const int32_t both[] = {0, 1};
+    cr_assert_geq(hrm_workload_add_block(wl, 1000000000, both, 2, &err), 0, "%s", err.text);
+    struct hrm_params params = {.items = items, .count = nitems};
+    struct hrm_run_record rec;
+    hrm_run_record_init(&rec, c, wl);
+    cr_assert_eq(hrm_sim_run(c, wl, "nparsa", &params, NULL, &rec, &err), 0, "%s", err.text);
+    int64_t end = rec.jobs[0].end_us;
+    hrm_run_record_fini(&rec);
+    hrm_workload_free(wl);
+    hrm_cluster_free(c);
+    return end;
+}
+
+Test(nparsa, cpu_speed_and_disk_speed_scale_the_run)
+{
+    int64_t ssd = job_end(NULL, 0);
+    cr_assert(llabs(ssd - 14 * SEC) < 1000, "SSD node: %lld us", (long long)ssd);
+    const char *speed[] = {"cpu_static=1,1,1,1/9;1,1,1,1/9;1,1,1,1/9;9,9,9,1", "alpha=1"};
+    int64_t hdd = job_end(speed, 2);
+    cr_assert(llabs(hdd - 20 * SEC) < 1000, "HDD node: %lld us", (long long)hdd);
 }

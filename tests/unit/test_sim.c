@@ -223,6 +223,34 @@ Test(sim, same_seed_same_record_different_seed_different_failures)
     run_free(&d);
 }
 
+/* User a's job fills both cores for 20 s; user b's arrives at 1 s.  FIFO
+ * keeps b waiting (shares 1 and 0: Jain 0.5) until a is done; Fair gives b
+ * each core a frees from 10 s on (shares 0.5 and 0.5: Jain 1). */
+static double jain_of(const char *policy)
+{
+    struct run r = {.c = fx_cluster(1, 1, 2, 8 * GIB, 0, 0, NULL), .wl = hrm_workload_new()};
+    fx_job(r.wl, "a", "ua", 0);
+    fx_stage(r.wl, "s", NULL, 0);
+    fx_tasks(r.wl, 4, 1000, GIB, 0, 0, 10 * SEC);
+    fx_job(r.wl, "b", "ub", SEC);
+    fx_stage(r.wl, "s", NULL, 0);
+    fx_tasks(r.wl, 4, 1000, GIB, 0, 0, 10 * SEC);
+    struct hrm_sim_config cfg = {.sample_interval_us = SEC};
+    run_policy(&r, policy, &cfg);
+    struct hrm_summary s;
+    hrm_summarize(&r.rec, policy, &s);
+    cr_assert_gt(s.share_samples, 30, "%s: one sample a second over ~40 s", policy);
+    run_free(&r);
+    return s.jain;
+}
+
+Test(sim, jain_samples_users_allocation_shares)
+{
+    double fifo = jain_of("fifo"), fair = jain_of("fair");
+    cr_assert(fifo > 0.5 && fifo < 0.9, "fifo starves b for half the run: %f", fifo);
+    cr_assert_gt(fair, fifo + 0.05, "fair %f vs fifo %f", fair, fifo);
+}
+
 Test(sim, unknown_policy_is_an_error_not_a_crash)
 {
     struct run r = failing_world();

@@ -1,0 +1,75 @@
+/* Shared resource state (SPEC P0, Omega's cell): per-node versions, and snapshots of it. */
+#ifndef HRM_SNAPSHOT_H
+#define HRM_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hrm/cluster.h"
+#include "hrm/error.h"
+#include "hrm/resource.h"
+
+/*
+ * Why a table of its own and not hrm_state: hrm_state is the central
+ * scheduler's whole view (tasks, jobs, stage readiness).  In the shared-state
+ * architecture the job state belongs to the scheduler instance that owns the
+ * job (one AppMaster per job), and the shared table holds only what every
+ * instance competes for: each node's free resources, stamped with a version.
+ */
+struct hrm_cell_node {
+    struct hrm_res free;
+    uint64_t version; /* bumped at every change of this node (claim or release) */
+};
+
+struct hrm_cell {
+    const struct hrm_cluster *cluster; /* borrowed, outlives the cell */
+    struct hrm_cell_node *nodes;       /* cluster->nnodes, owned */
+    int32_t nnodes;
+    uint64_t version; /* bumped at every change of any node: "did anything change?" */
+    int32_t gpu_jobs; /* K of the fair share: jobs with GPU tasks not ended that asked the
+                         master for a snapshot (holding GPUs or waiting for them) */
+};
+
+/* How a claim planned against a snapshot is checked at commit. */
+enum hrm_validate_mode {
+    /* Omega's fine-grained, resource-based check and the paper's Alg. 3: the
+     * claim commits if the node's free resources still cover it, whatever
+     * happened to the node meanwhile. */
+    HRM_VALIDATE_RESOURCE,
+    /* Strict: the node must be at the version the claim was planned against
+     * (no change at all since the snapshot), and the claim must fit. */
+    HRM_VALIDATE_VERSION
+};
+
+/* Every node starts at its capacity, version 1 (0 never names a real state,
+ * so a zeroed snapshot is stale everywhere).  0, or -EINVAL for no nodes. */
+int hrm_cell_init(struct hrm_cell *cell, const struct hrm_cluster *c, struct hrm_error *err);
+void hrm_cell_fini(struct hrm_cell *cell); /* zeroed or finished cell: no-op */
+
+/* Whether req, planned against node at version seen, may commit now. */
+bool hrm_cell_valid(const struct hrm_cell *cell, int32_t node, uint64_t seen,
+                    const struct hrm_res *req, enum hrm_validate_mode mode);
+/* Takes req from node: -HRM_ENOFIT (no change) if it does not fit. */
+int hrm_cell_take(struct hrm_cell *cell, int32_t node, const struct hrm_res *req);
+/* Gives req back to node (a task ended).  -HRM_ESTATE (no change) if the node
+ * would exceed its capacity: a release nobody took. */
+int hrm_cell_give(struct hrm_cell *cell, int32_t node, const struct hrm_res *req);
+
+/* A scheduler instance's private copy of the cell at one moment. */
+struct hrm_snapshot {
+    struct hrm_cell_node *nodes; /* owned */
+    int32_t nnodes;
+    uint64_t version; /* the cell's version when taken */
+    int32_t gpu_jobs;
+};
+
+void hrm_snapshot_init(struct hrm_snapshot *snap, int32_t nnodes); /* all stale */
+void hrm_snapshot_fini(struct hrm_snapshot *snap);
+/* Brings snap up to date with cell, copying only the nodes whose version
+ * differs (Omega's delta sync: what a master would put on the wire).
+ * Returns how many nodes were copied. */
+int32_t hrm_snapshot_sync(struct hrm_snapshot *snap, const struct hrm_cell *cell);
+/* Same from another snapshot (a snapshot in flight to an instance). */
+int32_t hrm_snapshot_copy(struct hrm_snapshot *dst, const struct hrm_snapshot *src);
+
+#endif

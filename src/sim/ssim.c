@@ -1,0 +1,484 @@
+/* Shared-state simulator driver: the master, the instances, node executors, the client. */
+#include <stddef.h>
+#include <string.h>
+
+#include "hrm/alloc.h"
+#include "sim/heap.h"
+#include "sim/ssim_private.h"
+
+/* Per-role environment: the driver recovers the role from the env pointer. */
+struct role_env {
+    struct hrm_env env;
+    struct ssim *s;
+    hrm_addr addr;
+};
+
+struct ssim {
+    const struct hrm_cluster *c;
+    const struct hrm_workload *wl;
+    const struct hrm_sim_config *cfg;
+    struct hrm_run_record *rec;
+    struct hrm_ssim_stats *st;
+    struct ssim_setup su;
+    struct sim_heap heap;
+    int64_t now, pending_other;
+    struct hrm_commit *master;
+    struct role_env master_env, client_env, exec_env;
+    struct hrm_ssched **sch;
+    struct role_env *sched_env;
+    /* A snapshot in flight to each instance: taken when the master replies,
+     * handed over on delivery (what the wire would carry). */
+    struct hrm_snapshot *staging;
+    int32_t *inst_of_job;
+    int64_t *job_delay; /* per job: longest ready -> commit of its tasks, -1 none */
+    bool *running;      /* per task: the executor runs it */
+    int32_t next_job, jobs_ended, rr;
+    int64_t busy_cpu, busy_gpu, cap_cpu, cap_gpu, area_at, nrunning, arrived, done;
+    int rc;
+    struct hrm_error *err;
+};
+
+/* ---- events ---- */
+
+static void push(struct ssim *s, int64_t t, enum sim_event_kind kind, struct sim_event *ev)
+{
+    ev->t = t < s->now ? s->now : t;
+    ev->kind = kind;
+    if (kind != EV_SAMPLE)
+        s->pending_other++;
+    sim_heap_push(&s->heap, ev);
+}
+
+static void fail(struct ssim *s, int rc, const char *what, const struct hrm_msg *m)
+{
+    if (!s->rc)
+        s->rc =
+            hrm_errorf(s->err, rc, "%s rejected %s at t=%lldus: %s", what,
+                       m ? hrm_msg_name(m->type) : "a timer", (long long)s->now, hrm_strerror(rc));
+}
+
+/* ---- utilisation ---- */
+
+static void area_update(struct ssim *s)
+{
+    struct hrm_run_record *r = s->rec;
+    if (r->first_start_us >= 0) {
+        double dt = (double)(s->now - s->area_at);
+        r->cpu_area += (double)s->busy_cpu * dt;
+        r->gpu_area += (double)s->busy_gpu * dt;
+        r->cpu_capacity_area += (double)s->cap_cpu * dt;
+        r->gpu_capacity_area += (double)s->cap_gpu * dt;
+    }
+    s->area_at = s->now;
+}
+
+/* ---- node executors: a launch runs for duration / speed, then reports ---- */
+
+static int64_t ready_of(const struct ssim *s, int32_t task)
+{
+    int32_t job = s->wl->tasks[task].job;
+    return hrm_ssched_ready_us(s->sch[s->inst_of_job[job]], task);
+}
+
+static void exec_launch(struct ssim *s, const struct hrm_msg *m)
+{
+    const struct hrm_task *t = &s->wl->tasks[m->task];
+    if (s->running[m->task]) {
+        fail(s, -HRM_ESTATE, "node", m);
+        return;
+    }
+    area_update(s);
+    s->running[m->task] = true;
+    s->nrunning++;
+    s->busy_cpu += t->req.v[HRM_DIM_CPU];
+    s->busy_gpu += t->req.v[HRM_DIM_GPU];
+    if (s->rec->first_start_us < 0) {
+        s->rec->first_start_us = s->now;
+        s->area_at = s->now;
+    }
+    if (s->rec->jobs[t->job].first_start_us < 0)
+        s->rec->jobs[t->job].first_start_us = s->now;
+    int64_t ready = ready_of(s, m->task);
+    hrm_run_record_wait(s->rec, ready >= 0 ? s->now - ready : 0);
+    double speed = s->c->nodes[m->node].cpu_speed;
+    struct sim_event ev = {.addr = -1};
+    ev.u.arg.a = m->task;
+    ev.u.arg.c = m->node;
+    push(s, s->now + (int64_t)((double)t->duration_us / speed + 0.5), EV_EXEC_END, &ev);
+}
+
+static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m);
+
+static void exec_end(struct ssim *s, int32_t task, int32_t node)
+{
+    const struct hrm_task *t = &s->wl->tasks[task];
+    area_update(s);
+    s->running[task] = false;
+    s->nrunning--;
+    s->done++;
+    s->busy_cpu -= t->req.v[HRM_DIM_CPU];
+    s->busy_gpu -= t->req.v[HRM_DIM_GPU];
+    s->rec->tasks_done++;
+    struct hrm_msg m = {.type = HRM_MSG_TASK_END,
+                        .from = hrm_addr_node(node),
+                        .job = t->job,
+                        .task = task,
+                        .node = node,
+                        .status = HRM_OUTCOME_DONE};
+    env_send(&s->exec_env.env, HRM_ADDR_CENTRAL, &m);
+}
+
+/* ---- hrm_env ---- */
+
+static int64_t env_now(struct hrm_env *env)
+{
+    return ((struct role_env *)env)->s->now;
+}
+
+/* What the driver observes on the way: commits (scheduling delay) and the
+ * cell as it is when the master answers a snapshot request. */
+static void observe(struct ssim *s, hrm_addr from, hrm_addr to, const struct hrm_msg *m)
+{
+    if (from != HRM_ADDR_CENTRAL)
+        return;
+    if (m->type == HRM_MSG_SNAP_REPLY) {
+        hrm_snapshot_sync(&s->staging[hrm_addr_sched_index(to)], hrm_commit_cell(s->master));
+    } else if (m->type == HRM_MSG_TASK_LAUNCH) {
+        int64_t ready = ready_of(s, m->task);
+        if (ready >= 0) {
+            int64_t d = s->now - ready;
+            hrm_run_record_sched_latency(s->rec, d);
+            if (d > s->job_delay[m->job])
+                s->job_delay[m->job] = d;
+        }
+    }
+}
+
+static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
+{
+    struct role_env *re = (struct role_env *)env;
+    struct ssim *s = re->s;
+    observe(s, re->addr, to, m);
+    /* hrm-central: the one instance lives in the master, no hop between them. */
+    bool local = s->su.colocated && ((re->addr == HRM_ADDR_CENTRAL && to <= HRM_ADDR_SCHED0) ||
+                                     (re->addr <= HRM_ADDR_SCHED0 && to == HRM_ADDR_CENTRAL));
+    s->st->messages++;
+    struct sim_event ev = {.addr = to};
+    ev.u.msg = *m;
+    push(s, s->now + (local ? 0 : s->c->net.latency_us), EV_DELIVER, &ev);
+}
+
+static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
+{
+    struct role_env *re = (struct role_env *)env;
+    struct sim_event ev = {.addr = re->addr};
+    ev.u.cookie = cookie;
+    push(re->s, at_us, EV_TIMER, &ev);
+}
+
+static struct role_env role_env_of(struct ssim *s, hrm_addr addr)
+{
+    return (struct role_env){
+        .env = {.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = s},
+        .s = s,
+        .addr = addr};
+}
+
+/* ---- the client ---- */
+
+static void client_next(struct ssim *s)
+{
+    if (s->next_job >= s->wl->njobs)
+        return;
+    int32_t j = s->next_job++;
+    struct sim_event ev = {.addr = -1};
+    ev.u.arg.a = j;
+    push(s, s->wl->jobs[j].submit_us, EV_ARRIVAL, &ev);
+}
+
+/* A job registers with the least busy instance (ties: the next in turn), or
+ * in plain turn with register=1. */
+static void client_submit(struct ssim *s, int32_t job)
+{
+    s->rec->jobs[job].submit_us = s->now;
+    s->arrived += s->wl->jobs[job].ntasks;
+    int32_t n = s->su.instances, pick = s->rr % n;
+    if (!s->su.register_rr) {
+        int64_t best = hrm_ssched_load(s->sch[pick]);
+        for (int32_t k = 1; k < n; k++) {
+            int32_t i = (s->rr + k) % n;
+            int64_t l = hrm_ssched_load(s->sch[i]);
+            if (l < best) {
+                best = l;
+                pick = i;
+            }
+        }
+    }
+    s->rr = (pick + 1) % n;
+    s->inst_of_job[job] = pick;
+    struct hrm_msg m = {
+        .type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job, .task = -1, .node = -1};
+    env_send(&s->client_env.env, hrm_addr_sched(pick), &m);
+}
+
+static void client_on_msg(struct ssim *s, const struct hrm_msg *m)
+{
+    if (m->type != HRM_MSG_JOB_END)
+        return;
+    struct hrm_job_record *jr = &s->rec->jobs[m->job];
+    jr->end_us = s->now;
+    jr->failed = m->status != 0;
+    if (s->now > s->rec->last_end_us)
+        s->rec->last_end_us = s->now;
+    s->jobs_ended++;
+    if (s->wl->max_parallel > 0)
+        client_next(s);
+}
+
+/* ---- dispatch ---- */
+
+static void deliver(struct ssim *s, const struct sim_event *ev)
+{
+    const struct hrm_msg *m = &ev->u.msg;
+    hrm_addr a = ev->addr;
+    int rc = 0;
+    if (a == HRM_ADDR_CENTRAL) {
+        if ((rc = hrm_commit_on_msg(s->master, &s->master_env.env, m)) < 0)
+            fail(s, rc, "master", m);
+    } else if (a >= HRM_ADDR_NODE0) {
+        if (m->type == HRM_MSG_TASK_LAUNCH)
+            exec_launch(s, m);
+    } else if (a <= HRM_ADDR_SCHED0) {
+        int32_t i = hrm_addr_sched_index(a);
+        rc = m->type == HRM_MSG_SNAP_REPLY
+                 ? hrm_ssched_on_snapshot(s->sch[i], &s->sched_env[i].env, m, &s->staging[i])
+                 : hrm_ssched_on_msg(s->sch[i], &s->sched_env[i].env, m);
+        if (rc < 0)
+            fail(s, rc, "scheduler", m);
+    } else if (a == HRM_ADDR_CLIENT) {
+        client_on_msg(s, m);
+    }
+}
+
+static void sample(struct ssim *s)
+{
+    double cpu = s->cap_cpu > 0 ? (double)s->busy_cpu / (double)s->cap_cpu : 0;
+    double gpu = s->cap_gpu > 0 ? (double)s->busy_gpu / (double)s->cap_gpu : 0;
+    hrm_series_push(&s->rec->series, s->now, cpu, gpu, (int32_t)s->nrunning,
+                    (int32_t)(s->arrived - s->nrunning - s->done));
+    if (s->pending_other > 0) {
+        struct sim_event ev = {.addr = -1};
+        push(s, s->now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
+    }
+}
+
+static void dispatch(struct ssim *s, const struct sim_event *ev)
+{
+    switch (ev->kind) {
+    case EV_DELIVER:
+        deliver(s, ev);
+        break;
+    case EV_TIMER:
+        if (ev->addr <= HRM_ADDR_SCHED0) {
+            int32_t i = hrm_addr_sched_index(ev->addr);
+            int rc = hrm_ssched_on_timer(s->sch[i], &s->sched_env[i].env, ev->u.cookie);
+            if (rc < 0)
+                fail(s, rc, "scheduler", NULL);
+        }
+        break;
+    case EV_ARRIVAL:
+        client_submit(s, ev->u.arg.a);
+        break;
+    case EV_EXEC_END:
+        exec_end(s, ev->u.arg.a, ev->u.arg.c);
+        break;
+    case EV_SAMPLE:
+        sample(s);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- set-up, the loop, the figures ---- */
+
+static int build(struct ssim *s)
+{
+    const struct hrm_cluster *c = s->c;
+    size_t nt = (size_t)(s->wl->ntasks ? s->wl->ntasks : 1);
+    size_t nj = (size_t)(s->wl->njobs ? s->wl->njobs : 1);
+    s->running = hrm_calloc(nt, sizeof(*s->running));
+    s->inst_of_job = hrm_calloc(nj, sizeof(*s->inst_of_job));
+    s->job_delay = hrm_alloc(nj * sizeof(*s->job_delay));
+    for (size_t j = 0; j < nj; j++)
+        s->job_delay[j] = -1;
+    s->master_env = role_env_of(s, HRM_ADDR_CENTRAL);
+    s->client_env = role_env_of(s, HRM_ADDR_CLIENT);
+    s->exec_env = role_env_of(s, HRM_ADDR_NODE0); /* a task end names its node in from */
+    s->master = hrm_commit_new(c, s->wl, &s->su.commit, s->err);
+    if (!s->master)
+        return -HRM_ESPEC;
+    int32_t ni = s->su.instances;
+    s->sch = hrm_calloc((size_t)ni, sizeof(*s->sch));
+    s->sched_env = hrm_alloc((size_t)ni * sizeof(*s->sched_env));
+    s->staging = hrm_calloc((size_t)ni, sizeof(*s->staging));
+    for (int32_t i = 0; i < ni; i++) {
+        struct hrm_ssched_config sc = s->su.sched;
+        sc.index = i;
+        sc.seed = s->su.sched.seed + (uint64_t)i;
+        s->sched_env[i] = role_env_of(s, hrm_addr_sched(i));
+        hrm_snapshot_init(&s->staging[i], c->nnodes);
+        s->sch[i] = hrm_ssched_new(c, s->wl, &sc, s->err);
+        if (!s->sch[i])
+            return -HRM_ESPEC;
+    }
+    return 0;
+}
+
+static void delays(struct ssim *s)
+{
+    struct hrm_ssim_stats *st = s->st;
+    size_t nj = (size_t)s->wl->njobs, n = 0, nb = 0, ns = 0, nstart = 0;
+    double *all = hrm_alloc((nj ? nj : 1) * sizeof(double));
+    double *start = hrm_alloc((nj ? nj : 1) * sizeof(double));
+    double bsum = 0, ssum = 0;
+    for (size_t j = 0; j < nj; j++) {
+        bool stream = s->wl->jobs[j].kind == HRM_JOB_STREAM;
+        const struct hrm_job_record *jr = &s->rec->jobs[j];
+        if (stream && jr->first_start_us >= 0)
+            start[nstart++] = (double)(jr->first_start_us - jr->submit_us) / 1e6;
+        if (s->job_delay[j] < 0)
+            continue;
+        double d = (double)s->job_delay[j] / 1e6;
+        all[n++] = d;
+        if (stream) {
+            ssum += d;
+            ns++;
+        } else {
+            bsum += d;
+            nb++;
+        }
+    }
+    st->delay_mean_s = hrm_mean(all, n);
+    st->delay_p95_s = hrm_percentile(all, n, 95);
+    st->batch_delay_mean_s = nb ? bsum / (double)nb : 0;
+    st->stream_delay_mean_s = ns ? ssum / (double)ns : 0;
+    st->stream_jobs = (int32_t)nstart;
+    st->stream_start_mean_s = hrm_mean(start, nstart);
+    st->stream_start_p95_s = hrm_percentile(start, nstart, 95);
+    hrm_free(all);
+    hrm_free(start);
+}
+
+static void collect(struct ssim *s)
+{
+    struct hrm_ssim_stats *st = s->st;
+    st->instances = s->su.instances;
+    for (int32_t i = 0; s->sch && i < s->su.instances && s->sch[i]; i++) {
+        const struct hrm_ssched_stats *d = hrm_ssched_stats(s->sch[i]);
+        st->txns += d->txns;
+        st->txns_locked += d->txns_locked;
+        st->txns_empty += d->txns_empty;
+        st->txns_conflicted += d->txns_conflicted;
+        st->claims += d->claims;
+        st->committed += d->committed;
+        st->conflicts += d->conflicts;
+        st->conflicts_stream += d->conflicts_stream;
+        st->retries += d->retries;
+        st->waits += d->waits;
+        st->fair_capped += d->fair_capped;
+        st->decision_s += (double)d->decision_us / 1e6;
+    }
+    if (s->master) {
+        const struct hrm_commit_stats *m = hrm_commit_stats(s->master);
+        st->conflicts_stale = m->conflicts_stale;
+        st->locked_bounced = m->locked_bounced;
+        st->lock_grants = m->lock_grants;
+        st->lock_waits = m->lock_waits;
+        st->txns_deferred = m->txns_deferred;
+        st->syncs = m->syncs;
+    }
+    st->conflict_rate = st->claims ? (double)st->conflicts / (double)st->claims : 0;
+    int64_t with_claims = st->txns - st->txns_empty;
+    st->txn_conflict_fraction =
+        with_claims > 0 ? (double)st->txns_conflicted / (double)with_claims : 0;
+    delays(s);
+}
+
+static void teardown(struct ssim *s)
+{
+    for (int32_t i = 0; s->sch && i < s->su.instances; i++) {
+        hrm_ssched_free(s->sch[i]);
+        hrm_snapshot_fini(&s->staging[i]);
+    }
+    hrm_free(s->sch);
+    hrm_free(s->sched_env);
+    hrm_free(s->staging);
+    hrm_commit_free(s->master);
+    hrm_free(s->running);
+    hrm_free(s->inst_of_job);
+    hrm_free(s->job_delay);
+    sim_heap_fini(&s->heap);
+}
+
+int hrm_ssim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
+                    const struct hrm_params *params, const struct hrm_sim_config *cfg,
+                    struct hrm_run_record *rec, struct hrm_ssim_stats *stats, struct hrm_error *err)
+{
+    struct hrm_sim_config defaults = {0};
+    struct hrm_ssim_stats local;
+    if (!cfg)
+        cfg = &defaults;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof(*stats));
+    struct ssim s = {.c = c, .wl = wl, .cfg = cfg, .rec = rec, .st = stats, .err = err};
+    int rc = ssim_setup_parse(policy, params, cfg->seed, &s.su, err);
+    if (rc)
+        return rc;
+    rc = build(&s);
+    if (rc) {
+        teardown(&s);
+        return rc;
+    }
+    s.cap_cpu = c->total.v[HRM_DIM_CPU];
+    s.cap_gpu = c->total.v[HRM_DIM_GPU];
+    int32_t initial =
+        wl->max_parallel > 0 && wl->max_parallel < wl->njobs ? wl->max_parallel : wl->njobs;
+    for (int32_t i = 0; i < initial; i++)
+        client_next(&s);
+    if (cfg->sample_interval_us > 0) {
+        struct sim_event ev = {.addr = -1};
+        push(&s, 0, EV_SAMPLE, &ev);
+    }
+    int64_t every = cfg->progress_every > 0 ? cfg->progress_every : (1 << 20);
+    int64_t events = 0;
+    struct sim_event ev;
+    while (s.heap.n > 0 && !s.rc && s.jobs_ended < wl->njobs) {
+        sim_heap_pop(&s.heap, &ev);
+        if (cfg->until_us > 0 && ev.t > cfg->until_us)
+            break;
+        if (ev.kind != EV_SAMPLE)
+            s.pending_other--;
+        s.now = ev.t;
+        dispatch(&s, &ev);
+        if (++events % every == 0 && cfg->progress) {
+            struct hrm_sim_progress pr = {
+                .now_us = s.now, .events = events, .jobs_done = s.jobs_ended, .njobs = wl->njobs};
+            cfg->progress(cfg->progress_arg, &pr);
+        }
+    }
+    area_update(&s);
+    rec->events = events;
+    collect(&s);
+    rc = s.rc;
+    teardown(&s);
+    return rc;
+}
+
+int hrm_ssim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
+                 const struct hrm_params *params, const struct hrm_sim_config *cfg,
+                 struct hrm_run_record *rec, struct hrm_error *err)
+{
+    return hrm_ssim_run_ex(c, wl, policy, params, cfg, rec, NULL, err);
+}

@@ -1,0 +1,266 @@
+/* Placement policies of the fragmentation experiment: best-fit, one task per GPU, HRM stacking,
+ * FGD. */
+#include <string.h>
+
+#include "frag_private.h"
+#include "hrm/alloc.h"
+#include "hrm/ru.h"
+
+/* cpu, memory and GPU model; GPUs are each policy's business. */
+static bool fits_host(const struct hrm_frag_node *n, const struct hrm_frag_pod *p)
+{
+    return n->cpu_left >= p->cpu && n->mem_left >= p->mem &&
+           (p->num_gpu == 0 || frag_model_ok(n, p->models));
+}
+
+static bool fractional(const struct hrm_frag_pod *p)
+{
+    return p->num_gpu == 1 && p->gpu_milli < HRM_FRAG_MILLI;
+}
+
+/* The count lowest-numbered whole free GPUs of n, or 0 if there are fewer. */
+static uint32_t whole_gpus(const struct hrm_frag_node *n, int32_t count)
+{
+    uint32_t mask = 0;
+    for (int32_t g = 0; g < n->gpus && count > 0; g++)
+        if (n->gpu_left[g] == HRM_FRAG_MILLI) {
+            mask |= 1u << g;
+            count--;
+        }
+    return count == 0 ? mask : 0;
+}
+
+static int64_t gpu_left_total(const struct hrm_frag_node *n)
+{
+    int64_t left = 0;
+    for (int32_t g = 0; g < n->gpus; g++)
+        left += n->gpu_left[g];
+    return left;
+}
+
+/* ---- best-fit and one task per GPU ---- */
+
+/* Best-fit's choice on one node: the GPU with the least free share that fits
+ * (sharing), else whole free GPUs.  exclusive: a fractional pod takes a whole GPU. */
+static bool fit_on_node(const struct hrm_frag_node *n, const struct hrm_frag_pod *p, bool exclusive,
+                        struct hrm_frag_choice *ch)
+{
+    ch->gpus = 0;
+    ch->milli_each = 0;
+    if (!fits_host(n, p))
+        return false;
+    if (p->num_gpu == 0)
+        return true;
+    if (fractional(p) && !exclusive) {
+        int32_t best = -1;
+        for (int32_t g = 0; g < n->gpus; g++)
+            if (n->gpu_left[g] >= p->gpu_milli && (best < 0 || n->gpu_left[g] < n->gpu_left[best]))
+                best = g;
+        if (best < 0)
+            return false;
+        ch->gpus = 1u << best;
+        ch->milli_each = p->gpu_milli;
+        return true;
+    }
+    ch->gpus = whole_gpus(n, p->num_gpu);
+    ch->milli_each = HRM_FRAG_MILLI;
+    return ch->gpus != 0;
+}
+
+/* Best-fit: the node left with the least free resources, as the sum of its free
+ * cpu and free GPU shares, each relative to the node's capacity.  A node
+ * without GPU has no GPU term, so cpu-only pods go to cpu-only nodes first. */
+static int choose_bestfit(const struct hrm_frag_cluster *c, const struct hrm_frag_pod *p,
+                          bool exclusive, struct hrm_frag_choice *out)
+{
+    double best = 0;
+    int found = -HRM_ENOFIT;
+    for (int32_t i = 0; i < c->nnodes; i++) {
+        const struct hrm_frag_node *n = &c->nodes[i];
+        struct hrm_frag_choice ch;
+        if (!fit_on_node(n, p, exclusive, &ch))
+            continue;
+        double score = (double)(n->cpu_left - p->cpu) / (double)n->cpu_cap;
+        if (n->gpus > 0) {
+            int64_t held = (int64_t)__builtin_popcount(ch.gpus) * ch.milli_each;
+            score += (double)(gpu_left_total(n) - held) / (double)(n->gpus * HRM_FRAG_MILLI);
+        }
+        if (found < 0 || score < best) {
+            best = score;
+            *out = ch;
+            out->node = i;
+            found = 0;
+        }
+    }
+    return found;
+}
+
+/* ---- HRM queue stacking ---- */
+
+bool hrm_frag_ru_admit(int32_t ru_free_milli, int32_t ru_tasks, int32_t pod_milli)
+{
+    struct hrm_ru ru = {.gpu = 0,
+                        .type = HRM_RU_GPU,
+                        .gmem = HRM_FRAG_MILLI,
+                        .ntasks = ru_tasks,
+                        .ngpu_tasks = ru_tasks,
+                        .gmem_used = HRM_FRAG_MILLI - ru_free_milli};
+    struct hrm_res req = {{0}};
+    req.v[HRM_DIM_GPU] = 1;
+    req.v[HRM_DIM_GPU_MEM] = pod_milli;
+    return hrm_ru_fits(&ru, &req);
+}
+
+/*
+ * SPEC P0's placement with no queue to wait in: a task is admitted to a GPU RU
+ * by hrm_frag_ru_admit; an exactly fitting RU is taken at once; otherwise the
+ * RU with the shortest queue (fewest stacked tasks) wins, first in node order.
+ * Whole-GPU pods take idle RUs (queue 0) on the first node that has enough;
+ * pods without GPU go to the CPU RU with the fewest tasks.
+ */
+static int choose_stack(const struct hrm_frag_cluster *c, const struct hrm_frag_pod *p,
+                        struct hrm_frag_choice *out)
+{
+    int32_t best_node = -1, best_gpu = -1, best_len = 0;
+    for (int32_t i = 0; i < c->nnodes; i++) {
+        const struct hrm_frag_node *n = &c->nodes[i];
+        if (!fits_host(n, p))
+            continue;
+        if (p->num_gpu == 0) {
+            if (best_node < 0 || n->cpu_tasks < best_len) {
+                best_node = i;
+                best_len = n->cpu_tasks;
+            }
+            continue;
+        }
+        if (!fractional(p)) {
+            uint32_t mask = whole_gpus(n, p->num_gpu);
+            if (mask) {
+                *out =
+                    (struct hrm_frag_choice){.node = i, .gpus = mask, .milli_each = HRM_FRAG_MILLI};
+                return 0;
+            }
+            continue;
+        }
+        for (int32_t g = 0; g < n->gpus; g++) {
+            if (!hrm_frag_ru_admit(n->gpu_left[g], n->gpu_tasks[g], p->gpu_milli))
+                continue;
+            if (n->gpu_left[g] == p->gpu_milli) {
+                *out = (struct hrm_frag_choice){
+                    .node = i, .gpus = 1u << g, .milli_each = p->gpu_milli};
+                return 0;
+            }
+            if (best_node < 0 || n->gpu_tasks[g] < best_len) {
+                best_node = i;
+                best_gpu = g;
+                best_len = n->gpu_tasks[g];
+            }
+        }
+    }
+    if (best_node < 0)
+        return -HRM_ENOFIT;
+    *out = (struct hrm_frag_choice){.node = best_node,
+                                    .gpus = best_gpu >= 0 ? 1u << best_gpu : 0,
+                                    .milli_each = best_gpu >= 0 ? p->gpu_milli : 0};
+    return 0;
+}
+
+/* ---- FGD ---- */
+
+/* The option on node n (memory aside) that least increases its expected
+ * fragmentation; false if the pod cannot go there. */
+static bool fgd_node(const struct hrm_frag_cluster *c, int32_t node, const struct hrm_frag_pod *p,
+                     double *delta, struct hrm_frag_choice *ch)
+{
+    const struct hrm_frag_node *n = &c->nodes[node];
+    struct hrm_frag_pod nomem = *p;
+    nomem.mem = 0;
+    if (!fits_host(n, &nomem))
+        return false;
+    struct hrm_frag_choice opt[HRM_TRACE_MAX_GPUS];
+    int nopt = 0;
+    if (p->num_gpu == 0) {
+        opt[nopt++] = (struct hrm_frag_choice){.node = node};
+    } else if (fractional(p)) {
+        /* GPUs with the same free share are interchangeable: try the first of each. */
+        for (int32_t g = 0; g < n->gpus; g++) {
+            if (n->gpu_left[g] < p->gpu_milli)
+                continue;
+            bool seen = false;
+            for (int32_t h = 0; h < g && !seen; h++)
+                seen = n->gpu_left[h] == n->gpu_left[g];
+            if (!seen)
+                opt[nopt++] = (struct hrm_frag_choice){
+                    .node = node, .gpus = 1u << g, .milli_each = p->gpu_milli};
+        }
+    } else {
+        uint32_t mask = whole_gpus(n, p->num_gpu);
+        if (mask)
+            opt[nopt++] =
+                (struct hrm_frag_choice){.node = node, .gpus = mask, .milli_each = HRM_FRAG_MILLI};
+    }
+    bool found = false;
+    for (int k = 0; k < nopt; k++) {
+        struct hrm_frag_node after = *n;
+        frag_node_place(&after, &nomem, &opt[k]);
+        double d = hrm_frag_node_amount(&after, c->types, c->ntypes) - c->frag[node];
+        if (!found || d < *delta) {
+            *delta = d;
+            *ch = opt[k];
+            found = true;
+        }
+    }
+    return found;
+}
+
+static int choose_fgd(struct hrm_frag_cluster *c, const struct hrm_frag_pod *p, int32_t type,
+                      struct hrm_frag_choice *out)
+{
+    if (type >= 0 && type < c->ntypes && !c->memo)
+        c->memo = hrm_calloc((size_t)c->nnodes * (size_t)c->ntypes + 1, sizeof(*c->memo));
+    double best = 0;
+    int found = -HRM_ENOFIT;
+    for (int32_t i = 0; i < c->nnodes; i++) {
+        if (c->nodes[i].mem_left < p->mem)
+            continue;
+        double d;
+        struct hrm_frag_choice ch;
+        bool ok;
+        if (type >= 0 && type < c->ntypes) {
+            /* Memoised per node state: most nodes do not change between arrivals. */
+            struct fgd_memo *m = &c->memo[(size_t)i * (size_t)c->ntypes + (size_t)type];
+            if (m->version1 != c->version[i] + 1) {
+                m->feasible = fgd_node(c, i, p, &m->delta, &m->choice);
+                m->version1 = c->version[i] + 1;
+            }
+            ok = m->feasible;
+            d = m->delta;
+            ch = m->choice;
+        } else {
+            ok = fgd_node(c, i, p, &d, &ch);
+        }
+        if (ok && (found < 0 || d < best)) {
+            best = d;
+            *out = ch;
+            found = 0;
+        }
+    }
+    return found;
+}
+
+int hrm_frag_choose(struct hrm_frag_cluster *c, enum hrm_frag_policy policy,
+                    const struct hrm_frag_pod *pod, int32_t type, struct hrm_frag_choice *out)
+{
+    switch (policy) {
+    case HRM_FRAG_BESTFIT:
+        return choose_bestfit(c, pod, false, out);
+    case HRM_FRAG_EXCLUSIVE:
+        return choose_bestfit(c, pod, true, out);
+    case HRM_FRAG_STACK:
+        return choose_stack(c, pod, out);
+    case HRM_FRAG_FGD:
+        return choose_fgd(c, pod, type, out);
+    default:
+        return -EINVAL;
+    }
+}
