@@ -4,8 +4,8 @@
 
 #include "hrm/alloc.h"
 #include "hrm/rng.h"
+#include "sim/driver.h"
 #include "sim/dsim_private.h"
-#include "sim/heap.h"
 
 /* Per-role environment: the driver recovers the role from the env pointer. */
 struct role_env {
@@ -29,8 +29,7 @@ struct dsim {
     struct hrm_run_record *rec;
     struct hrm_dsim_stats *st;
     struct dsim_setup su;
-    struct sim_heap heap;
-    int64_t now, pending_other;
+    struct sim_core k;
     struct hrm_nqs **nqs;
     struct role_env *node_env;
     struct hrm_dsched **sch;
@@ -39,54 +38,37 @@ struct dsim {
     struct role_env nego_env, client_env;
     struct dexec *exec;
     int32_t *inst_of_job;
-    int32_t next_job, jobs_ended, rr;
-    int64_t busy_cpu, cap_cpu, area_at, running, arrived, done;
+    int32_t rr;
+    int64_t running, arrived, done;
     double *nwait;
     size_t nnwait, cap_nwait;
-    int rc;
-    struct hrm_error *err;
 };
 
 /* ---- events ---- */
 
 static void push(struct dsim *s, int64_t t, enum sim_event_kind kind, struct sim_event *ev)
 {
-    ev->t = t < s->now ? s->now : t;
-    ev->kind = kind;
-    if (kind != EV_SAMPLE)
-        s->pending_other++;
-    sim_heap_push(&s->heap, ev);
+    sim_core_push(&s->k, t, kind, ev);
 }
 
 static void fail(struct dsim *s, int rc, const char *what, const struct hrm_msg *m)
 {
-    if (!s->rc)
-        s->rc =
-            hrm_errorf(s->err, rc, "%s rejected %s at t=%lldus: %s", what,
-                       m ? hrm_msg_name(m->type) : "a timer", (long long)s->now, hrm_strerror(rc));
+    sim_core_fail(&s->k, rc, what, m);
 }
-
-/* ---- utilisation ---- */
 
 static void area_update(struct dsim *s)
 {
-    struct hrm_run_record *r = s->rec;
-    if (r->first_start_us >= 0) {
-        double dt = (double)(s->now - s->area_at);
-        r->cpu_area += (double)s->busy_cpu * dt;
-        r->cpu_capacity_area += (double)s->cap_cpu * dt;
-    }
-    s->area_at = s->now;
+    sim_core_area_update(&s->k);
 }
 
 static void first_start(struct dsim *s, int32_t job)
 {
     if (s->rec->first_start_us < 0) {
-        s->rec->first_start_us = s->now;
-        s->area_at = s->now;
+        s->rec->first_start_us = s->k.now;
+        s->k.area_at = s->k.now;
     }
     if (s->rec->jobs[job].first_start_us < 0)
-        s->rec->jobs[job].first_start_us = s->now;
+        s->rec->jobs[job].first_start_us = s->k.now;
 }
 
 /* ---- the executors (local to their node: no network hop) ---- */
@@ -97,7 +79,7 @@ static void exec_launch(struct dsim *s, const struct hrm_msg *m)
     struct dexec *e = &s->exec[m->task];
     area_update(s);
     if (e->running) /* cannot happen with a correct node role; keep the books straight */
-        s->busy_cpu -= t->req.v[HRM_DIM_CPU];
+        s->k.busy_cpu -= t->req.v[HRM_DIM_CPU];
     else
         s->running++;
     e->node = m->node;
@@ -105,19 +87,19 @@ static void exec_launch(struct dsim *s, const struct hrm_msg *m)
     e->seq = m->gpu_mask;
     e->gen++;
     e->running = true;
-    s->busy_cpu += t->req.v[HRM_DIM_CPU];
+    s->k.busy_cpu += t->req.v[HRM_DIM_CPU];
     first_start(s, t->job);
     int64_t ready = hrm_dsched_ready_us(s->sch[s->inst_of_job[t->job]], m->task);
-    hrm_run_record_wait(s->rec, ready >= 0 ? s->now - ready : 0);
+    hrm_run_record_wait(s->rec, ready >= 0 ? s->k.now - ready : 0);
     HRM_GROW(s->nwait, s->cap_nwait, s->nnwait + 1);
-    s->nwait[s->nnwait++] = (double)(s->now - m->value);
+    s->nwait[s->nnwait++] = (double)(s->k.now - m->value);
     double speed = s->c->nodes[m->node].cpu_speed;
     int64_t run = (int64_t)((double)t->duration_us / speed + 0.5);
     struct sim_event ev = {.addr = -1};
     ev.u.arg.a = m->task;
     ev.u.arg.b = (int32_t)e->gen;
     ev.u.arg.c = m->node;
-    push(s, s->now + run, EV_EXEC_END, &ev);
+    push(s, s->k.now + run, EV_EXEC_END, &ev);
 }
 
 static void exec_kill(struct dsim *s, const struct hrm_msg *m)
@@ -129,7 +111,7 @@ static void exec_kill(struct dsim *s, const struct hrm_msg *m)
     e->running = false;
     e->gen++;
     s->running--;
-    s->busy_cpu -= s->wl->tasks[m->task].req.v[HRM_DIM_CPU];
+    s->k.busy_cpu -= s->wl->tasks[m->task].req.v[HRM_DIM_CPU];
 }
 
 static void exec_end(struct dsim *s, int32_t task, uint32_t gen)
@@ -141,7 +123,7 @@ static void exec_end(struct dsim *s, int32_t task, uint32_t gen)
     e->running = false;
     s->running--;
     s->done++;
-    s->busy_cpu -= s->wl->tasks[task].req.v[HRM_DIM_CPU];
+    s->k.busy_cpu -= s->wl->tasks[task].req.v[HRM_DIM_CPU];
     s->rec->tasks_done++;
     struct hrm_msg m = {.type = HRM_MSG_TASK_END,
                         .from = HRM_ADDR_EXEC,
@@ -160,7 +142,7 @@ static void exec_end(struct dsim *s, int32_t task, uint32_t gen)
 
 static int64_t env_now(struct hrm_env *env)
 {
-    return ((struct role_env *)env)->s->now;
+    return ((struct role_env *)env)->s->k.now;
 }
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
@@ -178,12 +160,12 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
     if (m->type == HRM_MSG_RUN && re->addr <= HRM_ADDR_SCHED0) {
         int64_t ready = hrm_dsched_ready_us(s->sch[hrm_addr_sched_index(re->addr)], m->task);
         if (ready >= 0)
-            hrm_run_record_sched_latency(s->rec, s->now - ready);
+            hrm_run_record_sched_latency(s->rec, s->k.now - ready);
     }
     s->st->messages++;
     struct sim_event ev = {.addr = to};
     ev.u.msg = *m;
-    push(s, s->now + s->c->net.latency_us, EV_DELIVER, &ev);
+    push(s, s->k.now + s->c->net.latency_us, EV_DELIVER, &ev);
 }
 
 static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
@@ -204,14 +186,9 @@ static struct role_env role_env_of(struct dsim *s, hrm_addr addr)
 
 /* ---- clients ---- */
 
-static void client_next(struct dsim *s)
+static int64_t instance_load(void *arg, int32_t i)
 {
-    if (s->next_job >= s->wl->njobs)
-        return;
-    int32_t j = s->next_job++;
-    struct sim_event ev = {.addr = -1};
-    ev.u.arg.a = j;
-    push(s, s->wl->jobs[j].submit_us, EV_ARRIVAL, &ev);
+    return hrm_dsched_load(((struct dsim *)arg)->sch[i]);
 }
 
 /* The ideal bound: every task starts at arrival on a slot of its own. */
@@ -227,32 +204,21 @@ static void ideal_arrival(struct dsim *s, int32_t job)
     s->rec->tasks_done += wj->ntasks;
     struct sim_event ev = {.addr = HRM_ADDR_CLIENT};
     ev.u.msg = (struct hrm_msg){.type = HRM_MSG_JOB_END, .job = job, .task = -1, .node = -1};
-    push(s, s->now + hrm_job_ideal_us(s->wl, s->c, job), EV_DELIVER, &ev);
+    push(s, s->k.now + hrm_job_ideal_us(s->wl, s->c, job), EV_DELIVER, &ev);
 }
 
 /* A job registers with the least busy instance (ties: the next in turn), or
  * in plain turn with register=1. */
 static void client_submit(struct dsim *s, int32_t job)
 {
-    s->rec->jobs[job].submit_us = s->now;
+    s->rec->jobs[job].submit_us = s->k.now;
     s->arrived += s->wl->jobs[job].ntasks;
     if (s->su.ideal) {
         ideal_arrival(s, job);
         return;
     }
-    int32_t n = s->su.instances, pick = s->rr % n;
-    if (!s->su.register_rr) {
-        int64_t best = hrm_dsched_load(s->sch[pick]);
-        for (int32_t k = 1; k < n; k++) {
-            int32_t i = (s->rr + k) % n;
-            int64_t l = hrm_dsched_load(s->sch[i]);
-            if (l < best) {
-                best = l;
-                pick = i;
-            }
-        }
-    }
-    s->rr = (pick + 1) % n;
+    int32_t pick = sim_core_pick_instance(s->su.instances, &s->rr, s->su.register_rr != 0,
+                                          instance_load, s);
     s->inst_of_job[job] = pick;
     struct hrm_msg m = {
         .type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job, .task = -1, .node = -1};
@@ -263,15 +229,8 @@ static void client_on_msg(struct dsim *s, const struct hrm_msg *m)
 {
     if (m->type != HRM_MSG_JOB_END)
         return;
-    struct hrm_job_record *jr = &s->rec->jobs[m->job];
-    jr->end_us = s->now;
-    jr->failed = m->status != 0;
-    if (s->now > s->rec->last_end_us)
-        s->rec->last_end_us = s->now;
-    s->jobs_ended++;
     s->done += s->su.ideal ? s->wl->jobs[m->job].ntasks : 0;
-    if (s->wl->max_parallel > 0)
-        client_next(s);
+    sim_core_client_job_end(&s->k, m);
 }
 
 /* ---- dispatch ---- */
@@ -328,17 +287,18 @@ static void timer(struct dsim *s, const struct sim_event *ev)
 
 static void sample(struct dsim *s)
 {
-    double cpu = s->cap_cpu > 0 ? (double)s->busy_cpu / (double)s->cap_cpu : 0;
-    hrm_series_push(&s->rec->series, s->now, cpu, 0, (int32_t)s->running,
+    double cpu = s->k.cap_cpu > 0 ? (double)s->k.busy_cpu / (double)s->k.cap_cpu : 0;
+    hrm_series_push(&s->rec->series, s->k.now, cpu, 0, (int32_t)s->running,
                     (int32_t)(s->arrived - s->running - s->done));
-    if (s->pending_other > 0) {
+    if (s->k.pending_other > 0) {
         struct sim_event ev = {.addr = -1};
-        push(s, s->now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
+        push(s, s->k.now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
     }
 }
 
-static void dispatch(struct dsim *s, const struct sim_event *ev)
+static void dispatch_event(void *arg, const struct sim_event *ev)
 {
+    struct dsim *s = arg;
     switch (ev->kind) {
     case EV_DELIVER:
         deliver(s, ev);
@@ -375,7 +335,7 @@ static int build(struct dsim *s, uint64_t seed)
     s->node_env = hrm_alloc((size_t)c->nnodes * sizeof(*s->node_env));
     for (int32_t n = 0; n < c->nnodes; n++) {
         s->node_env[n] = role_env_of(s, hrm_addr_node(n));
-        s->nqs[n] = hrm_nqs_new(c, s->wl, n, &s->su.nqs, s->err);
+        s->nqs[n] = hrm_nqs_new(c, s->wl, n, &s->su.nqs, s->k.err);
         if (!s->nqs[n])
             return -HRM_ESPEC;
     }
@@ -388,7 +348,7 @@ static int build(struct dsim *s, uint64_t seed)
         sc.nqs = &s->su.nqs;
         sc.seed = seed + (uint64_t)i;
         s->sched_env[i] = role_env_of(s, hrm_addr_sched(i));
-        s->sch[i] = hrm_dsched_new(c, s->wl, &sc, s->err);
+        s->sch[i] = hrm_dsched_new(c, s->wl, &sc, s->k.err);
         if (!s->sch[i])
             return -HRM_ESPEC;
     }
@@ -396,7 +356,7 @@ static int build(struct dsim *s, uint64_t seed)
         struct hrm_negotiator_config nc = s->su.nego;
         nc.nnodes = c->nnodes;
         nc.nqueues = s->su.nqs.queues ? s->su.nqs.nqueues : 1;
-        s->nego = hrm_negotiator_new(&nc, s->err);
+        s->nego = hrm_negotiator_new(&nc, s->k.err);
         if (!s->nego)
             return -HRM_ESPEC;
     }
@@ -453,7 +413,7 @@ static void teardown(struct dsim *s)
     hrm_free(s->exec);
     hrm_free(s->inst_of_job);
     hrm_free(s->nwait);
-    sim_heap_fini(&s->heap);
+    sim_core_fini(&s->k);
 }
 
 int hrm_dsim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
@@ -468,7 +428,8 @@ int hrm_dsim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof(*stats));
-    struct dsim s = {.c = c, .wl = wl, .cfg = cfg, .opt = opt, .rec = rec, .st = stats, .err = err};
+    struct dsim s = {.c = c, .wl = wl, .cfg = cfg, .opt = opt, .rec = rec, .st = stats};
+    sim_core_init(&s.k, wl, cfg, rec, err);
     int rc = dsim_setup_parse(policy, params, c->net.latency_us, cfg->seed, &s.su, err);
     if (rc)
         return rc;
@@ -477,36 +438,14 @@ int hrm_dsim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
         teardown(&s);
         return rc;
     }
-    s.cap_cpu = c->total.v[HRM_DIM_CPU];
-    int32_t initial =
-        wl->max_parallel > 0 && wl->max_parallel < wl->njobs ? wl->max_parallel : wl->njobs;
-    for (int32_t i = 0; i < initial; i++)
-        client_next(&s);
-    if (cfg->sample_interval_us > 0) {
-        struct sim_event ev = {.addr = -1};
-        push(&s, 0, EV_SAMPLE, &ev);
-    }
-    int64_t every = cfg->progress_every > 0 ? cfg->progress_every : (1 << 20);
-    int64_t events = 0;
-    struct sim_event ev;
-    while (s.heap.n > 0 && !s.rc && s.jobs_ended < wl->njobs) {
-        sim_heap_pop(&s.heap, &ev);
-        if (cfg->until_us > 0 && ev.t > cfg->until_us)
-            break;
-        if (ev.kind != EV_SAMPLE)
-            s.pending_other--;
-        s.now = ev.t;
-        dispatch(&s, &ev);
-        if (++events % every == 0 && cfg->progress) {
-            struct hrm_sim_progress pr = {
-                .now_us = s.now, .events = events, .jobs_done = s.jobs_ended, .njobs = wl->njobs};
-            cfg->progress(cfg->progress_arg, &pr);
-        }
-    }
+    s.k.cap_cpu = c->total.v[HRM_DIM_CPU];
+    sim_core_client_start(&s.k);
+    sim_core_sampling_start(&s.k);
+    int64_t events = sim_core_run(&s.k, dispatch_event, NULL, &s);
     area_update(&s);
     rec->events = events;
     collect(&s);
-    rc = s.rc;
+    rc = s.k.rc;
     teardown(&s);
     return rc;
 }

@@ -11,7 +11,7 @@
 #include "hrm/ssim.h"
 #include "compress.h"
 #include "gpuphase.h"
-#include "heap.h"
+#include "driver.h"
 
 enum exec_state { EXEC_IDLE, EXEC_TRANSFER, EXEC_COMPUTE };
 
@@ -31,9 +31,7 @@ struct sim {
     const struct hrm_sim_config *cfg;
     struct hrm_run_record *rec;
     struct hrm_rng rng; /* execution randomness: failures */
-    struct sim_heap heap;
-    int64_t now;
-    int64_t pending_other; /* queued events other than samples */
+    struct sim_core k;  /* time, events, client, utilisation (driver.h) */
     struct hrm_central *central;
     struct hrm_env env;
     struct hrm_net *net;
@@ -55,25 +53,13 @@ struct sim {
     uint64_t gp_gen;
     int64_t gp_at; /* time of the queued model event, or -1 */
     int64_t pool_at;        /* pool_cpu is integrated into the record up to here */
-    /* client */
-    int32_t next_job; /* closed loop: next job to submit */
-    int32_t jobs_ended;
-    /* utilisation integration */
-    int64_t busy_cpu, busy_gpu, cap_cpu, cap_gpu;
-    int64_t area_at;
-    int rc;
-    struct hrm_error *err;
 };
 
 /* ---- events ---- */
 
 static void push(struct sim *s, int64_t t, enum sim_event_kind kind, struct sim_event *ev)
 {
-    ev->t = t < s->now ? s->now : t;
-    ev->kind = kind;
-    if (kind != EV_SAMPLE && kind != EV_COMPRESS)
-        s->pending_other++;
-    sim_heap_push(&s->heap, ev);
+    sim_core_push(&s->k, t, kind, ev);
 }
 
 static void push_arg(struct sim *s, int64_t t, enum sim_event_kind kind, int32_t a, int32_t b,
@@ -90,14 +76,14 @@ static void send_msg(struct sim *s, hrm_addr to, const struct hrm_msg *m)
 {
     struct sim_event ev = {.addr = to};
     ev.u.msg = *m;
-    push(s, s->now + s->c->net.latency_us, EV_DELIVER, &ev);
+    push(s, s->k.now + s->c->net.latency_us, EV_DELIVER, &ev);
 }
 
 /* ---- hrm_env for the central role ---- */
 
 static int64_t env_now(struct hrm_env *env)
 {
-    return ((struct sim *)env->ctx)->now;
+    return ((struct sim *)env->ctx)->k.now;
 }
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
@@ -107,7 +93,7 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
      * launch decision (queue wait adds the trip to the node). */
     if (m->type == HRM_MSG_TASK_LAUNCH)
         hrm_run_record_sched_latency(
-            s->rec, s->now - hrm_central_state(s->central)->tasks[m->task].ready_us);
+            s->rec, s->k.now - hrm_central_state(s->central)->tasks[m->task].ready_us);
     send_msg(s, to, m);
 }
 
@@ -123,15 +109,7 @@ static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
 
 static void area_update(struct sim *s)
 {
-    struct hrm_run_record *r = s->rec;
-    if (r->first_start_us >= 0) {
-        double dt = (double)(s->now - s->area_at);
-        r->cpu_area += (double)s->busy_cpu * dt;
-        r->gpu_area += (double)s->busy_gpu * dt;
-        r->cpu_capacity_area += (double)s->cap_cpu * dt;
-        r->gpu_capacity_area += (double)s->cap_gpu * dt;
-    }
-    s->area_at = s->now;
+    sim_core_area_update(&s->k);
 }
 
 /* The cpu the execution model's tasks receive, integrated apart from
@@ -139,8 +117,8 @@ static void area_update(struct sim *s)
 static void pool_update(struct sim *s)
 {
     if (s->rec->first_start_us >= 0 && s->pool_cpu != 0)
-        s->rec->cpu_area += s->pool_cpu * (double)(s->now - s->pool_at);
-    s->pool_at = s->now;
+        s->rec->cpu_area += s->pool_cpu * (double)(s->k.now - s->pool_at);
+    s->pool_at = s->k.now;
 }
 
 /* busy_change when the execution model exists: pooled tasks count the cpu
@@ -151,11 +129,11 @@ static __attribute__((noinline)) void busy_change_model(struct sim *s, int32_t t
 {
     const struct hrm_task *t = &s->wl->tasks[task];
     if (!cmp_pooled(s->cmp, task)) {
-        cmp_reserve(s->cmp, s->now, s->exec[task].node, &t->req, sign);
-        s->busy_cpu += sign * t->req.v[HRM_DIM_CPU];
+        cmp_reserve(s->cmp, s->k.now, s->exec[task].node, &t->req, sign);
+        s->k.busy_cpu += sign * t->req.v[HRM_DIM_CPU];
     }
     if (!gp_owns(s->gp, s->wl, task))
-        s->busy_gpu += gpu_mask ? sign * __builtin_popcount(gpu_mask) : 0;
+        s->k.busy_gpu += gpu_mask ? sign * __builtin_popcount(gpu_mask) : 0;
 }
 
 static void busy_change(struct sim *s, int32_t task, uint32_t gpu_mask, int sign)
@@ -165,9 +143,9 @@ static void busy_change(struct sim *s, int32_t task, uint32_t gpu_mask, int sign
         busy_change_model(s, task, gpu_mask, sign);
         return;
     }
-    s->busy_cpu += sign * s->wl->tasks[task].req.v[HRM_DIM_CPU];
+    s->k.busy_cpu += sign * s->wl->tasks[task].req.v[HRM_DIM_CPU];
     if (gpu_mask && !gp_owns(s->gp, s->wl, task)) /* phased: counted while kernels run */
-        s->busy_gpu += sign * __builtin_popcount(gpu_mask);
+        s->k.busy_gpu += sign * __builtin_popcount(gpu_mask);
 }
 
 /* ---- node executors ---- */
@@ -195,7 +173,7 @@ static void cmp_schedule(struct sim *s)
      * With tasks waiting and nothing else going on, a few reports let a
      * policy that waits for them act; foreign load may free a node later. */
     const struct hrm_state *st = hrm_central_state(s->central);
-    if (!cmp_active(s->cmp) && s->pending_other == 0 &&
+    if (!cmp_active(s->cmp) && s->k.pending_other == 0 &&
         (st->nready == 0 || s->cmp_idle_ticks > (cmp_has_background(s->cmp) ? 100000 : 3)))
         return;
     int64_t t = cmp_next(s->cmp);
@@ -228,23 +206,23 @@ static void exec_abort(struct sim *s, int32_t task)
     if (e->state == EXEC_IDLE)
         return;
     if (s->cmp && e->state == EXEC_COMPUTE && cmp_pooled(s->cmp, task)) {
-        cmp_remove(s->cmp, s->now, task);
+        cmp_remove(s->cmp, s->k.now, task);
         cmp_schedule(s);
     }
     if (e->state == EXEC_COMPUTE && gp_owns(s->gp, s->wl, task)) {
-        gp_remove(s->gp, s->now, task);
+        gp_remove(s->gp, s->k.now, task);
         gp_schedule(s);
     }
     if (e->reading) {
         e->reading = 0;
-        cmp_reading(s->cmp, s->now, task, e->node, -1);
+        cmp_reading(s->cmp, s->k.now, task, e->node, -1);
     }
     const struct hrm_task *t = &s->wl->tasks[task];
     bool net_changed = false;
     for (int32_t b = 0; b < t->nblocks; b++) {
         int32_t *flow = &s->flow_of_block[t->block_first + b];
         if (*flow >= 0) {
-            hrm_net_cancel(s->net, s->now, *flow);
+            hrm_net_cancel(s->net, s->k.now, *flow);
             *flow = -1;
             net_changed = true;
         }
@@ -274,21 +252,21 @@ static void exec_compute(struct sim *s, int32_t task)
     if (__builtin_expect(s->gp != NULL, 0) && gp_owns(s->gp, s->wl, task)) {
         /* SPEC P0: phases on its GPU, shared with the tasks stacked there. */
         int32_t gpu = e->gpu_mask ? __builtin_ctz(e->gpu_mask) : 0;
-        gp_start(s->gp, s->now, task, e->attempt, e->node, gpu, speed, fail ? fail_at : 0);
+        gp_start(s->gp, s->k.now, task, e->attempt, e->node, gpu, speed, fail ? fail_at : 0);
         gp_schedule(s);
         return;
     }
     if (__builtin_expect(s->cmp != NULL, 0) && cmp_pooled(s->cmp, task)) {
         if (e->reading) {
             e->reading = 0;
-            cmp_reading(s->cmp, s->now, task, e->node, -1);
+            cmp_reading(s->cmp, s->k.now, task, e->node, -1);
         }
         /* Progress depends on the node's load: the model times the end. */
-        cmp_start(s->cmp, s->now, task, e->attempt, e->node, fail ? fmax(fail_at, 1e-9) : 0);
+        cmp_start(s->cmp, s->k.now, task, e->attempt, e->node, fail ? fmax(fail_at, 1e-9) : 0);
         cmp_schedule(s);
         return;
     }
-    push_arg(s, s->now + run, EV_EXEC_END, task, e->attempt, fail);
+    push_arg(s, s->k.now + run, EV_EXEC_END, task, e->attempt, fail);
 }
 
 /* The replica to read: local, else in the rack, else any; the first listed
@@ -323,15 +301,15 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
     e->state = EXEC_TRANSFER;
     e->node = node;
     if (s->rec->first_start_us < 0) {
-        s->rec->first_start_us = s->now;
-        s->area_at = s->now;
+        s->rec->first_start_us = s->k.now;
+        s->k.area_at = s->k.now;
     }
     busy_change(s, task, m->gpu_mask, +1);
     struct hrm_job_record *jr = &s->rec->jobs[m->job];
     if (jr->first_start_us < 0)
-        jr->first_start_us = s->now;
+        jr->first_start_us = s->k.now;
     const struct hrm_state *st = hrm_central_state(s->central);
-    hrm_run_record_wait(s->rec, s->now - st->tasks[task].ready_us);
+    hrm_run_record_wait(s->rec, s->k.now - st->tasks[task].ready_us);
 
     const struct hrm_task *t = &s->wl->tasks[task];
     for (int32_t b = 0; b < t->nblocks; b++) {
@@ -352,7 +330,7 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
         }
         uint64_t tag = (uint64_t)(t->block_first + b);
         s->flow_of_block[t->block_first + b] =
-            hrm_net_start(s->net, s->now, src, node, (double)blk->size, tag);
+            hrm_net_start(s->net, s->k.now, src, node, (double)blk->size, tag);
         e->pending++;
     }
     if (e->pending == 0) {
@@ -361,7 +339,7 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
     }
     if (__builtin_expect(s->cmp != NULL, 0) && cmp_pooled(s->cmp, task)) {
         e->reading = 1;
-        cmp_reading(s->cmp, s->now, task, node, +1);
+        cmp_reading(s->cmp, s->k.now, task, node, +1);
     }
     net_schedule(s);
 }
@@ -437,7 +415,7 @@ static void gp_hook_busy(void *arg, int delta)
 {
     struct sim *s = arg;
     area_update(s);
-    s->busy_gpu += delta;
+    s->k.busy_gpu += delta;
 }
 
 static void cmp_hook_busy(void *arg, double delta_cpu)
@@ -454,8 +432,8 @@ static void node_set_up(struct sim *s, int32_t node, bool up)
     area_update(s);
     const struct hrm_res *cap = &s->c->nodes[node].capacity;
     int sign = up ? 1 : -1;
-    s->cap_cpu += sign * cap->v[HRM_DIM_CPU];
-    s->cap_gpu += sign * cap->v[HRM_DIM_GPU];
+    s->k.cap_cpu += sign * cap->v[HRM_DIM_CPU];
+    s->k.cap_gpu += sign * cap->v[HRM_DIM_GPU];
     if (!up) {
         /* Node failures are rare: a scan over all tasks is cheaper overall
          * than keeping a per-node list on every start and end. */
@@ -480,32 +458,16 @@ static void node_set_up(struct sim *s, int32_t node, bool up)
 
 static void client_submit(struct sim *s, int32_t job)
 {
-    s->rec->jobs[job].submit_us = s->now;
+    s->rec->jobs[job].submit_us = s->k.now;
     struct hrm_msg m = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job,
                         .task = -1, .node = -1};
     send_msg(s, HRM_ADDR_CENTRAL, &m);
 }
 
-static void client_next(struct sim *s)
-{
-    if (s->next_job >= s->wl->njobs)
-        return;
-    int32_t j = s->next_job++;
-    push_arg(s, s->wl->jobs[j].submit_us, EV_ARRIVAL, j, 0, 0);
-}
-
 static void client_on_msg(struct sim *s, const struct hrm_msg *m)
 {
-    if (m->type != HRM_MSG_JOB_END)
-        return;
-    struct hrm_job_record *jr = &s->rec->jobs[m->job];
-    jr->end_us = s->now;
-    jr->failed = m->status != 0;
-    if (s->now > s->rec->last_end_us)
-        s->rec->last_end_us = s->now;
-    s->jobs_ended++;
-    if (s->wl->max_parallel > 0)
-        client_next(s);
+    if (m->type == HRM_MSG_JOB_END)
+        sim_core_client_job_end(&s->k, m);
 }
 
 /* ---- loop ---- */
@@ -515,8 +477,8 @@ static void deliver(struct sim *s, const struct sim_event *ev)
     const struct hrm_msg *m = &ev->u.msg;
     if (ev->addr == HRM_ADDR_CENTRAL) {
         int rc = hrm_central_on_msg(s->central, &s->env, m);
-        if (rc < 0 && !s->rc)
-            s->rc = hrm_errorf(s->err, rc, "scheduler rejected %s: %s", hrm_msg_name(m->type),
+        if (rc < 0 && !s->k.rc)
+            s->k.rc = hrm_errorf(s->k.err, rc, "scheduler rejected %s: %s", hrm_msg_name(m->type),
                                hrm_strerror(rc));
     } else if (ev->addr == HRM_ADDR_CLIENT) {
         client_on_msg(s, m);
@@ -556,27 +518,28 @@ static void sample(struct sim *s)
 {
     const struct hrm_state *st = hrm_central_state(s->central);
     sample_shares(s, st);
-    double cpu = s->cap_cpu > 0 ? ((double)s->busy_cpu + s->pool_cpu) / (double)s->cap_cpu : 0;
-    double gpu = s->cap_gpu > 0 ? (double)s->busy_gpu / (double)s->cap_gpu : 0;
-    hrm_series_push(&s->rec->series, s->now, cpu, gpu, (int32_t)st->nrunning,
+    double cpu = s->k.cap_cpu > 0 ? ((double)s->k.busy_cpu + s->pool_cpu) / (double)s->k.cap_cpu : 0;
+    double gpu = s->k.cap_gpu > 0 ? (double)s->k.busy_gpu / (double)s->k.cap_gpu : 0;
+    hrm_series_push(&s->rec->series, s->k.now, cpu, gpu, (int32_t)st->nrunning,
                     (int32_t)st->nready);
     /* Keep sampling only while something else can still happen. */
-    if (s->pending_other > 0 || (s->cmp && cmp_active(s->cmp))) {
+    if (s->k.pending_other > 0 || (s->cmp && cmp_active(s->cmp))) {
         struct sim_event ev = {.addr = -1};
-        push(s, s->now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
+        push(s, s->k.now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
     }
 }
 
-static void dispatch(struct sim *s, const struct sim_event *ev)
+static void dispatch_event(void *arg, const struct sim_event *ev)
 {
+    struct sim *s = arg;
     switch (ev->kind) {
     case EV_DELIVER:
         deliver(s, ev);
         break;
     case EV_TIMER: {
         int rc = hrm_central_on_timer(s->central, &s->env, ev->u.cookie);
-        if (rc < 0 && !s->rc)
-            s->rc = hrm_errorf(s->err, rc, "policy failed at t=%lldus: %s", (long long)s->now,
+        if (rc < 0 && !s->k.rc)
+            s->k.rc = hrm_errorf(s->k.err, rc, "policy failed at t=%lldus: %s", (long long)s->k.now,
                                hrm_strerror(rc));
         break;
     }
@@ -590,7 +553,7 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
         if (ev->u.cookie != s->net_gen)
             break;
         s->net_at = -1;
-        hrm_net_complete(s->net, s->now, on_block_done, s);
+        hrm_net_complete(s->net, s->k.now, on_block_done, s);
         net_schedule(s);
         break;
     case EV_SAMPLE:
@@ -606,15 +569,15 @@ static void dispatch(struct sim *s, const struct sim_event *ev)
         if (ev->u.cookie != s->cmp_gen)
             break;
         s->cmp_at = -1;
-        s->cmp_idle_ticks = cmp_active(s->cmp) || s->pending_other > 0 ? 0 : s->cmp_idle_ticks + 1;
-        cmp_run(s->cmp, s->now);
+        s->cmp_idle_ticks = cmp_active(s->cmp) || s->k.pending_other > 0 ? 0 : s->cmp_idle_ticks + 1;
+        cmp_run(s->cmp, s->k.now);
         cmp_schedule(s);
         break;
     case EV_GPUPHASE:
         if (ev->u.cookie != s->gp_gen)
             break;
         s->gp_at = -1;
-        gp_run(s->gp, s->now);
+        gp_run(s->gp, s->k.now);
         gp_schedule(s);
         break;
     }
@@ -624,7 +587,7 @@ static void sim_fini(struct sim *s)
 {
     hrm_central_free(s->central);
     hrm_net_free(s->net);
-    sim_heap_fini(&s->heap);
+    sim_core_fini(&s->k);
     hrm_free(s->exec);
     hrm_free(s->flow_of_block);
     hrm_free(s->task_of_block);
@@ -632,6 +595,15 @@ static void sim_fini(struct sim *s)
     hrm_free(s->speed);
     cmp_free(s->cmp);
     gp_free(s->gp);
+}
+
+/* After each event: a dormant execution model wakes when work appears
+ * (cmp_schedule).  Only passed to the loop when the model exists. */
+static void wake_model(void *arg)
+{
+    struct sim *s = arg;
+    if (s->cmp_at < 0)
+        cmp_schedule(s);
 }
 
 int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
@@ -650,7 +622,8 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     struct hrm_policy *p = hrm_policy_new(policy, params, cfg->seed, err);
     if (!p)
         return -HRM_EUNKNOWN_POLICY;
-    struct sim s = {.c = c, .wl = wl, .cfg = cfg, .rec = rec, .err = err, .net_at = -1};
+    struct sim s = {.c = c, .wl = wl, .cfg = cfg, .rec = rec, .net_at = -1};
+    sim_core_init(&s.k, wl, cfg, rec, err);
     hrm_rng_seed(&s.rng, cfg->seed ^ 0x5eed5eed5eed5eedull);
     struct hrm_central_config ccfg = {.pass_delay_us = cfg->pass_delay_us,
                                       .max_attempts =
@@ -672,8 +645,8 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     s.speed = hrm_alloc((size_t)c->nnodes * sizeof(double));
     for (int32_t n = 0; n < c->nnodes; n++)
         s.speed[n] = c->nodes[n].cpu_speed;
-    s.cap_cpu = c->total.v[HRM_DIM_CPU];
-    s.cap_gpu = c->total.v[HRM_DIM_GPU];
+    s.k.cap_cpu = c->total.v[HRM_DIM_CPU];
+    s.k.cap_gpu = c->total.v[HRM_DIM_GPU];
     s.cmp_at = -1;
     struct cmp_hooks hooks = {
         .arg = &s, .end = cmp_hook_end, .usage = cmp_hook_usage, .busy = cmp_hook_busy};
@@ -682,12 +655,7 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     s.gp = gp_new(c, wl, &gph);
     s.gp_at = -1;
 
-    /* Clients: open loop submits every job at its time; closed loop keeps
-     * max_parallel jobs in flight, in order. */
-    int32_t initial = wl->max_parallel > 0 && wl->max_parallel < wl->njobs ? wl->max_parallel
-                                                                           : wl->njobs;
-    for (int32_t i = 0; i < initial; i++)
-        client_next(&s);
+    sim_core_client_start(&s.k);
     if (cfg->faults) {
         for (int32_t i = 0; i < cfg->faults->nnode_faults; i++) {
             const struct hrm_node_fault *f = &cfg->faults->node_faults[i];
@@ -696,37 +664,14 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
                 push_arg(&s, f->recover_us, EV_NODE_RECOVER, f->node, 0, 0);
         }
     }
-    if (cfg->sample_interval_us > 0) {
-        struct sim_event ev = {.addr = -1};
-        push(&s, 0, EV_SAMPLE, &ev);
-    }
-
+    sim_core_sampling_start(&s.k);
     cmp_schedule(&s); /* nodes report from the start */
-    int64_t every = cfg->progress_every > 0 ? cfg->progress_every : (1 << 20);
-    int64_t events = 0;
-    struct sim_event ev;
-    while (s.heap.n > 0 && !s.rc && s.jobs_ended < wl->njobs) {
-        sim_heap_pop(&s.heap, &ev);
-        if (cfg->until_us > 0 && ev.t > cfg->until_us)
-            break;
-        if (ev.kind != EV_SAMPLE && ev.kind != EV_COMPRESS)
-            s.pending_other--;
-        s.now = ev.t;
-        dispatch(&s, &ev);
-        /* A dormant execution model wakes when work appears (cmp_schedule). */
-        if (__builtin_expect(s.cmp != NULL, 0) && s.cmp_at < 0)
-            cmp_schedule(&s);
-        if (++events % every == 0 && cfg->progress) {
-            struct hrm_sim_progress pr = {
-                .now_us = s.now, .events = events, .jobs_done = s.jobs_ended, .njobs = wl->njobs};
-            cfg->progress(cfg->progress_arg, &pr);
-        }
-    }
+    int64_t events = sim_core_run(&s.k, dispatch_event, s.cmp ? wake_model : NULL, &s);
     pool_update(&s);
     area_update(&s);
     rec->events = events;
     rec->preemptions = hrm_central_stats(s.central)->preemptions;
-    int rc = s.rc;
+    int rc = s.k.rc;
     sim_fini(&s);
     return rc;
 }

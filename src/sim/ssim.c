@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
-#include "sim/heap.h"
+#include "sim/driver.h"
 #include "sim/ssim_private.h"
 
 /* Per-role environment: the driver recovers the role from the env pointer. */
@@ -20,8 +20,7 @@ struct ssim {
     struct hrm_run_record *rec;
     struct hrm_ssim_stats *st;
     struct ssim_setup su;
-    struct sim_heap heap;
-    int64_t now, pending_other;
+    struct sim_core k;
     struct hrm_commit *master;
     struct role_env master_env, client_env, exec_env;
     struct hrm_ssched **sch;
@@ -32,44 +31,25 @@ struct ssim {
     int32_t *inst_of_job;
     int64_t *job_delay; /* per job: longest ready -> commit of its tasks, -1 none */
     bool *running;      /* per task: the executor runs it */
-    int32_t next_job, jobs_ended, rr;
-    int64_t busy_cpu, busy_gpu, cap_cpu, cap_gpu, area_at, nrunning, arrived, done;
-    int rc;
-    struct hrm_error *err;
+    int32_t rr;
+    int64_t nrunning, arrived, done;
 };
 
 /* ---- events ---- */
 
 static void push(struct ssim *s, int64_t t, enum sim_event_kind kind, struct sim_event *ev)
 {
-    ev->t = t < s->now ? s->now : t;
-    ev->kind = kind;
-    if (kind != EV_SAMPLE)
-        s->pending_other++;
-    sim_heap_push(&s->heap, ev);
+    sim_core_push(&s->k, t, kind, ev);
 }
 
 static void fail(struct ssim *s, int rc, const char *what, const struct hrm_msg *m)
 {
-    if (!s->rc)
-        s->rc =
-            hrm_errorf(s->err, rc, "%s rejected %s at t=%lldus: %s", what,
-                       m ? hrm_msg_name(m->type) : "a timer", (long long)s->now, hrm_strerror(rc));
+    sim_core_fail(&s->k, rc, what, m);
 }
-
-/* ---- utilisation ---- */
 
 static void area_update(struct ssim *s)
 {
-    struct hrm_run_record *r = s->rec;
-    if (r->first_start_us >= 0) {
-        double dt = (double)(s->now - s->area_at);
-        r->cpu_area += (double)s->busy_cpu * dt;
-        r->gpu_area += (double)s->busy_gpu * dt;
-        r->cpu_capacity_area += (double)s->cap_cpu * dt;
-        r->gpu_capacity_area += (double)s->cap_gpu * dt;
-    }
-    s->area_at = s->now;
+    sim_core_area_update(&s->k);
 }
 
 /* ---- node executors: a launch runs for duration / speed, then reports ---- */
@@ -90,21 +70,21 @@ static void exec_launch(struct ssim *s, const struct hrm_msg *m)
     area_update(s);
     s->running[m->task] = true;
     s->nrunning++;
-    s->busy_cpu += t->req.v[HRM_DIM_CPU];
-    s->busy_gpu += t->req.v[HRM_DIM_GPU];
+    s->k.busy_cpu += t->req.v[HRM_DIM_CPU];
+    s->k.busy_gpu += t->req.v[HRM_DIM_GPU];
     if (s->rec->first_start_us < 0) {
-        s->rec->first_start_us = s->now;
-        s->area_at = s->now;
+        s->rec->first_start_us = s->k.now;
+        s->k.area_at = s->k.now;
     }
     if (s->rec->jobs[t->job].first_start_us < 0)
-        s->rec->jobs[t->job].first_start_us = s->now;
+        s->rec->jobs[t->job].first_start_us = s->k.now;
     int64_t ready = ready_of(s, m->task);
-    hrm_run_record_wait(s->rec, ready >= 0 ? s->now - ready : 0);
+    hrm_run_record_wait(s->rec, ready >= 0 ? s->k.now - ready : 0);
     double speed = s->c->nodes[m->node].cpu_speed;
     struct sim_event ev = {.addr = -1};
     ev.u.arg.a = m->task;
     ev.u.arg.c = m->node;
-    push(s, s->now + (int64_t)((double)t->duration_us / speed + 0.5), EV_EXEC_END, &ev);
+    push(s, s->k.now + (int64_t)((double)t->duration_us / speed + 0.5), EV_EXEC_END, &ev);
 }
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m);
@@ -116,8 +96,8 @@ static void exec_end(struct ssim *s, int32_t task, int32_t node)
     s->running[task] = false;
     s->nrunning--;
     s->done++;
-    s->busy_cpu -= t->req.v[HRM_DIM_CPU];
-    s->busy_gpu -= t->req.v[HRM_DIM_GPU];
+    s->k.busy_cpu -= t->req.v[HRM_DIM_CPU];
+    s->k.busy_gpu -= t->req.v[HRM_DIM_GPU];
     s->rec->tasks_done++;
     struct hrm_msg m = {.type = HRM_MSG_TASK_END,
                         .from = hrm_addr_node(node),
@@ -132,7 +112,7 @@ static void exec_end(struct ssim *s, int32_t task, int32_t node)
 
 static int64_t env_now(struct hrm_env *env)
 {
-    return ((struct role_env *)env)->s->now;
+    return ((struct role_env *)env)->s->k.now;
 }
 
 /* What the driver observes on the way: commits (scheduling delay) and the
@@ -146,7 +126,7 @@ static void observe(struct ssim *s, hrm_addr from, hrm_addr to, const struct hrm
     } else if (m->type == HRM_MSG_TASK_LAUNCH) {
         int64_t ready = ready_of(s, m->task);
         if (ready >= 0) {
-            int64_t d = s->now - ready;
+            int64_t d = s->k.now - ready;
             hrm_run_record_sched_latency(s->rec, d);
             if (d > s->job_delay[m->job])
                 s->job_delay[m->job] = d;
@@ -165,7 +145,7 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
     s->st->messages++;
     struct sim_event ev = {.addr = to};
     ev.u.msg = *m;
-    push(s, s->now + (local ? 0 : s->c->net.latency_us), EV_DELIVER, &ev);
+    push(s, s->k.now + (local ? 0 : s->c->net.latency_us), EV_DELIVER, &ev);
 }
 
 static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
@@ -186,35 +166,19 @@ static struct role_env role_env_of(struct ssim *s, hrm_addr addr)
 
 /* ---- the client ---- */
 
-static void client_next(struct ssim *s)
+static int64_t instance_load(void *arg, int32_t i)
 {
-    if (s->next_job >= s->wl->njobs)
-        return;
-    int32_t j = s->next_job++;
-    struct sim_event ev = {.addr = -1};
-    ev.u.arg.a = j;
-    push(s, s->wl->jobs[j].submit_us, EV_ARRIVAL, &ev);
+    return hrm_ssched_load(((struct ssim *)arg)->sch[i]);
 }
 
 /* A job registers with the least busy instance (ties: the next in turn), or
  * in plain turn with register=1. */
 static void client_submit(struct ssim *s, int32_t job)
 {
-    s->rec->jobs[job].submit_us = s->now;
+    s->rec->jobs[job].submit_us = s->k.now;
     s->arrived += s->wl->jobs[job].ntasks;
-    int32_t n = s->su.instances, pick = s->rr % n;
-    if (!s->su.register_rr) {
-        int64_t best = hrm_ssched_load(s->sch[pick]);
-        for (int32_t k = 1; k < n; k++) {
-            int32_t i = (s->rr + k) % n;
-            int64_t l = hrm_ssched_load(s->sch[i]);
-            if (l < best) {
-                best = l;
-                pick = i;
-            }
-        }
-    }
-    s->rr = (pick + 1) % n;
+    int32_t pick =
+        sim_core_pick_instance(s->su.instances, &s->rr, s->su.register_rr, instance_load, s);
     s->inst_of_job[job] = pick;
     struct hrm_msg m = {
         .type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job, .task = -1, .node = -1};
@@ -223,16 +187,8 @@ static void client_submit(struct ssim *s, int32_t job)
 
 static void client_on_msg(struct ssim *s, const struct hrm_msg *m)
 {
-    if (m->type != HRM_MSG_JOB_END)
-        return;
-    struct hrm_job_record *jr = &s->rec->jobs[m->job];
-    jr->end_us = s->now;
-    jr->failed = m->status != 0;
-    if (s->now > s->rec->last_end_us)
-        s->rec->last_end_us = s->now;
-    s->jobs_ended++;
-    if (s->wl->max_parallel > 0)
-        client_next(s);
+    if (m->type == HRM_MSG_JOB_END)
+        sim_core_client_job_end(&s->k, m);
 }
 
 /* ---- dispatch ---- */
@@ -262,18 +218,19 @@ static void deliver(struct ssim *s, const struct sim_event *ev)
 
 static void sample(struct ssim *s)
 {
-    double cpu = s->cap_cpu > 0 ? (double)s->busy_cpu / (double)s->cap_cpu : 0;
-    double gpu = s->cap_gpu > 0 ? (double)s->busy_gpu / (double)s->cap_gpu : 0;
-    hrm_series_push(&s->rec->series, s->now, cpu, gpu, (int32_t)s->nrunning,
+    double cpu = s->k.cap_cpu > 0 ? (double)s->k.busy_cpu / (double)s->k.cap_cpu : 0;
+    double gpu = s->k.cap_gpu > 0 ? (double)s->k.busy_gpu / (double)s->k.cap_gpu : 0;
+    hrm_series_push(&s->rec->series, s->k.now, cpu, gpu, (int32_t)s->nrunning,
                     (int32_t)(s->arrived - s->nrunning - s->done));
-    if (s->pending_other > 0) {
+    if (s->k.pending_other > 0) {
         struct sim_event ev = {.addr = -1};
-        push(s, s->now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
+        push(s, s->k.now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
     }
 }
 
-static void dispatch(struct ssim *s, const struct sim_event *ev)
+static void dispatch_event(void *arg, const struct sim_event *ev)
 {
+    struct ssim *s = arg;
     switch (ev->kind) {
     case EV_DELIVER:
         deliver(s, ev);
@@ -315,7 +272,7 @@ static int build(struct ssim *s)
     s->master_env = role_env_of(s, HRM_ADDR_CENTRAL);
     s->client_env = role_env_of(s, HRM_ADDR_CLIENT);
     s->exec_env = role_env_of(s, HRM_ADDR_NODE0); /* a task end names its node in from */
-    s->master = hrm_commit_new(c, s->wl, &s->su.commit, s->err);
+    s->master = hrm_commit_new(c, s->wl, &s->su.commit, s->k.err);
     if (!s->master)
         return -HRM_ESPEC;
     int32_t ni = s->su.instances;
@@ -328,7 +285,7 @@ static int build(struct ssim *s)
         sc.seed = s->su.sched.seed + (uint64_t)i;
         s->sched_env[i] = role_env_of(s, hrm_addr_sched(i));
         hrm_snapshot_init(&s->staging[i], c->nnodes);
-        s->sch[i] = hrm_ssched_new(c, s->wl, &sc, s->err);
+        s->sch[i] = hrm_ssched_new(c, s->wl, &sc, s->k.err);
         if (!s->sch[i])
             return -HRM_ESPEC;
     }
@@ -418,7 +375,7 @@ static void teardown(struct ssim *s)
     hrm_free(s->running);
     hrm_free(s->inst_of_job);
     hrm_free(s->job_delay);
-    sim_heap_fini(&s->heap);
+    sim_core_fini(&s->k);
 }
 
 int hrm_ssim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, const char *policy,
@@ -432,7 +389,8 @@ int hrm_ssim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof(*stats));
-    struct ssim s = {.c = c, .wl = wl, .cfg = cfg, .rec = rec, .st = stats, .err = err};
+    struct ssim s = {.c = c, .wl = wl, .cfg = cfg, .rec = rec, .st = stats};
+    sim_core_init(&s.k, wl, cfg, rec, err);
     int rc = ssim_setup_parse(policy, params, cfg->seed, &s.su, err);
     if (rc)
         return rc;
@@ -441,37 +399,15 @@ int hrm_ssim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
         teardown(&s);
         return rc;
     }
-    s.cap_cpu = c->total.v[HRM_DIM_CPU];
-    s.cap_gpu = c->total.v[HRM_DIM_GPU];
-    int32_t initial =
-        wl->max_parallel > 0 && wl->max_parallel < wl->njobs ? wl->max_parallel : wl->njobs;
-    for (int32_t i = 0; i < initial; i++)
-        client_next(&s);
-    if (cfg->sample_interval_us > 0) {
-        struct sim_event ev = {.addr = -1};
-        push(&s, 0, EV_SAMPLE, &ev);
-    }
-    int64_t every = cfg->progress_every > 0 ? cfg->progress_every : (1 << 20);
-    int64_t events = 0;
-    struct sim_event ev;
-    while (s.heap.n > 0 && !s.rc && s.jobs_ended < wl->njobs) {
-        sim_heap_pop(&s.heap, &ev);
-        if (cfg->until_us > 0 && ev.t > cfg->until_us)
-            break;
-        if (ev.kind != EV_SAMPLE)
-            s.pending_other--;
-        s.now = ev.t;
-        dispatch(&s, &ev);
-        if (++events % every == 0 && cfg->progress) {
-            struct hrm_sim_progress pr = {
-                .now_us = s.now, .events = events, .jobs_done = s.jobs_ended, .njobs = wl->njobs};
-            cfg->progress(cfg->progress_arg, &pr);
-        }
-    }
+    s.k.cap_cpu = c->total.v[HRM_DIM_CPU];
+    s.k.cap_gpu = c->total.v[HRM_DIM_GPU];
+    sim_core_client_start(&s.k);
+    sim_core_sampling_start(&s.k);
+    int64_t events = sim_core_run(&s.k, dispatch_event, NULL, &s);
     area_update(&s);
     rec->events = events;
     collect(&s);
-    rc = s.rc;
+    rc = s.k.rc;
     teardown(&s);
     return rc;
 }
