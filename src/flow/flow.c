@@ -71,7 +71,7 @@ void hrm_flow_free(struct hrm_flow *g)
     void *arrays[] = {g->supply, g->afrom,  g->ato,   g->acap,  g->acost,  g->aflow0, g->first,
                       g->head,   g->rev,    g->tail,  g->rcap,  g->rcost,  g->apos,   g->vx,
                       g->ex,     g->outcap, g->incap, g->dirty, g->adirty, g->pend,   g->vpend,
-                      g->cur,    g->stack,  g->list,  g->sc_i32};
+                      g->cur,    g->stack,  g->list,  g->sc_i32, g->lvl,    g->queue};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
     flow_ssp_free(g->rq);
@@ -269,6 +269,9 @@ void flow_scratch(struct hrm_flow *g)
     g->stack = hrm_reallocarray(g->stack, cap, sizeof(*g->stack));
     g->list = hrm_reallocarray(g->list, cap, sizeof(*g->list));
     g->sc_i32 = hrm_reallocarray(g->sc_i32, cap, sizeof(*g->sc_i32));
+    g->lvl = hrm_reallocarray(g->lvl, cap, sizeof(*g->lvl));
+    memset(g->lvl + old, 0xff, (cap - old) * sizeof(*g->lvl)); /* -1: no level */
+    g->queue = hrm_reallocarray(g->queue, cap, sizeof(*g->queue));
     g->scratch_n = cap;
 }
 
@@ -472,10 +475,12 @@ static void cold_state(struct hrm_flow *g)
                 g->vx[v].pi = FLOW_BIG / 2;
         }
     }
-    int32_t nr = g->first[g->n];
-    for (int32_t r = 0; r < nr; r++)
-        if (g->rcap[r] > 0 && g->rcost[r] + g->vx[g->tail[r]].pi - g->vx[g->head[r]].pi < 0)
-            flow_push(g, r, g->rcap[r]);
+    for (int32_t u = 0; u < g->n; u++) {
+        int64_t pu = g->vx[u].pi;
+        for (int32_t r = g->first[u], end = g->first[u + 1]; r < end; r++)
+            if (g->rcap[r] > 0 && g->rcost[r] + pu - g->vx[g->head[r]].pi < 0)
+                flow_push(g, r, g->rcap[r]);
+    }
     for (int32_t v = 0; v < g->n; v++)
         if (g->ex[v])
             flow_pend(g, v);

@@ -100,6 +100,7 @@ struct hrm_flow {
     /* scratch shared by the algorithms, sized vcap_n (allocated on demand) */
     size_t scratch_n;
     int32_t *cur, *stack, *list;
+    int32_t *lvl, *queue; /* ssp.c's routing: BFS level and queue */
     struct flow_radix *rq; /* ssp.c's priority queue, allocated on first use */
     int32_t *sc_i32;
     int32_t epoch;
@@ -131,6 +132,15 @@ void flow_scratch(struct hrm_flow *g);
  * consistent: what could be routed is).
  */
 int flow_ssp(struct hrm_flow *g, struct hrm_error *err);
+
+/*
+ * Dinic's maximum flow from the vertices src[0 .. nsrc) that have excess to
+ * the vertices with a deficit (ssp.c).  With nset >= 0 only over the arcs the
+ * last search made admissible (reduced cost 0, both ends among its nset
+ * settled vertices in g->list); with nset < 0 over every arc with residual
+ * capacity.  Routes until no deficit is reachable from an excess.
+ */
+void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset);
 
 /* Frees what flow_ssp keeps between solves (NULL-safe). */
 void flow_ssp_free(struct flow_radix *rq);

@@ -43,92 +43,18 @@ static void q_push(struct cs *c, int32_t v)
     c->qtail = c->qtail + 1 == c->qsize ? 0 : c->qtail + 1;
 }
 
-/*
- * Dinic's maximum flow from the vertices with excess to the vertices with
- * deficit: routes as much as the capacities allow and returns the excess left.
- */
+/* Routes as much of the excess to the deficits as the capacities allow (Dinic,
+ * flow_route) and returns the excess left. */
 static int64_t route_excess(struct hrm_flow *g)
 {
-    int32_t n = g->n;
-    int32_t *level = g->sc_i32, *queue = g->list, *cur = g->cur, *stack = g->stack;
-    const int32_t *first = g->first, *head = g->head, *rev = g->rev;
-    int64_t *rcap = g->rcap, *ex = g->ex;
-    for (;;) {
-        int32_t qh = 0, qt = 0;
-        bool reach = false;
-        for (int32_t v = 0; v < n; v++) {
-            level[v] = -1;
-            if (ex[v] > 0) {
-                level[v] = 0;
-                queue[qt++] = v;
-            }
-        }
-        while (qh < qt) {
-            int32_t u = queue[qh++];
-            if (ex[u] < 0) {
-                reach = true;
-                continue;
-            }
-            for (int32_t r = first[u], end = first[u + 1]; r < end; r++) {
-                int32_t v = head[r];
-                if (rcap[r] > 0 && level[v] < 0) {
-                    level[v] = level[u] + 1;
-                    queue[qt++] = v;
-                }
-            }
-        }
-        if (!reach)
-            break;
-        for (int32_t v = 0; v < n; v++)
-            cur[v] = first[v];
-        for (int32_t i = 0; i < n; i++) {
-            int32_t s = i;
-            if (ex[s] <= 0 || level[s] != 0)
-                continue;
-            while (ex[s] > 0) {
-                int32_t depth = 0, u = s;
-                bool dead = false;
-                for (;;) {
-                    if (ex[u] < 0) {
-                        int64_t d = ex[s] < -ex[u] ? ex[s] : -ex[u];
-                        for (int32_t k = 0; k < depth; k++)
-                            if (rcap[stack[k]] < d)
-                                d = rcap[stack[k]];
-                        for (int32_t k = 0; k < depth; k++) {
-                            rcap[stack[k]] -= d;
-                            rcap[rev[stack[k]]] += d;
-                        }
-                        ex[s] -= d;
-                        ex[u] += d;
-                        break;
-                    }
-                    int32_t r = cur[u], end = first[u + 1];
-                    for (; r < end; r++)
-                        if (rcap[r] > 0 && level[head[r]] == level[u] + 1)
-                            break;
-                    cur[u] = r;
-                    if (r < end) {
-                        stack[depth++] = r;
-                        u = head[r];
-                        continue;
-                    }
-                    level[u] = -1; /* dead for this phase */
-                    if (depth == 0) {
-                        dead = true;
-                        break;
-                    }
-                    u = g->tail[stack[--depth]];
-                    cur[u]++;
-                }
-                if (dead)
-                    break;
-            }
-        }
-    }
+    int32_t *src = g->sc_i32, nsrc = 0;
+    for (int32_t v = 0; v < g->n; v++)
+        if (g->ex[v] > 0)
+            src[nsrc++] = v;
+    flow_route(g, src, nsrc, -1);
     int64_t left = 0;
-    for (int32_t v = 0; v < n; v++)
-        if (ex[v] > 0)
-            left += ex[v];
+    for (int32_t i = 0; i < nsrc; i++)
+        left += g->ex[src[i]];
     return left;
 }
 

@@ -8,21 +8,27 @@
  * (distance D); the settled vertices' potentials move by their distance minus
  * D, which keeps every reduced cost >= 0 and gives every shortest path to a
  * settled deficit reduced cost 0.  Then flow goes along the search tree's
- * paths, and what they cannot carry goes by depth-first search over arcs of
- * reduced cost 0 inside the settled region, so one search serves many paths.
+ * paths, and what they cannot carry goes by depth-first search, then blocking
+ * flows (Dinic), over arcs of reduced cost 0 inside the settled region, so one
+ * search serves many paths.
  * After a small change only a small region has excess and deficit and a phase
  * or two finish the job; a cold start (see cold_state in flow.c) spreads the
  * excess over many vertices so that its phases route thousands of units each.
  *
- * vx[v].hpos: INHEAP (labelled, in the queue), SETTLED, ONPATH (on the DFS
- * path) or LABELLED (left in the queue when the search stopped); meaningful
- * only when vx[v].stamp == the phase's epoch.
+ * vx[v].hpos: INHEAP (labelled, in the queue), SETTLED, ONPATH (on the
+ * depth-first path) or LABELLED (left in the queue when the search stopped);
+ * meaningful only when vx[v].stamp == the phase's epoch.
  */
 
 #define INHEAP 0
 #define SETTLED (-1)
 #define ONPATH (-2)
 #define LABELLED 1
+
+/* Depth-first routing: passes per phase before Dinic's algorithm takes over,
+ * and the longest path it follows (see augment_dfs). */
+#define DFS_PASSES 3
+#define DFS_DEPTH 1024
 
 /*
  * A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan) on the labels: Dijkstra's
@@ -201,74 +207,225 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
 }
 
 /*
- * Routes flow to each settled deficit along its shortest-path tree path (all
- * of reduced cost 0 once the potentials moved), as far as the path's source
- * and capacities allow.  After a small change this is the whole job.
+ * Routes as much flow as the shortest-path tree can carry from its roots (the
+ * sources) to the settled deficits: every tree arc has reduced cost 0 once the
+ * potentials moved.  Flow on a tree needs no path walks: in reverse settling
+ * order (children before parents) each vertex adds up what its subtree wants,
+ * capped by the capacity of the arc from its parent; in settling order each
+ * vertex takes what it wants from what its parent passes down, keeps its own
+ * deficit and passes the rest on.  O(settled vertices); vx[].dist is free
+ * after the potential update and holds the amounts.
  */
 static void augment_tree(struct hrm_flow *g, int32_t nset)
 {
     struct flow_vx *vx = g->vx;
-    const int32_t *tail = g->tail, *rev = g->rev;
+    const int32_t *tail = g->tail, *rev = g->rev, *list = g->list;
     int64_t *rcap = g->rcap, *ex = g->ex;
-    /* tree paths can be long and shared by many deficits: past a walk of a few
-     * times the settled region, the depth-first search is cheaper */
-    int64_t budget = 4 * (int64_t)nset + 1024;
-    for (int32_t i = 0; i < nset && budget > 0; i++) {
-        int32_t t = g->list[i];
-        if (ex[t] >= 0)
+    for (int32_t i = 0; i < nset; i++) {
+        int32_t v = list[i];
+        vx[v].dist = ex[v] < 0 ? -ex[v] : 0;
+    }
+    for (int32_t i = nset - 1; i >= 0; i--) {
+        int32_t v = list[i], r = vx[v].pred;
+        if (r < 0)
             continue;
-        int32_t s = t;
-        int64_t delta = -ex[t];
-        for (int32_t r = vx[t].pred; r >= 0; r = vx[s].pred) {
-            if (rcap[r] < delta)
-                delta = rcap[r];
-            s = tail[r];
-            budget--;
+        int64_t want = vx[v].dist < rcap[r] ? vx[v].dist : rcap[r];
+        vx[v].dist = want;
+        vx[tail[r]].dist += want;
+    }
+    for (int32_t i = 0; i < nset; i++) {
+        int32_t v = list[i], r = vx[v].pred;
+        int64_t in;
+        if (r < 0) { /* a source */
+            int64_t give = ex[v] > 0 ? ex[v] : 0;
+            in = vx[v].dist < give ? vx[v].dist : give;
+            ex[v] -= in;
+        } else {
+            struct flow_vx *p = &vx[tail[r]];
+            in = vx[v].dist < p->dist ? vx[v].dist : p->dist;
+            p->dist -= in;
+            if (in > 0) {
+                rcap[r] -= in;
+                rcap[rev[r]] += in;
+            }
         }
-        if (ex[s] < delta)
-            delta = ex[s];
-        if (delta <= 0)
-            continue;
-        for (int32_t v = t, r = vx[t].pred; r >= 0; v = tail[r], r = vx[v].pred) {
-            rcap[r] -= delta;
-            rcap[rev[r]] += delta;
+        if (ex[v] < 0 && in > 0) {
+            int64_t keep = -ex[v] < in ? -ex[v] : in;
+            ex[v] += keep;
+            in -= keep;
+            g->stats.augmentations++;
         }
-        ex[s] -= delta;
-        ex[t] += delta;
-        g->stats.augmentations++;
+        vx[v].dist = in; /* what v passes down to its children */
     }
 }
 
-/* Routes flow from s along arcs of reduced cost 0 inside the settled region
- * until s has no excess left or no deficit is reachable. */
-static void augment_from(struct hrm_flow *g, int32_t s)
+/*
+ * Pushes what s can send and u can take along the path g->stack[0 .. depth)
+ * from s to the deficit u; returns the index of the first arc the push
+ * saturated (depth if none), where a depth-first search resumes.
+ */
+static inline int32_t augment_path(struct hrm_flow *g, int32_t s, int32_t u, int32_t depth)
+{
+    const int32_t *stack = g->stack, *rev = g->rev;
+    int64_t *rcap = g->rcap, *ex = g->ex;
+    int64_t delta = ex[s] < -ex[u] ? ex[s] : -ex[u];
+    for (int32_t k = 0; k < depth; k++)
+        if (rcap[stack[k]] < delta)
+            delta = rcap[stack[k]];
+    int32_t cut = depth;
+    for (int32_t k = 0; k < depth; k++) {
+        rcap[stack[k]] -= delta;
+        rcap[rev[stack[k]]] += delta;
+        if (rcap[stack[k]] == 0 && cut == depth)
+            cut = k;
+    }
+    ex[s] -= delta;
+    ex[u] += delta;
+    g->stats.augmentations++;
+    return cut;
+}
+
+/* Arc r out of u (potential pu) may carry flow in the routing: residual
+ * capacity and, when the routing is restricted to a phase (adm), reduced cost
+ * 0 and a head settled by the phase's search. */
+static inline bool usable(const struct hrm_flow *g, int32_t r, int64_t pu, bool adm)
+{
+    if (g->rcap[r] <= 0)
+        return false;
+    if (!adm)
+        return true;
+    const struct flow_vx *x = &g->vx[g->head[r]];
+    return x->stamp == g->epoch && x->hpos == SETTLED && g->rcost[r] + pu == x->pi;
+}
+
+/*
+ * Breadth-first levels over usable arcs from the sources that still have
+ * excess, up to the level of the nearest deficit (deficits are not expanded);
+ * returns whether a deficit was reached.  lvl[] is valid for the vertices in
+ * queue[0 .. *nq) and -1 for the other candidates (the phase's settled
+ * vertices, or all when not adm).
+ */
+static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset,
+                        bool adm, int32_t *nq)
+{
+    int32_t *lvl = g->lvl, *queue = g->queue;
+    const int32_t *first = g->first, *head = g->head;
+    const int64_t *ex = g->ex;
+    int32_t qh = 0, qt = 0, limit = INT32_MAX;
+    if (adm)
+        for (int32_t i = 0; i < nset; i++)
+            lvl[g->list[i]] = -1;
+    else
+        for (int32_t v = 0; v < g->n; v++)
+            lvl[v] = -1;
+    for (int32_t i = 0; i < nsrc; i++)
+        if (ex[src[i]] > 0) {
+            lvl[src[i]] = 0;
+            queue[qt++] = src[i];
+        }
+    while (qh < qt) {
+        int32_t u = queue[qh++];
+        if (ex[u] < 0) {
+            limit = lvl[u];
+            continue;
+        }
+        if (lvl[u] >= limit)
+            continue;
+        int64_t pu = g->vx[u].pi;
+        for (int32_t r = first[u], end = first[u + 1]; r < end; r++) {
+            int32_t w = head[r];
+            if (usable(g, r, pu, adm) && lvl[w] < 0) {
+                lvl[w] = lvl[u] + 1;
+                queue[qt++] = w;
+            }
+        }
+    }
+    *nq = qt;
+    return limit < INT32_MAX;
+}
+
+/*
+ * Routes flow from s to deficits along level-increasing usable arcs (Dinic's
+ * blocking flow: current-arc pointers, a vertex without a way on leaves the
+ * level graph, after an augmentation the search resumes below the first
+ * saturated arc).  The levels keep the paths short and acyclic, and nothing
+ * is given up on: a phase's last depth-first pass can miss paths.
+ */
+static void augment_from(struct hrm_flow *g, int32_t s, bool adm)
+{
+    int32_t *cur = g->cur, *stack = g->stack, *lvl = g->lvl;
+    const int32_t *first = g->first, *head = g->head, *tail = g->tail;
+    const int64_t *ex = g->ex;
+    int32_t depth = 0, u = s;
+    while (ex[s] > 0) {
+        if (ex[u] < 0) {
+            int32_t cut = augment_path(g, s, u, depth);
+            depth = cut; /* resume at the tail of the first saturated arc */
+            u = depth > 0 ? head[stack[depth - 1]] : s;
+            continue;
+        }
+        int32_t r = cur[u], end = first[u + 1];
+        int64_t pu = g->vx[u].pi;
+        for (; r < end; r++)
+            if (lvl[head[r]] == lvl[u] + 1 && usable(g, r, pu, adm))
+                break;
+        cur[u] = r;
+        if (r < end) {
+            stack[depth++] = r;
+            u = head[r];
+            continue;
+        }
+        lvl[u] = -1; /* no way on from u in this level graph */
+        if (depth == 0)
+            break;
+        u = tail[stack[--depth]];
+        cur[u]++;
+    }
+}
+
+void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset)
+{
+    bool adm = nset >= 0;
+    int32_t nq;
+    while (level_graph(g, src, nsrc, nset, adm, &nq)) {
+        for (int32_t i = 0; i < nq; i++)
+            g->cur[g->queue[i]] = g->first[g->queue[i]];
+        for (int32_t i = 0; i < nsrc; i++)
+            if (g->ex[src[i]] > 0)
+                augment_from(g, src[i], adm);
+    }
+}
+
+/*
+ * Routes flow from s along arcs of reduced cost 0 inside the settled region,
+ * depth first: the cheapest way to find many paths when most of them are
+ * short.  Current-arc pointers; a vertex whose arcs are used up and that has
+ * no deficit is a dead end for the rest of the pass; vertices on the path are
+ * skipped (so a pass can miss paths); after an augmentation the search
+ * resumes at the tail of the first saturated arc.  Paths stop at DFS_DEPTH
+ * arcs: in the region of reduced cost 0 that aggregators create, an unbounded
+ * search wandered along paths of 24,000 arcs on the 50,000-GPU graph.  What a
+ * pass misses, the next pass or Dinic's algorithm finds.
+ */
+static void augment_dfs(struct hrm_flow *g, int32_t s)
 {
     int32_t *cur = g->cur, *stack = g->stack;
     struct flow_vx *vx = g->vx;
-    const int32_t *first = g->first, *head = g->head, *tail = g->tail, *rev = g->rev;
-    const int64_t *rcost = g->rcost;
-    int64_t *rcap = g->rcap, *ex = g->ex;
-    int32_t epoch = g->epoch;
+    const int32_t *first = g->first, *head = g->head, *tail = g->tail;
+    const int64_t *rcost = g->rcost, *rcap = g->rcap, *ex = g->ex;
+    int32_t epoch = g->epoch, depth = 0, u = s;
+    vx[s].hpos = ONPATH;
     while (ex[s] > 0) {
-        int32_t depth = 0, u = s;
-        bool exhausted = false;
-        vx[s].hpos = ONPATH;
-        for (;;) {
-            if (ex[u] < 0) {
-                int64_t delta = ex[s] < -ex[u] ? ex[s] : -ex[u];
-                for (int32_t k = 0; k < depth; k++)
-                    if (rcap[stack[k]] < delta)
-                        delta = rcap[stack[k]];
-                for (int32_t k = 0; k < depth; k++) {
-                    rcap[stack[k]] -= delta;
-                    rcap[rev[stack[k]]] += delta;
-                }
-                ex[s] -= delta;
-                ex[u] += delta;
-                g->stats.augmentations++;
-                break;
-            }
-            int32_t r = cur[u], end = first[u + 1], w = -1;
+        if (ex[u] < 0) {
+            int32_t cut = augment_path(g, s, u, depth);
+            for (int32_t k = cut; k < depth; k++)
+                vx[head[stack[k]]].hpos = SETTLED;
+            depth = cut;
+            u = depth > 0 ? head[stack[depth - 1]] : s;
+            continue;
+        }
+        int32_t r = cur[u], end = first[u + 1], w = -1;
+        if (depth < DFS_DEPTH) {
             int64_t pu = vx[u].pi;
             for (; r < end; r++) {
                 if (rcap[r] <= 0)
@@ -278,31 +435,28 @@ static void augment_from(struct hrm_flow *g, int32_t s)
                 if (x->stamp != epoch || x->hpos != SETTLED || rcost[r] + pu != x->pi)
                     continue;
                 if (cur[w] >= first[w + 1] && ex[w] >= 0)
-                    continue; /* dead end for this phase */
+                    continue; /* dead end for this pass */
                 break;
             }
             cur[u] = r;
-            if (r < end) {
-                stack[depth++] = r;
-                vx[w].hpos = ONPATH;
-                u = w;
-                continue;
-            }
-            vx[u].hpos = SETTLED;
-            if (depth == 0) {
-                exhausted = true;
-                break;
-            }
-            r = stack[--depth];
-            u = tail[r];
-            cur[u]++;
+        } else {
+            r = end;
         }
-        for (int32_t k = 0; k < depth; k++)
-            vx[head[stack[k]]].hpos = SETTLED;
-        vx[s].hpos = SETTLED;
-        if (exhausted)
+        if (r < end) {
+            stack[depth++] = r;
+            vx[w].hpos = ONPATH;
+            u = w;
+            continue;
+        }
+        vx[u].hpos = SETTLED;
+        if (depth == 0)
             break;
+        u = tail[stack[--depth]];
+        cur[u]++;
     }
+    for (int32_t k = 0; k < depth; k++)
+        vx[head[stack[k]]].hpos = SETTLED;
+    vx[s].hpos = SETTLED;
 }
 
 /* Some source still has excess and some settled vertex still has a deficit. */
@@ -353,19 +507,24 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
             g->vx[v].pi += g->vx[v].dist - D;
         }
         augment_tree(g, nset);
-        /* What the tree paths could not carry goes by depth-first search over
-         * all arcs of reduced cost 0.  The search gives up on vertices met on
-         * its own path, so one pass can miss paths; passes repeat while they
-         * route anything, which is much cheaper than another Dijkstra. */
-        for (int pass = 0; pass < 8 && work_left(g, src, nsrc, nset); pass++) {
+        /* What the tree could not carry goes by depth-first passes over the
+         * arcs of reduced cost 0 while they route anything; when the last
+         * allowed pass still routed, Dinic's blocking flows finish the phase
+         * (cheaper than more passes on large graphs, dearer on small ones).
+         * Routing less than possible only costs another phase. */
+        bool routed = false;
+        for (int pass = 0; pass < DFS_PASSES && work_left(g, src, nsrc, nset); pass++) {
             int64_t before = g->stats.augmentations;
             for (int32_t i = 0; i < nset; i++)
                 g->cur[g->list[i]] = g->first[g->list[i]];
             for (int32_t i = 0; i < nsrc; i++)
                 if (g->ex[src[i]] > 0)
-                    augment_from(g, src[i]);
-            if (g->stats.augmentations == before)
+                    augment_dfs(g, src[i]);
+            routed = g->stats.augmentations != before;
+            if (!routed)
                 break;
         }
+        if (routed && work_left(g, src, nsrc, nset))
+            flow_route(g, src, nsrc, nset);
     }
 }

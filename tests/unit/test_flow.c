@@ -428,6 +428,38 @@ Test(flow, larger_instances_match_glpk)
     inst_free(&I);
 }
 
+/*
+ * Routing inside a phase: flow on the shortest-path tree (a root feeding
+ * deficits in several subtrees, capped by tree arcs) and blocking flows over
+ * the other arcs of reduced cost 0.  Hand-checked: s has 8 units, the subtree
+ * through a (capacity 3) wants 3, the one through b (capacity 2) wants 5; the
+ * 3 units b cannot carry take the dear arc s -> d3.
+ */
+Test(flow, tree_routing_splits_and_caps)
+{
+    for (size_t k = 0; k < NALGOS; k++) {
+        struct inst I = {0};
+        int32_t s = inst_vertex(&I, 8), a = inst_vertex(&I, 0), b = inst_vertex(&I, 0);
+        int32_t d1 = inst_vertex(&I, -2), d2 = inst_vertex(&I, -1), d3 = inst_vertex(&I, -5);
+        inst_arc(&I, s, a, 3, 0);
+        inst_arc(&I, a, d1, 5, 0);
+        inst_arc(&I, a, d2, 5, 0);
+        inst_arc(&I, s, b, 2, 0);
+        inst_arc(&I, b, d3, 5, 0);
+        int32_t dear = inst_arc(&I, s, d3, 9, 7);
+        inst_arc(&I, d1, d2, 1, 0); /* a zero-cost arc off the tree */
+        struct hrm_flow *g = inst_graph(&I);
+        hrm_flow_set_algo(g, algos[k]);
+        struct ref ok = reference(&I, NULL);
+        cr_assert(ok.feasible);
+        expect_supply(g, &I, &ok);
+        cr_assert_eq(hrm_flow_total_cost(g), 3 * 7, "3 of 8 units take the dear arc");
+        cr_assert_eq(hrm_flow_arc_flow(g, dear), 3);
+        hrm_flow_free(g);
+        inst_free(&I);
+    }
+}
+
 Test(flow, reset_and_statistics)
 {
     struct inst I = {0};
@@ -573,6 +605,84 @@ Test(flow, warm_max_flow_follows_scheduling_changes)
             struct hrm_flow_stats st;
             hrm_flow_stats(g, &st);
             cr_assert(st.warm, "solve_max re-solves from its last flow");
+        }
+        hrm_flow_free(g);
+        inst_free(&I);
+    }
+}
+
+/*
+ * Two chains of 1,500 zero-cost arcs from s to t: longer than the depth-first
+ * routing follows (DFS_DEPTH in ssp.c), so the second unit needs another
+ * phase or Dinic's algorithm; the answer must not change.
+ */
+Test(flow, paths_longer_than_the_depth_first_limit)
+{
+    for (size_t k = 0; k < NALGOS; k++) {
+        struct inst I = {0};
+        int32_t s = inst_vertex(&I, 3), t = inst_vertex(&I, -3);
+        for (int c = 0; c < 2; c++) {
+            int32_t prev = s;
+            for (int i = 0; i < 1500; i++) {
+                int32_t v = inst_vertex(&I, 0);
+                inst_arc(&I, prev, v, 1, 0);
+                prev = v;
+            }
+            inst_arc(&I, prev, t, 1, 0);
+        }
+        inst_arc(&I, s, t, 5, 1000);
+        struct hrm_flow *g = inst_graph(&I);
+        hrm_flow_set_algo(g, algos[k]);
+        struct ref ok = reference(&I, NULL);
+        expect_supply(g, &I, &ok);
+        cr_assert_eq(hrm_flow_total_cost(g), 1000, "two units by the chains, one by the arc");
+        expect_max(g, &I, s, t);
+        cr_assert_eq(hrm_flow_value(g), 7);
+        hrm_flow_free(g);
+        inst_free(&I);
+    }
+}
+
+/*
+ * Costs with many ties (all 0, or 0 and 1) make most of the graph one region
+ * of reduced cost 0: a phase routes thousands of units by blocking flows over
+ * long zero-cost paths, with cycles of zero cost everywhere.  Both forms, all
+ * algorithms, and warm re-solves, against GLPK.
+ */
+Test(flow, tied_costs_match_glpk)
+{
+    struct hrm_rng r;
+    hrm_rng_seed(&r, 8);
+    struct hrm_error err;
+    for (int seed = 0; seed < 60; seed++) {
+        struct netgen_parm p;
+        netgen_random(&p, &r, false);
+        p.cost_min = 0;
+        p.cost_max = seed % 3 == 0 ? 0 : 1;
+        p.pct_hicost = 0;
+        p.supply = rng_range(&r, 20, 400);
+        p.cap_min = 1;
+        p.cap_max = rng_range(&r, 1, 4);
+        p.skeleton_capacitated = seed % 2 == 0;
+        struct inst I = {0};
+        netgen(&I, &p, (uint64_t)seed + 5000);
+        struct ref ok = reference(&I, NULL);
+        for (size_t k = 0; k < NALGOS; k++) {
+            struct hrm_flow *g = inst_graph(&I);
+            hrm_flow_set_algo(g, algos[k]);
+            expect_supply(g, &I, &ok);
+            expect_max(g, &I, 0, I.n - 1);
+            hrm_flow_free(g);
+        }
+        struct hrm_flow *g = inst_graph(&I);
+        expect_max(g, &I, 0, I.n - 1);
+        for (int round = 0; round < 4; round++) {
+            mutate(&I, g, &r, false, false);
+            expect_max(g, &I, 0, I.n - 1);
+            struct hrm_flow *fresh = inst_graph(&I);
+            cr_assert_eq(hrm_flow_solve_max(fresh, 0, I.n - 1, &err), 0, "%s", err.text);
+            cr_assert_eq(hrm_flow_total_cost(fresh), hrm_flow_total_cost(g));
+            hrm_flow_free(fresh);
         }
         hrm_flow_free(g);
         inst_free(&I);
