@@ -115,6 +115,28 @@ static inline bool hrm_ru_has_core(const struct hrm_ru *ru, int32_t core)
            (ru->cores.bits[core / 64] >> (core % 64) & 1u) != 0;
 }
 
+/*
+ * What placing a task on a unit costs (SPEC P0 placement), for
+ * hrm_ru_prefer; in every field smaller is better.  The wait comes first: it
+ * is what SPEC P0 minimises.  Among units with the same wait, the fewest GPU
+ * kernels to share with (each slows the others).  Then, at no cost in wait or
+ * run time, fragmentation: the tightest GPU (best fit on its free memory:
+ * an exact fit leaves 0) and then the tightest node, so fractional GPU tasks
+ * fill GPUs already in use and leave whole GPUs and whole nodes free for the
+ * tasks that need them.  Then the shortest queue.
+ */
+struct hrm_ru_cost {
+    int64_t wait;      /* until the task could start there, 0 = at once (or a queue length) */
+    int32_t sharing;   /* GPU tasks whose kernels would share the GPU with it (0 where
+                          sharing costs no run time) */
+    int64_t gpu_left;  /* GPU memory the unit's GPU keeps free with the task on it (0: no GPU) */
+    int64_t node_left; /* GPU memory the node keeps free with the task on it (0: no GPU) */
+    int32_t queue;     /* tasks held or queued at the unit */
+};
+
+/* Whether a is the better choice than b (strictly; on a tie keep the first seen). */
+bool hrm_ru_prefer(const struct hrm_ru_cost *a, const struct hrm_ru_cost *b);
+
 /* SPEC P0/P1 fair share when GPUs are scarce: A_j = min(floor(Q/K), N_j),
  * Q GPUs, K running jobs, N_j the job's GPU tasks.  K <= 0 gives N_j. */
 int64_t hrm_ru_fair_share(int64_t q, int64_t k, int64_t n_j);

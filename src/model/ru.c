@@ -1,4 +1,5 @@
-/* SPEC P0 resource units: NUMA-aware core binding, stacking admission, cpuset text, fair share. */
+/* SPEC P0 resource units: NUMA-aware core binding, stacking admission, placement preference,
+ * cpuset text, fair share. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,19 @@ int hrm_ru_format_gpus(const struct hrm_ru *ru, char *buf, size_t len)
         return 0;
     }
     return snprintf(buf, len, "%d", ru->gpu);
+}
+
+bool hrm_ru_prefer(const struct hrm_ru_cost *a, const struct hrm_ru_cost *b)
+{
+    if (a->wait != b->wait)
+        return a->wait < b->wait;
+    if (a->sharing != b->sharing)
+        return a->sharing < b->sharing;
+    if (a->gpu_left != b->gpu_left)
+        return a->gpu_left < b->gpu_left;
+    if (a->node_left != b->node_left)
+        return a->node_left < b->node_left;
+    return a->queue < b->queue;
 }
 
 int64_t hrm_ru_fair_share(int64_t q, int64_t k, int64_t n_j)

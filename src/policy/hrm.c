@@ -111,8 +111,11 @@ static void build(struct hrmp *p, const struct hrm_state *s)
     p->qnext = hrm_alloc((size_t)(p->ntasks ? p->ntasks : 1) * sizeof(*p->qnext));
     p->running = hrm_calloc((size_t)(p->ntasks ? p->ntasks : 1), sizeof(*p->running));
     p->job_gpu = hrm_calloc((size_t)(s->wl->njobs ? s->wl->njobs : 1), sizeof(*p->job_gpu));
+    p->task_held = hrm_alloc((size_t)(p->ntasks ? p->ntasks : 1) * sizeof(*p->task_held));
+    p->relaxed = hrm_calloc((size_t)(p->ntasks ? p->ntasks : 1), sizeof(*p->relaxed));
+    p->free_held = NIL;
     for (int32_t t = 0; t < p->ntasks; t++)
-        p->task_ru[t] = p->qnext[t] = NIL;
+        p->task_ru[t] = p->qnext[t] = p->task_held[t] = NIL;
 }
 
 static int init_variant(struct hrm_policy *policy, const char *name, struct hrmp_cfg cfg,
@@ -177,6 +180,9 @@ static void hrm_fini(struct hrm_policy *policy)
     hrm_free(p->qnext);
     hrm_free(p->running);
     hrm_free(p->job_gpu);
+    hrm_free(p->task_held);
+    hrm_free(p->relaxed);
+    hrm_free(p->held);
     hrm_wait_table_fini(&p->wt);
     hrm_free(p->todo);
     hrm_free(p);
@@ -220,12 +226,12 @@ static int32_t dequeue(struct hrmp *p, struct hrmp_fifo *f)
 static void leave(struct hrmp *p, const struct hrm_state *s, int32_t t)
 {
     int32_t u = p->task_ru[t];
-    hrmp_hold(p, s, t, u, -1);
+    hrmp_release(p, s, t);
     p->running[t] = 0;
     p->task_ru[t] = NIL;
     if (gpu_task(s, t))
         p->job_gpu[s->wl->tasks[t].job]--;
-    if (p->cfg.flex && p->ru[u].gpu >= 0)
+    if (hrmp_rules_of(p, t).flex && p->ru[u].gpu >= 0)
         hrmp_rebind(p, p->ru[u].node);
 }
 
@@ -251,11 +257,10 @@ static void node_down(struct hrmp *p, const struct hrm_state *s, int32_t node)
 /* A start the policy did not make (the master restoring runs): charge it. */
 static void adopt(struct hrmp *p, const struct hrm_state *s, int32_t t)
 {
-    const struct hrm_task_state *ts = &s->tasks[t];
-    const struct hrm_node *n = &p->c->nodes[ts->node];
-    int32_t u = p->ru_first[ts->node] + (ts->gpu_mask ? __builtin_ctz(ts->gpu_mask) : n->gpus);
-    hrmp_hold(p, s, t, u, +1);
-    p->task_ru[t] = u;
+    struct hrmp_plan plan;
+    hrmp_plan_of_state(p, s, t, &plan);
+    hrmp_hold(p, s, t, &plan);
+    p->task_ru[t] = plan.unit[0];
     p->running[t] = 1;
     if (gpu_task(s, t))
         p->job_gpu[s->wl->tasks[t].job]++;
@@ -286,27 +291,25 @@ static void hrm_on_event(struct hrm_policy *policy, const struct hrm_state *s,
 
 /* ---- decisions ---- */
 
-static int start(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t t, int32_t via)
+static int start(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t t, const struct hrmp_plan *plan)
 {
     const struct hrm_state *s = ctx->state;
-    struct hrm_ru *ru = &p->ru[via];
-    int rc;
-    if (!gpu_task(s, t)) {
-        rc = hrm_ctx_start(ctx, t, ru->node, 0);
-    } else if (s->wl->tasks[t].req.v[HRM_DIM_GPU] > 1) {
-        rc = hrm_ctx_start(ctx, t, ru->node, HRM_GPUS_ANY);
-    } else {
-        uint32_t mask = 1u << ru->gpu;
-        rc = s->nodes[ru->node].gpu_busy & mask ? hrm_ctx_start_stacked(ctx, t, ru->node, mask)
-                                                : hrm_ctx_start(ctx, t, ru->node, mask);
-    }
+    int32_t node = p->ru[plan->unit[0]].node;
+    uint32_t mask = plan->gpu_mask;
+    int rc = mask & s->nodes[node].gpu_busy ? hrm_ctx_start_stacked(ctx, t, node, mask)
+                                            : hrm_ctx_start(ctx, t, node, mask);
     if (rc)
         return rc;
-    hrmp_hold(p, s, t, via, +1);
-    p->task_ru[t] = via;
+    hrmp_hold(p, s, t, plan);
+    p->task_ru[t] = plan->unit[0];
     p->running[t] = 1;
-    if (p->cfg.flex && ru->gpu >= 0 && ru->cpu_used > (int64_t)ru->ncores * 1000)
-        hrmp_rebind(p, ru->node);
+    bool grown = false; /* a GPU unit holds more cores than it binds: re-bind */
+    for (int32_t k = 0; k < plan->n; k++) {
+        const struct hrm_ru *ru = &p->ru[plan->unit[k]];
+        grown |= ru->gpu >= 0 && ru->cpu_used > (int64_t)ru->ncores * 1000;
+    }
+    if (grown && hrmp_rules_of(p, t).flex)
+        hrmp_rebind(p, node);
     return 0;
 }
 
@@ -319,7 +322,8 @@ static int serve(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t u)
     for (int q = 0; q < HRMP_NQUEUES; q++) {
         struct hrmp_fifo *f = &p->q[u * HRMP_NQUEUES + q];
         while (f->head != NIL) {
-            int32_t t = f->head, via;
+            int32_t t = f->head;
+            struct hrmp_plan plan;
             if (s->tasks[t].status != HRM_TASK_READY) { /* its job failed */
                 dequeue(p, f);
                 p->task_ru[t] = NIL;
@@ -327,9 +331,9 @@ static int serve(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t u)
                     p->job_gpu[s->wl->tasks[t].job]--;
                 continue;
             }
-            if (!hrmp_can_start(p, s, t, u, &via))
+            if (!hrmp_can_start(p, s, t, u, &plan))
                 return 0;
-            int rc = start(p, ctx, t, via);
+            int rc = start(p, ctx, t, &plan);
             if (rc == -HRM_ENOFIT)
                 return 0;
             if (rc)

@@ -1,5 +1,7 @@
 /* hrm policy placement (SPEC P0): which unit admits a task, when it starts, which queue it joins.
  */
+#include <string.h>
+
 #include "hrm/alloc.h"
 #include "policy/hrm_private.h"
 
@@ -29,35 +31,91 @@ static bool node_dims_fit(const struct hrm_res *req, const struct hrm_res *avail
     return true;
 }
 
-bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u)
+static int64_t unit_spare(const struct hrm_ru *ru)
+{
+    return (int64_t)ru->ncores * 1000 - ru->cpu_used;
+}
+
+static const struct hrmp_rules permissive = {.flex = true, .lend = true, .sides = false};
+
+static struct hrmp_rules configured(const struct hrmp *p)
+{
+    return (struct hrmp_rules){
+        .flex = p->cfg.flex, .lend = p->cfg.lend, .sides = p->cfg.partition > 0};
+}
+
+struct hrmp_rules hrmp_rules_of(const struct hrmp *p, int32_t task)
+{
+    return p->relaxed[task] == 2 ? permissive : configured(p);
+}
+
+/* Milli-cores the k GPU units of node with the most cores hold in the spec's binding. */
+static int64_t rigid_gpu_cores(const struct hrmp *p, int32_t node, int64_t k)
+{
+    int32_t first = p->ru_first[node], gpus = p->c->nodes[node].gpus;
+    bool taken[HRM_MAX_GPUS_PER_NODE] = {false};
+    int64_t sum = 0;
+    for (int64_t i = 0; i < k; i++) {
+        int32_t best = -1;
+        for (int32_t g = 0; g < gpus; g++)
+            if (!taken[g] && (best < 0 || p->base_want[first + g] > p->base_want[first + best]))
+                best = g;
+        if (best < 0)
+            break;
+        taken[best] = true;
+        sum += p->base_want[first + best];
+    }
+    return sum * 1000;
+}
+
+static bool admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
+                   struct hrmp_rules r)
 {
     const struct hrm_ru *ru = &p->ru[u];
     const struct hrm_node *n = &p->c->nodes[ru->node];
     const struct hrm_res *req = &s->wl->tasks[task].req;
     uint8_t side = p->side[ru->node];
-    if ((side == HRMP_BATCH_ONLY && is_stream_job(s, task)) ||
-        (side == HRMP_STREAM_ONLY && !is_stream_job(s, task)))
+    if (r.sides && ((side == HRMP_BATCH_ONLY && is_stream_job(s, task)) ||
+                    (side == HRMP_STREAM_ONLY && !is_stream_job(s, task))))
         return false;
     if (!node_dims_fit(req, &n->capacity))
         return false;
     if (is_gpu_task(s, task)) {
-        if (ru->gpu < 0 || req->v[HRM_DIM_GPU] > n->gpus)
+        int64_t k = req->v[HRM_DIM_GPU];
+        if (ru->gpu < 0 || k > n->gpus || hrm_ru_task_gmem(req) > ru->gmem)
             return false;
-        /* The tasks' cores come from the node when binding is flexible. */
-        if (!p->cfg.flex && req->v[HRM_DIM_CPU] > (int64_t)ru->ncores * 1000)
-            return false;
-        return hrm_ru_task_gmem(req) <= ru->gmem;
+        /* Flexible binding gives the task cores of the whole node; rigid
+         * binding only those of its GPUs' units. */
+        return r.flex || req->v[HRM_DIM_CPU] <= rigid_gpu_cores(p, ru->node, k);
     }
     if (ru->gpu >= 0)
         return false; /* CPU tasks queue at the CPU unit; they only borrow GPU units' cores */
-    int64_t cores =
-        p->cfg.lend ? (int64_t)n->cores : p->c->units[n->unit_first + n->gpus].core_count;
+    int64_t cores = r.lend ? n->cores : p->base_want[u];
     return req->v[HRM_DIM_CPU] <= cores * 1000;
 }
 
-static int64_t unit_spare(const struct hrm_ru *ru)
+bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u)
 {
-    return (int64_t)ru->ncores * 1000 - ru->cpu_used;
+    return admits(p, s, task, u, hrmp_rules_of(p, task));
+}
+
+/* Settles once per task which rules place it: the configuration's if some
+ * unit of the cluster admits it under them, else the permissive ones.  The
+ * spec's check (hrm_workload_check) already refused a task that fits no
+ * node, as every policy sees it; a configuration (rigid binding, no
+ * lending, partitions) must not turn one that fits into one left pending
+ * for ever. */
+static void settle_rules(struct hrmp *p, const struct hrm_state *s, int32_t task)
+{
+    if (p->relaxed[task])
+        return;
+    p->relaxed[task] = 2;
+    for (int32_t u = 0; u < p->nru; u++) {
+        if (admits(p, s, task, u, configured(p))) {
+            p->relaxed[task] = 1;
+            return;
+        }
+    }
 }
 
 bool hrmp_stackable(const struct hrm_state *s, int32_t task)
@@ -65,49 +123,171 @@ bool hrmp_stackable(const struct hrm_state *s, int32_t task)
     return hrm_workload_gpu_phases(s->wl, task) != NULL;
 }
 
-void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, int32_t u, int sign)
+static void plan_add(struct hrmp_plan *pl, int32_t unit, int64_t cpu, int64_t gpu, int64_t gmem)
 {
-    const struct hrm_res *req = &s->wl->tasks[t].req;
-    if (sign > 0)
-        hrm_ru_add(&p->ru[u], req);
-    else
-        hrm_ru_remove(&p->ru[u], req);
-    if (is_gpu_task(s, t) && !hrmp_stackable(s, t))
-        p->solo[u] += sign;
+    struct hrm_res *part = &pl->part[pl->n];
+    memset(part, 0, sizeof(*part));
+    part->v[HRM_DIM_CPU] = cpu;
+    part->v[HRM_DIM_GPU] = gpu;
+    part->v[HRM_DIM_GPU_MEM] = gmem;
+    pl->unit[pl->n++] = unit;
+}
+
+/* Whether node's cores, in whole cores per unit, cover what its units' tasks
+ * hold plus plan's parts: the re-binding flexible binding will make
+ * (hrmp_rebind) exists.  GPU units' spec bindings are floors that yield. */
+static bool rebind_fits(const struct hrmp *p, int32_t node, const struct hrmp_plan *pl)
+{
+    const struct hrm_node *n = &p->c->nodes[node];
+    int64_t cores = 0;
+    for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++) {
+        int64_t used = p->ru[u].cpu_used;
+        for (int32_t k = 0; k < pl->n; k++)
+            used += pl->unit[k] == u ? pl->part[k].v[HRM_DIM_CPU] : 0;
+        cores += (used + 999) / 1000;
+    }
+    return cores <= n->cores;
+}
+
+/* A task asking k > 1 GPUs: idle GPUs only (no stacking), those the state
+ * would pick; its cores spread evenly over their units (flexible), or
+ * filling each unit's free bound cores in turn (rigid). */
+static bool plan_gpus(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t node,
+                      struct hrmp_rules r, struct hrmp_plan *pl)
+{
+    const struct hrm_res *req = &s->wl->tasks[task].req;
+    int64_t k = req->v[HRM_DIM_GPU], cpu = req->v[HRM_DIM_CPU], left = cpu;
+    uint32_t mask;
+    if (hrm_state_pick_gpus(s, task, node, &mask) != 0)
+        return false;
+    int64_t i = 0;
+    for (int32_t g = 0; g < p->c->nodes[node].gpus; g++) {
+        if (!(mask >> g & 1u))
+            continue;
+        int32_t v = p->ru_first[node] + g;
+        if (p->ru[v].ngpu_tasks > 0 || p->solo[v] > 0)
+            return false;
+        int64_t mine = r.flex ? cpu / k + (i < cpu % k) : unit_spare(&p->ru[v]);
+        mine = mine < left ? mine : left;
+        mine = mine > 0 ? mine : 0;
+        plan_add(pl, v, mine, 1, hrm_ru_task_gmem(req));
+        left -= mine;
+        i++;
+    }
+    pl->gpu_mask = mask;
+    return left == 0;
 }
 
 bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
-                    int32_t *via)
+                    struct hrmp_plan *pl)
 {
     const struct hrm_ru *ru = &p->ru[u];
-    const struct hrm_node_state *ns = &s->nodes[ru->node];
+    int32_t node = ru->node, first = p->ru_first[node], gpus = p->c->nodes[node].gpus;
+    const struct hrm_node_state *ns = &s->nodes[node];
     const struct hrm_res *req = &s->wl->tasks[task].req;
+    struct hrmp_rules r = hrmp_rules_of(p, task);
+    int64_t cpu = req->v[HRM_DIM_CPU];
+    pl->n = 0;
+    pl->gpu_mask = 0;
     if (!ns->up || !node_dims_fit(req, &ns->free))
         return false;
-    *via = u;
-    const struct hrm_ru *cpu_unit = &p->ru[p->ru_first[ru->node] + p->c->nodes[ru->node].gpus];
     if (is_gpu_task(s, task)) {
-        if (req->v[HRM_DIM_GPU] > 1) /* several GPUs: idle ones only, no stacking */
-            return hrm_state_fits(s, task, ru->node);
-        if (!hrm_ru_fits(ru, req) || p->solo[u] > 0 ||
-            (ru->ngpu_tasks > 0 && !hrmp_stackable(s, task)))
-            return false;
-        int64_t extra = req->v[HRM_DIM_CPU] - unit_spare(ru);
-        return extra <= 0 || (p->cfg.flex && extra <= unit_spare(cpu_unit));
-    }
-    if (hrm_ru_fits(ru, req))
+        if (req->v[HRM_DIM_GPU] > 1) {
+            if (!plan_gpus(p, s, task, node, r, pl))
+                return false;
+        } else {
+            if (!hrm_ru_fits(ru, req) || p->solo[u] > 0 ||
+                (ru->ngpu_tasks > 0 && !hrmp_stackable(s, task)))
+                return false;
+            plan_add(pl, u, cpu, 1, hrm_ru_task_gmem(req));
+            pl->gpu_mask = 1u << ru->gpu;
+        }
+        if (r.flex) /* the unit grows into free cores of the node */
+            return rebind_fits(p, node, pl);
+        for (int32_t k = 0; k < pl->n; k++)
+            if (pl->part[k].v[HRM_DIM_CPU] > unit_spare(&p->ru[pl->unit[k]]))
+                return false;
         return true;
-    if (!p->cfg.lend)
+    }
+    if (hrm_ru_fits(ru, req)) {
+        plan_add(pl, u, cpu, 0, 0);
+        return true;
+    }
+    if (!r.lend)
         return false;
-    /* SPEC P0 binding (3): borrow the idle bound cores of a GPU unit. */
-    for (int32_t g = 0; g < p->c->nodes[ru->node].gpus; g++) {
-        int32_t v = p->ru_first[ru->node] + g;
-        if (hrm_ru_fits(&p->ru[v], req)) {
-            *via = v;
+    /* SPEC P0 binding (3): borrow the idle bound cores of a GPU unit... */
+    for (int32_t g = 0; g < gpus; g++) {
+        if (unit_spare(&p->ru[first + g]) >= cpu) {
+            plan_add(pl, first + g, cpu, 0, 0);
             return true;
         }
     }
-    return false;
+    /* ... or, for a task larger than any unit's free cores, those of the
+     * CPU unit and of as many lending units as it takes. */
+    int64_t left = cpu;
+    for (int32_t i = 0; i <= gpus && left > 0; i++) {
+        int32_t v = i == 0 ? first + gpus : first + i - 1;
+        int64_t take = unit_spare(&p->ru[v]);
+        take = take < left ? take : left;
+        if (take > 0) {
+            plan_add(pl, v, take, 0, 0);
+            left -= take;
+        }
+    }
+    if (left > 0)
+        pl->n = 0;
+    return left == 0;
+}
+
+void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrmp_plan *pl)
+{
+    bool solo = is_gpu_task(s, t) && !hrmp_stackable(s, t);
+    for (int32_t i = pl->n - 1; i >= 0; i--) { /* pushed in reverse: the list keeps plan order */
+        int32_t h = p->free_held;
+        if (h >= 0) {
+            p->free_held = p->held[h].next;
+        } else {
+            HRM_GROW(p->held, p->cap_held, p->nheld + 1);
+            h = (int32_t)p->nheld++;
+        }
+        p->held[h] =
+            (struct hrmp_held){.unit = pl->unit[i], .next = p->task_held[t], .part = pl->part[i]};
+        p->task_held[t] = h;
+        hrm_ru_add(&p->ru[pl->unit[i]], &pl->part[i]);
+        p->solo[pl->unit[i]] += solo && pl->part[i].v[HRM_DIM_GPU] > 0;
+    }
+}
+
+void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t)
+{
+    bool solo = is_gpu_task(s, t) && !hrmp_stackable(s, t);
+    while (p->task_held[t] >= 0) {
+        int32_t h = p->task_held[t];
+        struct hrmp_held *e = &p->held[h];
+        hrm_ru_remove(&p->ru[e->unit], &e->part);
+        p->solo[e->unit] -= solo && e->part.v[HRM_DIM_GPU] > 0;
+        p->task_held[t] = e->next;
+        e->next = p->free_held;
+        p->free_held = h;
+    }
+}
+
+void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t t,
+                        struct hrmp_plan *pl)
+{
+    const struct hrm_task_state *ts = &s->tasks[t];
+    const struct hrm_res *req = &s->wl->tasks[t].req;
+    int32_t first = p->ru_first[ts->node], gpus = p->c->nodes[ts->node].gpus;
+    int64_t k = __builtin_popcount(ts->gpu_mask), cpu = req->v[HRM_DIM_CPU], i = 0;
+    pl->n = 0;
+    pl->gpu_mask = ts->gpu_mask;
+    if (k == 0) {
+        plan_add(pl, first + gpus, cpu, 0, 0);
+        return;
+    }
+    for (int32_t g = 0; g < gpus; g++)
+        if (ts->gpu_mask >> g & 1u)
+            plan_add(pl, first + g, cpu / k + (i++ < cpu % k), 1, hrm_ru_task_gmem(req));
 }
 
 static int32_t queue_len(const struct hrmp *p, int32_t u)
@@ -130,39 +310,53 @@ static struct hrm_wait_row task_row(const struct hrm_state *s, int32_t task, uin
                                  .status = status};
 }
 
+/* Task t's part on unit u, or NULL. */
+static const struct hrm_res *part_on(const struct hrmp *p, int32_t t, int32_t u)
+{
+    for (int32_t h = p->task_held[t]; h >= 0; h = p->held[h].next)
+        if (p->held[h].unit == u)
+            return &p->held[h].part;
+    return NULL;
+}
+
 /* simulaterun for task at unit u: its waiting table (running tasks with the
  * time they have left by their estimate, then the stream and batch queues
- * in service order) simulated forward. */
+ * in service order) simulated forward.  When the task may take any core of
+ * the node (a GPU unit with flexible binding, the CPU unit with lending),
+ * the cores simulated are the node's and every task running there holds
+ * some until it ends; otherwise the unit's own cores and tasks. */
 static int64_t unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
                          int64_t now)
 {
     const struct hrm_ru *ru = &p->ru[u];
     const struct hrm_node *n = &p->c->nodes[ru->node];
+    struct hrmp_rules r = hrmp_rules_of(p, task);
+    bool pool = ru->gpu >= 0 ? r.flex : r.lend;
     p->wt.n = 0;
     for (int32_t t = s->nodes[ru->node].run_head; t >= 0; t = s->tasks[t].next) {
-        if (p->task_ru[t] != u || !p->running[t])
+        const struct hrm_res *part = part_on(p, t, u);
+        if (!part && !pool)
             continue;
         int64_t left = s->wl->tasks[t].est_duration_us - (now - s->tasks[t].start_us);
-        struct hrm_wait_row r = task_row(s, t, HRM_WAIT_RUNNING, left > 0 ? left : 0);
-        hrm_wait_table_push(&p->wt, &r);
+        struct hrm_wait_row row = task_row(s, t, HRM_WAIT_RUNNING, left > 0 ? left : 0);
+        row.vcore = pool ? row.vcore : part->v[HRM_DIM_CPU];
+        row.gpu = part && part->v[HRM_DIM_GPU] > 0;
+        row.gmem = part ? part->v[HRM_DIM_GPU_MEM] : 0;
+        hrm_wait_table_push(&p->wt, &row);
     }
     for (int q = 0; q < HRMP_NQUEUES; q++) {
         for (int32_t t = p->q[u * HRMP_NQUEUES + q].head; t >= 0; t = p->qnext[t]) {
-            struct hrm_wait_row r =
+            struct hrm_wait_row row =
                 task_row(s, t, HRM_WAIT_QUEUED, s->wl->tasks[t].est_duration_us);
-            r.queue = q;
-            hrm_wait_table_push(&p->wt, &r);
+            row.queue = q;
+            hrm_wait_table_push(&p->wt, &row);
         }
     }
-    struct hrm_wait_cap cap = {
-        .vcore = (int64_t)ru->ncores * 1000, .gmem = ru->gmem, .max_stack = p->cfg.stack};
+    struct hrm_wait_cap cap = {.vcore = (int64_t)(pool ? n->cores : ru->ncores) * 1000,
+                               .gmem = ru->gmem,
+                               .max_stack = p->cfg.stack};
     if (ru->gpu >= 0 && (p->solo[u] > 0 || !hrmp_stackable(s, task)))
         cap.max_stack = 1; /* a task without GPU phases runs alone */
-    if (ru->gpu >= 0 && p->cfg.flex)
-        cap.vcore = (int64_t)n->cores * 1000;
-    if (ru->gpu < 0 && p->cfg.lend)
-        for (int32_t g = 0; g < n->gpus; g++)
-            cap.vcore += hrm_ru_lendable(&p->ru[p->ru_first[ru->node] + g]);
     struct hrm_wait_row me = task_row(s, task, HRM_WAIT_QUEUED, 0);
     int64_t wait;
     if (hrm_waitsim_run(&cap, p->wt.rows, p->wt.n, &me, &wait) < 0)
@@ -170,37 +364,73 @@ static int64_t unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task
     return wait;
 }
 
-/* An idle unit the task fits exactly: an idle GPU for a GPU task (its
- * kernels get the GPU alone), a CPU unit whose free cores equal the request
- * (no fragment left). */
-static bool exact_fit(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u)
+/* GPU memory of unit u other tasks may still stack into: none on a GPU
+ * held by a task that runs alone. */
+static int64_t gpu_free(const struct hrmp *p, int32_t u)
 {
     const struct hrm_ru *ru = &p->ru[u];
-    if (is_gpu_task(s, task))
-        return ru->ngpu_tasks == 0;
-    return unit_spare(ru) == s->wl->tasks[task].req.v[HRM_DIM_CPU];
+    return ru->gpu < 0 || p->solo[u] > 0 ? 0 : ru->gmem - ru->gmem_used;
 }
 
+static int64_t node_gpu_free(const struct hrmp *p, int32_t node)
+{
+    int64_t free = 0;
+    for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++)
+        free += gpu_free(p, u);
+    return free;
+}
+
+/*
+ * SPEC P0 placement, by hrm_ru_prefer: the least wait first.  Stream: the
+ * simulated wait (simulaterun); batch: the queue length (0 when it starts
+ * now).  A unit that cannot start the task now waits at least 1.  Among
+ * equal waits, GPU tasks with GPU phases prefer fewer kernels to share with,
+ * and then every GPU task the tightest GPU and node (fragmentation, at no
+ * cost in wait); then the shortest queue.  A CPU unit whose free cores equal
+ * a CPU task's request is taken at once (no fragment left).
+ */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now)
 {
-    bool stream = hrmp_queue_of(p, s, task) == HRMP_STREAM;
-    int32_t best = -1, best_len = 0;
-    int64_t best_key = INT64_MAX; /* stream: simulated wait; batch: 0 if it starts now, else 1 */
-    for (int32_t u = 0; u < p->nru; u++) {
-        if (!s->nodes[p->ru[u].node].up || !hrmp_unit_admits(p, s, task, u))
+    settle_rules(p, s, task);
+    const struct hrm_res *req = &s->wl->tasks[task].req;
+    bool stream = hrmp_queue_of(p, s, task) == HRMP_STREAM, gpu = is_gpu_task(s, task);
+    bool shares = gpu && hrmp_stackable(s, task);
+    int64_t k = req->v[HRM_DIM_GPU];
+    int32_t best = -1;
+    struct hrm_ru_cost best_cost = {0};
+    struct hrmp_plan plan;
+    for (int32_t node = 0; node < p->nnodes; node++) {
+        if (!s->nodes[node].up)
             continue;
-        int32_t len = queue_len(p, u), via;
-        bool now_ok = len == p->ru[u].ntasks && hrmp_can_start(p, s, task, u, &via);
-        if (now_ok && exact_fit(p, s, task, u))
-            return u; /* taken at once */
-        /* Batch: the shortest queue, counting what runs (on a GPU unit that
-         * is how many kernels share it), among units that start it now if
-         * any; stream: the smallest simulated wait (0 when it starts now). */
-        int64_t key = stream ? (now_ok ? 0 : unit_wait(p, s, task, u, now)) : !now_ok;
-        if (best < 0 || key < best_key || (key == best_key && len < best_len)) {
-            best = u;
-            best_key = key;
-            best_len = len;
+        int64_t node_free = -1; /* computed when first needed */
+        for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++) {
+            if (!hrmp_unit_admits(p, s, task, u))
+                continue;
+            const struct hrm_ru *ru = &p->ru[u];
+            int32_t len = queue_len(p, u);
+            bool now_ok = len == ru->ntasks && hrmp_can_start(p, s, task, u, &plan);
+            if (!gpu && now_ok && unit_spare(ru) == req->v[HRM_DIM_CPU])
+                return u; /* taken at once */
+            if (!now_ok && best >= 0 && best_cost.wait == 0)
+                continue; /* cannot beat a unit that starts it now */
+            struct hrm_ru_cost cost = {.queue = len};
+            if (!now_ok) {
+                int64_t w = stream ? unit_wait(p, s, task, u, now) : len;
+                cost.wait = w < INT64_MAX ? w + 1 : w;
+            }
+            if (gpu) {
+                /* what it leaves to stack into: a task that runs alone takes its GPUs whole */
+                int64_t takes = shares ? hrm_ru_task_gmem(req) : gpu_free(p, u);
+                if (node_free < 0)
+                    node_free = node_gpu_free(p, node);
+                cost.sharing = shares ? ru->ngpu_tasks : 0;
+                cost.gpu_left = gpu_free(p, u) - takes;
+                cost.node_left = node_free - k * takes;
+            }
+            if (best < 0 || hrm_ru_prefer(&cost, &best_cost)) {
+                best = u;
+                best_cost = cost;
+            }
         }
     }
     return best;
@@ -210,17 +440,36 @@ void hrmp_rebind(struct hrmp *p, int32_t node)
 {
     const struct hrm_node *n = &p->c->nodes[node];
     int32_t first = p->ru_first[node];
-    int32_t want[HRM_MAX_GPUS_PER_NODE];
+    int32_t want[HRM_MAX_GPUS_PER_NODE], sum = 0;
+    /* Each unit the whole cores its tasks hold; then the GPU units back up to
+     * their spec binding while cores are left; the CPU unit the rest. */
+    int64_t slack = n->cores - (p->ru[first + n->gpus].cpu_used + 999) / 1000;
     for (int32_t g = 0; g < n->gpus; g++) {
-        const struct hrm_ru *ru = &p->ru[first + g];
-        int32_t need = (int32_t)((ru->cpu_used + 999) / 1000);
-        want[g] = need > p->base_want[first + g] ? need : p->base_want[first + g];
+        want[g] = (int32_t)((p->ru[first + g].cpu_used + 999) / 1000);
+        slack -= want[g];
+    }
+    if (slack < 0)
+        return; /* cannot happen: starts keep the node's cores covering its units */
+    for (int32_t g = 0; g < n->gpus; g++) {
+        int64_t add = p->base_want[first + g] - want[g];
+        add = add < slack ? add : slack;
+        if (add > 0) {
+            want[g] += (int32_t)add;
+            slack -= add;
+        }
+        sum += want[g];
+    }
+    if (n->cores > HRM_RU_MAX_CORES) { /* units by core counts (no core lists) */
+        for (int32_t g = 0; g < n->gpus; g++)
+            p->ru[first + g].ncores = want[g];
+        p->ru[first + n->gpus].ncores = n->cores - sum;
+        return;
     }
     struct hrm_ru fresh[HRM_MAX_GPUS_PER_NODE + 1];
     struct hrm_topology t;
     hrm_topology_of_node(n, &t);
     if (hrm_ru_bind(&t, node, want, p->cfg.lend, fresh, NULL) != 0)
-        return; /* the wants exceed the node: keep the binding there is */
+        return; /* the topology is out of range: keep the binding there is */
     for (int32_t i = 0; i <= n->gpus; i++) {
         p->ru[first + i].cores = fresh[i].cores;
         p->ru[first + i].ncores = fresh[i].ncores;

@@ -27,6 +27,31 @@ struct hrmp_cfg {
     double partition;  /* share of nodes reserved for stream jobs (static partitions); 0 = shared */
 };
 
+/* How a task's request is spread over the units of its node while it runs:
+ * one part per unit it holds (its GPU units' GPUs and cores, or the cores a
+ * CPU task takes from the CPU unit and borrows from lending GPU units). */
+#define HRMP_MAX_PARTS (HRM_MAX_GPUS_PER_NODE + 1)
+struct hrmp_plan {
+    int32_t n;
+    uint32_t gpu_mask; /* the GPUs to start on (0: none) */
+    int32_t unit[HRMP_MAX_PARTS];
+    struct hrm_res part[HRMP_MAX_PARTS]; /* cpu, gpu (0/1) and gpu_mem on that unit */
+};
+
+/* One part held by a running task (pool entry; next links the task's parts). */
+struct hrmp_held {
+    int32_t unit, next;
+    struct hrm_res part;
+};
+
+/* The rules a task is placed by: the configuration's, or, for a task no unit
+ * of the cluster would ever admit under them, the permissive ones (flexible
+ * binding, lending, no partitions), so no task that fits a node is left
+ * pending for ever. */
+struct hrmp_rules {
+    bool flex, lend, sides;
+};
+
 struct hrmp {
     struct hrmp_cfg cfg;
     const struct hrm_cluster *c;
@@ -38,7 +63,12 @@ struct hrmp {
     int32_t *solo;       /* per unit: GPU tasks without GPU phases (they run alone) */
     uint8_t *side;       /* per node, enum hrmp_side */
     int32_t ntasks;
-    int32_t *task_ru;         /* unit a task is queued at or runs on; -1 none */
+    int32_t *task_ru;   /* unit a task is queued at or runs on (its first part); -1 none */
+    int32_t *task_held; /* first of a running task's parts in held, -1 none */
+    uint8_t *relaxed;   /* per task: 0 not known yet, 1 the configuration's rules, 2 permissive */
+    struct hrmp_held *held; /* pool of parts; free ones linked from free_held */
+    size_t nheld, cap_held;
+    int32_t free_held;
     int32_t *qnext;           /* queue links */
     uint8_t *running;         /* the task holds its unit (else queued, if task_ru >= 0) */
     int32_t *job_gpu;         /* per job: GPU tasks queued or running (fair share) */
@@ -49,21 +79,30 @@ struct hrmp {
 
 /* Queue a ready task joins, by its job's kind (stream only when stream-aware). */
 enum hrmp_queue hrmp_queue_of(const struct hrmp *p, const struct hrm_state *s, int32_t task);
-/* Whether task could ever run on unit u (type, partition, capacity of an empty unit). */
+/* The rules task is placed by (see struct hrmp_rules). */
+struct hrmp_rules hrmp_rules_of(const struct hrmp *p, int32_t task);
+/* Whether task could ever run on unit u under its rules (type, partition,
+ * capacity of an empty unit). */
 bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u);
-/* Whether task can start on unit u now; *via gets the unit it would be
- * charged to (u, or a lending GPU unit of the node for a CPU task). */
+/* Whether task, queued at unit u, can start now; *plan gets how its request
+ * would be spread over the node's units. */
 bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
-                    int32_t *via);
+                    struct hrmp_plan *plan);
 /* The unit a new ready task should join (SPEC P0 placement), or -1: none admits it. */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now);
 /* Whether a GPU task may share its GPU: only tasks that declare GPU phases
  * (hrm_workload_gpu_phases) have CPU phases to overlap; any other GPU task
  * is taken as all kernel and gets its GPU alone. */
 bool hrmp_stackable(const struct hrm_state *s, int32_t task);
-/* Task t starts holding (sign +1) or stops holding (-1) unit u. */
-void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, int32_t u, int sign);
-/* Rebinds node's cores so each GPU unit holds what its tasks need (flex). */
+/* Task t starts holding the parts of plan. */
+void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrmp_plan *plan);
+/* Task t stops holding its parts. */
+void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t);
+/* The plan of a start the policy did not make (the state's node and GPUs). */
+void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t t,
+                        struct hrmp_plan *plan);
+/* Rebinds node's cores so each GPU unit holds what its tasks need, and at
+ * least its spec binding while the node's cores allow (flex). */
 void hrmp_rebind(struct hrmp *p, int32_t node);
 
 #endif

@@ -111,58 +111,64 @@ bool hrm_frag_ru_admit(int32_t ru_free_milli, int32_t ru_tasks, int32_t pod_mill
     return hrm_ru_fits(&ru, &req);
 }
 
+/* Keeps the candidate if it is better by HRM's placement rule (hrm_ru_prefer). */
+static void consider(const struct hrm_ru_cost *cost, const struct hrm_frag_choice *ch,
+                     struct hrm_ru_cost *best_cost, struct hrm_frag_choice *out, int *found)
+{
+    if (*found == 0 && !hrm_ru_prefer(cost, best_cost))
+        return;
+    *best_cost = *cost;
+    *out = *ch;
+    *found = 0;
+}
+
 /*
- * SPEC P0's placement with no queue to wait in: a task is admitted to a GPU RU
- * by hrm_frag_ru_admit; an exactly fitting RU is taken at once; otherwise the
- * RU with the shortest queue (fewest stacked tasks) wins, first in node order.
- * Whole-GPU pods take idle RUs (queue 0) on the first node that has enough;
- * pods without GPU go to the CPU RU with the fewest tasks.
+ * SPEC P0's placement (include/hrm/ru.h, hrm_ru_prefer, as the hrm policy)
+ * with no queue to wait in: every RU that admits the pod (GPU RUs by
+ * hrm_frag_ru_admit) starts it at once, and stacked pods do not slow each
+ * other (there is no run time), so the wait and the kernels sharing are 0
+ * everywhere and fragmentation decides: the GPU left with the least free
+ * share (an exact fit leaves 0), then the node left with the least free GPU
+ * share, then the shortest queue (fewest pods on the GPU), first in node
+ * order.  Whole-GPU pods take idle RUs, on the node left with the least free
+ * share; pods without GPU go to the CPU RU with the fewest tasks.
  */
 static int choose_stack(const struct hrm_frag_cluster *c, const struct hrm_frag_pod *p,
                         struct hrm_frag_choice *out)
 {
-    int32_t best_node = -1, best_gpu = -1, best_len = 0;
+    struct hrm_ru_cost best = {0};
+    int found = -HRM_ENOFIT;
     for (int32_t i = 0; i < c->nnodes; i++) {
         const struct hrm_frag_node *n = &c->nodes[i];
         if (!fits_host(n, p))
             continue;
+        struct hrm_frag_choice ch = {.node = i};
         if (p->num_gpu == 0) {
-            if (best_node < 0 || n->cpu_tasks < best_len) {
-                best_node = i;
-                best_len = n->cpu_tasks;
-            }
+            struct hrm_ru_cost cost = {.queue = n->cpu_tasks};
+            consider(&cost, &ch, &best, out, &found);
             continue;
         }
+        int64_t node_left = gpu_left_total(n);
         if (!fractional(p)) {
-            uint32_t mask = whole_gpus(n, p->num_gpu);
-            if (mask) {
-                *out =
-                    (struct hrm_frag_choice){.node = i, .gpus = mask, .milli_each = HRM_FRAG_MILLI};
-                return 0;
-            }
+            ch.gpus = whole_gpus(n, p->num_gpu);
+            ch.milli_each = HRM_FRAG_MILLI;
+            struct hrm_ru_cost cost = {.node_left = node_left - p->num_gpu * HRM_FRAG_MILLI};
+            if (ch.gpus)
+                consider(&cost, &ch, &best, out, &found);
             continue;
         }
         for (int32_t g = 0; g < n->gpus; g++) {
             if (!hrm_frag_ru_admit(n->gpu_left[g], n->gpu_tasks[g], p->gpu_milli))
                 continue;
-            if (n->gpu_left[g] == p->gpu_milli) {
-                *out = (struct hrm_frag_choice){
-                    .node = i, .gpus = 1u << g, .milli_each = p->gpu_milli};
-                return 0;
-            }
-            if (best_node < 0 || n->gpu_tasks[g] < best_len) {
-                best_node = i;
-                best_gpu = g;
-                best_len = n->gpu_tasks[g];
-            }
+            ch.gpus = 1u << g;
+            ch.milli_each = p->gpu_milli;
+            struct hrm_ru_cost cost = {.gpu_left = n->gpu_left[g] - p->gpu_milli,
+                                       .node_left = node_left - p->gpu_milli,
+                                       .queue = n->gpu_tasks[g]};
+            consider(&cost, &ch, &best, out, &found);
         }
     }
-    if (best_node < 0)
-        return -HRM_ENOFIT;
-    *out = (struct hrm_frag_choice){.node = best_node,
-                                    .gpus = best_gpu >= 0 ? 1u << best_gpu : 0,
-                                    .milli_each = best_gpu >= 0 ? p->gpu_milli : 0};
-    return 0;
+    return found;
 }
 
 /* ---- FGD ---- */

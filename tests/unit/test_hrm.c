@@ -4,6 +4,7 @@
 
 #include "fixture.h"
 #include "hrm/alloc.h"
+#include "hrm/frag.h"
 #include "hrm/sim.h"
 #include "hrm/spec.h"
 #include "hrm/state.h"
@@ -262,4 +263,164 @@ Test(hrm, fair_share_orders_gpu_tasks)
         " \"duration\": \"10s\"}}]}}";
     cr_assert_eq(first_start(text, "gpu-exclusive", NULL, 1), 0);
     cr_assert_eq(first_start(text, "gpu-exclusive", "fair=0", 1), 20 * SEC);
+}
+
+/* ---- trace replay fixes: nothing that fits a node is left pending ---- */
+
+/* A one-node cluster text: 16 cores, 2 GPUs of 10 GiB, `bind` cores per GPU. */
+#define NODE16(name, bind)                                                                         \
+    "{\"name\": \"" name "\", \"cores\": 16, \"mem\": \"64G\", \"gpus\": 2, \"gpu_mem\": \"10G\","  \
+    " \"cores_per_gpu\": " #bind "}"
+
+/* A CPU task larger than every unit of its node (CPU unit 6 cores, GPU
+ * units 5 each) but not than the node: it takes the CPU unit's cores and
+ * borrows the rest from the lending GPU units, at once.  (It used to be
+ * admitted, simulated to start at once, and then never started: no single
+ * unit could hold it.) */
+Test(hrm, cpu_task_larger_than_any_unit_borrows_across_units)
+{
+    const char *text =
+        "{\"cluster\": {\"nodes\": [" NODE16("n", 5) "], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"s\", \"kind\": \"stream\","
+        " \"task\": {\"cpu\": \"13500m\", \"duration\": \"5s\"}},"
+        " {\"name\": \"b\", \"submit\": \"1s\", \"task\": {\"cpu\": 2, \"duration\": \"5s\"}}]}}";
+    cr_assert_eq(first_start(text, "hrm", NULL, 0), 0);
+    cr_assert_eq(first_start(text, "hrm", NULL, 1), 1 * SEC); /* 2.5 cores are still free */
+    cr_assert_eq(first_start(text, "hrm", "flex=0", 0), 0);
+}
+
+/* A configuration that would leave a task no unit anywhere (rigid binding
+ * with a GPU task wanting more cores than its unit binds; no lending with a
+ * CPU task larger than any CPU unit; a stream task that fits only batch
+ * nodes) places it by the permissive rules rather than never.  A task that
+ * fits no node at all is refused with the spec, as under every policy. */
+Test(hrm, configuration_never_strands_a_task_that_fits_a_node)
+{
+    const char *gpu_task =
+        "{\"cluster\": {\"nodes\": [" NODE16("n", 4) "], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"g\", \"task\": {\"cpu\": 9, \"gpus\": 1,"
+        " \"duration\": \"5s\"}}]}}";
+    cr_assert_eq(first_start(gpu_task, "hrm", "flex=0", 0), 0);
+    cr_assert_eq(first_start(gpu_task, "hrm-static", NULL, 0), 0);
+    const char *cpu_task =
+        "{\"cluster\": {\"nodes\": [" NODE16("n", 4) "], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"c\", \"task\": {\"cpu\": 12,"
+        " \"duration\": \"5s\"}}]}}";
+    cr_assert_eq(first_start(cpu_task, "hrm", "lend=0", 0), 0);
+    /* hrm-static: node a (8 cores) serves stream jobs only, b (16) batch only */
+    const char *sides =
+        "{\"cluster\": {\"nodes\": [{\"name\": \"a\", \"cores\": 8, \"mem\": \"8G\"},"
+        " {\"name\": \"b\", \"cores\": 16, \"mem\": \"8G\"}], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"s\", \"kind\": \"stream\","
+        " \"task\": {\"cpu\": 12, \"duration\": \"5s\"}}]}}";
+    cr_assert_eq(first_start(sides, "hrm-static", "partition=0.5", 0), 0);
+    const char *too_big =
+        "{\"cluster\": {\"nodes\": [" NODE16("n", 4) "], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"c\", \"task\": {\"cpu\": 17,"
+        " \"duration\": \"5s\"}}]}}";
+    struct hrm_error err = {{0}};
+    struct hrm_spec *spec = hrm_spec_load_string(too_big, "t.json", 1, &err);
+    cr_assert_null(spec);
+    cr_assert(strstr(err.text, "fits no node") != NULL, "%s", err.text);
+}
+
+/* A task on several GPUs holds every one of them: a one-GPU task arriving
+ * next must not queue at one of them (as if idle; it used to, and waited
+ * there for the whole run of the first) while another node has a free GPU. */
+Test(hrm, multi_gpu_task_holds_all_its_gpus)
+{
+    const char *text =
+        "{\"cluster\": {\"nodes\": [" NODE16("n0", 4) ", " NODE16("n1", 4) "],"
+        " \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"a\", \"task\": {\"cpu\": 4, \"gpus\": 2,"
+        " \"gpu_mem\": \"20G\", \"duration\": \"100s\"}},"
+        " {\"name\": \"b\", \"submit\": \"1s\", \"task\": {\"cpu\": 2, \"gpus\": 1,"
+        " \"gpu_mem\": \"10G\", \"duration\": \"5s\"}}]}}";
+    cr_assert_eq(first_start(text, "hrm", NULL, 1), 1 * SEC);
+    cr_assert_eq(first_start(text, "gpu-exclusive", NULL, 1), 1 * SEC);
+    cr_assert_eq(first_start(text, "hrm", "flex=0", 1), 1 * SEC);
+}
+
+/* Flexible binding takes the cores a GPU task needs from anywhere on the
+ * node: GPU unit 1's spec binding is a floor that yields while its GPU is
+ * idle.  The CPU unit (8 cores) is full for 100 s; 8 cores are free, bound
+ * 4 + 4 to the GPUs; an 8-core GPU task starts at once. */
+Test(hrm, flexible_binding_takes_idle_gpu_units_cores)
+{
+    const char *text =
+        "{\"cluster\": {\"nodes\": [" NODE16("n", 4) "], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"c\", \"task\": {\"cpu\": 8,"
+        " \"duration\": \"100s\"}},"
+        " {\"name\": \"g\", \"submit\": \"1s\", \"task\": {\"cpu\": 8, \"gpus\": 1,"
+        " \"duration\": \"5s\"}}]}}";
+    cr_assert_eq(first_start(text, "hrm", NULL, 1), 1 * SEC);
+}
+
+/* Among GPUs that start a task at once, the tightest node: the one-GPU task
+ * b joins the node whose other GPU is taken (by a, which only n1's memory
+ * holds) and leaves n0's two GPUs whole for c, which needs both.  First in
+ * node order, b would take n0's GPU 0 and c would wait for it. */
+Test(hrm, zero_wait_ties_go_to_the_tightest_node)
+{
+    const char *text =
+        "{\"cluster\": {\"nodes\": [{\"name\": \"n0\", \"cores\": 16, \"mem\": \"8G\","
+        " \"gpus\": 2, \"gpu_mem\": \"10G\"}, {\"name\": \"n1\", \"cores\": 16, \"mem\": \"64G\","
+        " \"gpus\": 2, \"gpu_mem\": \"10G\"}], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"a\", \"task\": {\"cpu\": 1, \"mem\": \"32G\","
+        " \"gpus\": 1, \"duration\": \"100s\"}},"
+        " {\"name\": \"b\", \"submit\": \"1s\", \"task\": {\"cpu\": 1, \"mem\": \"1G\", \"gpus\": 1,"
+        " \"duration\": \"50s\"}},"
+        " {\"name\": \"c\", \"submit\": \"2s\", \"task\": {\"cpu\": 1, \"mem\": \"1G\", \"gpus\": 2,"
+        " \"duration\": \"5s\"}}]}}";
+    cr_assert_eq(first_start(text, "hrm", NULL, 2), 2 * SEC);
+}
+
+/* hrm's placement in the fragmentation experiment (hrm trace frag) follows
+ * the same rule: no pod waits there, so the tightest GPU wins (it used to
+ * be the GPU with the fewest pods, which spread fractional pods over idle
+ * GPUs), and a whole-GPU pod goes to the node left with the least free share. */
+Test(hrm, frag_placement_fills_the_tightest_gpu)
+{
+    struct hrm_frag_node nodes[3];
+    memset(nodes, 0, sizeof(nodes));
+    for (int i = 0; i < 3; i++) {
+        nodes[i] = (struct hrm_frag_node){.cpu_cap = 8000, .cpu_left = 8000, .mem_cap = 1024,
+                                          .mem_left = 1024, .gpus = 2, .model = -1};
+        nodes[i].gpu_left[0] = nodes[i].gpu_left[1] = HRM_FRAG_MILLI;
+    }
+    nodes[1].gpu_left[1] = 500; /* one pod of half a GPU */
+    nodes[1].gpu_tasks[1] = 1;
+    nodes[2].gpu_left[0] = 0; /* a whole-GPU pod */
+    nodes[2].gpu_tasks[0] = 1;
+    struct hrm_frag_cluster c = {.nodes = nodes, .nnodes = 3};
+    struct hrm_frag_pod frac = {.cpu = 1000, .mem = 1, .num_gpu = 1, .gpu_milli = 300};
+    struct hrm_frag_choice ch;
+    cr_assert_eq(hrm_frag_choose(&c, HRM_FRAG_STACK, &frac, -1, &ch), 0);
+    cr_assert_eq(ch.node, 1);
+    cr_assert_eq(ch.gpus, 2u);
+    struct hrm_frag_pod whole = {.cpu = 1000, .mem = 1, .num_gpu = 1, .gpu_milli = 1000};
+    cr_assert_eq(hrm_frag_choose(&c, HRM_FRAG_STACK, &whole, -1, &ch), 0);
+    cr_assert_eq(ch.node, 2);
+    cr_assert_eq(ch.gpus, 2u);
+}
+
+/* simulaterun for a GPU unit that cannot start the task now: the node's
+ * other tasks hold cores too.  n0's GPU is idle but its node has 4 free
+ * cores (c holds the CPU unit for 100 s); n1's GPU runs g with 10 cores
+ * free.  The stream task s (6 cores, GPU phases) stacks on n1 at once.  (The
+ * wait used to be simulated over the GPU unit's own tasks alone: 0 on n0,
+ * which then won on its shorter queue, and s waited 99 s.) */
+Test(hrm, stream_wait_counts_the_nodes_other_tasks)
+{
+    const char *text =
+        "{\"cluster\": {\"nodes\": [{\"name\": \"n\", \"count\": 2, \"cores\": 16, \"mem\": \"64G\","
+        " \"gpus\": 1, \"gpu_mem\": \"10G\", \"cores_per_gpu\": 4}], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"c\", \"task\": {\"cpu\": 12, \"duration\": \"100s\"}},"
+        " {\"name\": \"g\", \"task\": {\"cpu\": 6, \"gpus\": 1, \"gpu_mem\": \"2G\","
+        " \"gpu_phases\": {\"cpu\": \"60ms\", \"gpu\": \"40ms\", \"count\": 1000}}},"
+        " {\"name\": \"s\", \"kind\": \"stream\", \"submit\": \"1s\", \"task\": {\"cpu\": 6,"
+        " \"gpus\": 1, \"gpu_mem\": \"2G\","
+        " \"gpu_phases\": {\"cpu\": \"60ms\", \"gpu\": \"40ms\", \"count\": 50}}}]}}";
+    cr_assert_eq(first_start(text, "hrm", NULL, 1), 0);
+    cr_assert_eq(first_start(text, "hrm", NULL, 2), 1 * SEC);
 }

@@ -160,3 +160,25 @@ Test(ru, fair_share_arithmetic)
     cr_assert_eq(hrm_ru_fair_share(30, 1, 40), 30);
     cr_assert_eq(hrm_ru_fair_share(30, 0, 9), 9); /* no running job: no cap */
 }
+
+/* The placement preference: wait, then kernels to share with, then the
+ * tightest GPU and node (fragmentation), then the queue; ties keep the first. */
+Test(ru, prefer_orders_wait_sharing_fit_queue)
+{
+    struct hrm_ru_cost idle = {.wait = 0, .sharing = 0, .gpu_left = 8, .node_left = 18, .queue = 0};
+    struct hrm_ru_cost tight = {
+        .wait = 0, .sharing = 0, .gpu_left = 0, .node_left = 30, .queue = 3};
+    struct hrm_ru_cost shared = {
+        .wait = 0, .sharing = 1, .gpu_left = 0, .node_left = 0, .queue = 1};
+    struct hrm_ru_cost later = {.wait = 5, .sharing = 0, .gpu_left = 0, .node_left = 0, .queue = 0};
+    cr_assert(hrm_ru_prefer(&tight, &idle));   /* best fit, at no cost in wait */
+    cr_assert(hrm_ru_prefer(&idle, &shared));  /* fewer kernels to share with first */
+    cr_assert(hrm_ru_prefer(&shared, &later)); /* the wait first of all */
+    struct hrm_ru_cost packed = idle;
+    packed.node_left = 10;
+    cr_assert(hrm_ru_prefer(&packed, &idle));
+    struct hrm_ru_cost longer = idle;
+    longer.queue = 2;
+    cr_assert(hrm_ru_prefer(&idle, &longer));
+    cr_assert(!hrm_ru_prefer(&idle, &idle));
+}
