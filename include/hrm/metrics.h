@@ -18,6 +18,14 @@ double hrm_percentile(double *vals, size_t n, double p);
 double hrm_mean(const double *vals, size_t n);
 /* Jain's fairness index (sum x)^2 / (n sum x^2); 1 for n == 0 or all zero. */
 double hrm_jain(const double *x, size_t n);
+/* Jain's index of shares measured against their max-min fair division (SPEC
+ * P2; docs/metrics.md): the total held, sum share[i], is divided by water
+ * filling, where a user with wants_more[i] may take any amount and one
+ * without is entitled to at most what it holds; then J over
+ * x_i = share[i] / fair[i] (x_i = 1 when fair[i] is 0).  wants_more NULL:
+ * every user wants more, which is hrm_jain(share, n).  1 for n == 0, nothing
+ * held, or nobody wanting more. */
+double hrm_jain_maxmin(const double *share, const bool *wants_more, size_t n);
 /* SPEC P1: S = mean of s_j, sigma = sqrt(sum (s_j - S)^2 / m).  mean_out may
  * be NULL; m == 0 gives S = sigma = 0.  hrm_mean of nothing is 0. */
 double hrm_fairness_sigma(const double *s, size_t m, double *mean_out);
@@ -93,9 +101,11 @@ void hrm_run_record_wait(struct hrm_run_record *r, int64_t wait_us);
 void hrm_run_record_sched_latency(struct hrm_run_record *r, int64_t latency_us);
 /* One sample of the allocation: shares[i] is the dominant share (largest
  * allocated / capacity over the dimensions) of the i-th user with work
- * submitted and not finished.  Adds Jain's index of the shares to the
- * record; a sample with no such user is not counted. */
-void hrm_run_record_shares(struct hrm_run_record *r, const double *shares, size_t n);
+ * submitted and not finished, wants_more[i] whether that user has a ready
+ * task (NULL: all have).  Adds hrm_jain_maxmin of the sample to the record;
+ * a sample with no such user is not counted. */
+void hrm_run_record_shares(struct hrm_run_record *r, const double *shares, const bool *wants_more,
+                           size_t n);
 
 /* ---- the summary every report prints ---- */
 
@@ -111,7 +121,8 @@ struct hrm_summary {
     double sched_latency_mean_s, sched_latency_p95_s; /* ready -> placement decision */
     double fairness_mean;       /* S, mean s_j */
     double fairness_sigma;      /* sigma of s_j */
-    double jain;   /* Jain's index over users' allocation shares, mean over samples (1 if none) */
+    double jain;   /* Jain over users' allocation shares against their max-min fair division
+                    * (hrm_jain_maxmin), mean over samples (1 if none) */
     double jain_s; /* Jain's index over the jobs' fairness ratios s_j */
     int64_t share_samples; /* samples behind jain; 0: the driver took none (reports show "-") */
     double cpu_util, gpu_util;  /* time-average over the makespan */

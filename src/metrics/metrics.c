@@ -59,6 +59,44 @@ double hrm_jain(const double *x, size_t n)
     return (sum * sum) / ((double)n * sq);
 }
 
+double hrm_jain_maxmin(const double *share, const bool *wants_more, size_t n)
+{
+    if (!wants_more)
+        return hrm_jain(share, n);
+    double total = 0;
+    size_t nwant = 0, nsat = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += share[i];
+        nwant += wants_more[i];
+    }
+    /* Nothing held, or everybody holds all it asks for. */
+    if (n == 0 || total <= 0 || nwant == 0)
+        return 1.0;
+    /* Water filling: the level L such that sum over users of min(cap_i, L)
+     * is the total held, cap_i being what a satisfied user holds (it asks
+     * no more) and unbounded for one that wants more.  Satisfied users below
+     * the level take their cap, from the smallest up. */
+    double *sat = hrm_alloc(n * sizeof(*sat));
+    for (size_t i = 0; i < n; i++)
+        if (!wants_more[i])
+            sat[nsat++] = share[i];
+    qsort(sat, nsat, sizeof(*sat), cmp_double);
+    double rest = total, level = total / (double)n;
+    for (size_t i = 0, left = n; i < nsat && sat[i] < level; i++) {
+        rest -= sat[i];
+        level = rest / (double)--left;
+    }
+    hrm_free(sat);
+    double *x = hrm_alloc(n * sizeof(*x));
+    for (size_t i = 0; i < n; i++) {
+        double fair = wants_more[i] ? level : fmin(share[i], level);
+        x[i] = fair > 0 ? share[i] / fair : 1.0;
+    }
+    double j = hrm_jain(x, n);
+    hrm_free(x);
+    return j;
+}
+
 double hrm_fairness_sigma(const double *s, size_t m, double *mean_out)
 {
     double mean = hrm_mean(s, m);
@@ -343,11 +381,12 @@ void hrm_run_record_wait(struct hrm_run_record *r, int64_t wait_us)
     r->task_waits_us[r->nwaits++] = (double)wait_us;
 }
 
-void hrm_run_record_shares(struct hrm_run_record *r, const double *shares, size_t n)
+void hrm_run_record_shares(struct hrm_run_record *r, const double *shares, const bool *wants_more,
+                           size_t n)
 {
     if (n == 0)
         return;
-    r->share_jain_sum += hrm_jain(shares, n);
+    r->share_jain_sum += hrm_jain_maxmin(shares, wants_more, n);
     r->share_samples++;
 }
 

@@ -492,25 +492,33 @@ static void deliver(struct sim *s, const struct sim_event *ev)
 }
 
 /* Jain's index over allocation shares (SPEC metrics, P2 "sampled allocation
- * information"): every user with work submitted and not finished, by the
- * dominant share of what it holds.  Samples are rare next to task events, so
- * the scan over jobs and the scratch arrays cost nothing that shows. */
+ * information"; docs/metrics.md): every user with work submitted and not
+ * finished, by the dominant share of what it holds (its charges, under a
+ * policy that charges estimates), and whether it has a ready task, i.e.
+ * still asks for more than it holds.  Samples are rare next to task events,
+ * so the scan over jobs and the scratch arrays cost nothing that shows. */
 static void sample_shares(struct sim *s, const struct hrm_state *st)
 {
     const struct hrm_workload *wl = s->wl;
     if (wl->nusers <= 0)
         return;
     bool *active = hrm_calloc((size_t)wl->nusers, sizeof(*active));
+    bool *ready = hrm_calloc((size_t)wl->nusers, sizeof(*ready));
     double *shares = hrm_alloc((size_t)wl->nusers * sizeof(*shares));
     for (int32_t j = 0; j < wl->njobs; j++)
-        if (st->jobs[j].submitted && !st->jobs[j].finished)
+        if (st->jobs[j].submitted && !st->jobs[j].finished) {
             active[wl->jobs[j].user] = true;
+            ready[wl->jobs[j].user] |= st->jobs[j].nready > 0;
+        }
     size_t n = 0;
     for (int32_t u = 0; u < wl->nusers; u++)
-        if (active[u])
+        if (active[u]) {
+            ready[n] = ready[u];
             shares[n++] = hrm_state_user_share(st, u);
-    hrm_run_record_shares(s->rec, shares, n);
+        }
+    hrm_run_record_shares(s->rec, shares, ready, n);
     hrm_free(shares);
+    hrm_free(ready);
     hrm_free(active);
 }
 

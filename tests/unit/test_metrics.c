@@ -80,11 +80,56 @@ Test(metrics, jain_over_allocation_shares_is_the_mean_of_the_samples)
     memset(&r, 0, sizeof(r));
     double unequal[] = {1.0, 0.5}; /* 1.5^2 / (2 * 1.25) = 0.9 */
     double equal[] = {0.5, 0.5};
-    hrm_run_record_shares(&r, unequal, 2);
-    hrm_run_record_shares(&r, equal, 2);
-    hrm_run_record_shares(&r, NULL, 0); /* nobody had work: not a sample */
+    bool both_want[] = {true, true};
+    hrm_run_record_shares(&r, unequal, both_want, 2);
+    hrm_run_record_shares(&r, equal, NULL, 2); /* NULL: every user wants more */
+    hrm_run_record_shares(&r, NULL, NULL, 0);  /* nobody had work: not a sample */
     cr_assert_eq(r.share_samples, 2);
     cr_assert_float_eq(r.share_jain_sum / (double)r.share_samples, 0.95, EPS);
+    /* A user that asks no more and holds less than the others is not
+     * deprived: {0.25 asking no more, 0.75 wanting more} is fair. */
+    double small[] = {0.25, 0.75};
+    bool second_wants[] = {false, true};
+    hrm_run_record_shares(&r, small, second_wants, 2);
+    cr_assert_eq(r.share_samples, 3);
+    cr_assert_float_eq(r.share_jain_sum / (double)r.share_samples, (0.9 + 1 + 1) / 3, EPS);
+}
+
+/* Shares against their max-min fair division (Jain et al.'s x_i = T_i/O_i):
+ * users that ask no more are entitled to what they hold, up to the level
+ * that the users wanting more share equally. */
+Test(metrics, jain_maxmin_hand_worked)
+{
+    /* Everyone wants more: plain Jain. */
+    double a[] = {1.0, 0.5};
+    bool all[] = {true, true, true};
+    cr_assert_float_eq(hrm_jain_maxmin(a, all, 2), 0.9, EPS);
+    cr_assert_float_eq(hrm_jain_maxmin(a, NULL, 2), 0.9, EPS);
+    /* 0.1 asks no more; total 1, level (1 - 0.1)/2 = 0.45: all at their
+     * fair share, J = 1 (plain Jain would give 1 / (3 * 0.415) = 0.803). */
+    double b[] = {0.1, 0.45, 0.45};
+    bool first_sat[] = {false, true, true};
+    cr_assert_float_eq(hrm_jain_maxmin(b, first_sat, 3), 1.0, EPS);
+    cr_assert_float_eq(hrm_jain(b, 3), 1.0 / (3 * 0.415), EPS);
+    /* Between stages or just arrived with nothing ready: 0 is all it asks. */
+    double c[] = {0.0, 0.5, 0.5};
+    cr_assert_float_eq(hrm_jain_maxmin(c, first_sat, 3), 1.0, EPS);
+    /* Level 0.45 again; x = {1, 0.6/0.45, 0.3/0.45} = {1, 4/3, 2/3}:
+     * J = 3^2 / (3 * 29/9) = 27/29. */
+    double d[] = {0.1, 0.6, 0.3};
+    cr_assert_float_eq(hrm_jain_maxmin(d, first_sat, 3), 27.0 / 29.0, EPS);
+    /* A satisfied user above the level still counts against fairness: it
+     * holds 0.6 while the other waits with 0; level 0.3, x = {2, 0}. */
+    double e[] = {0.6, 0.0};
+    bool second[] = {false, true};
+    cr_assert_float_eq(hrm_jain_maxmin(e, second, 2), 0.5, EPS);
+    /* Nobody wants more, nothing held, no users: 1. */
+    bool none[] = {false, false};
+    double f[] = {0.2, 0.7};
+    cr_assert_float_eq(hrm_jain_maxmin(f, none, 2), 1.0, EPS);
+    double zero[] = {0.0, 0.0};
+    cr_assert_float_eq(hrm_jain_maxmin(zero, all, 2), 1.0, EPS);
+    cr_assert_float_eq(hrm_jain_maxmin(NULL, NULL, 0), 1.0, EPS);
 }
 
 Test(metrics, fairness_sigma_hand_worked)
