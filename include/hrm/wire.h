@@ -43,6 +43,8 @@ enum hrm_peer {
 
 #define HRM_WIRE_MAP(X)                                                                        \
     X(ERROR, "error", "code:s message:s req:i? about:s?", HRM_PEER_AGENT | HRM_PEER_CLIENT)    \
+    /* several messages in one frame, between master and agent (not nested) */                 \
+    X(BATCH, "batch", "msgs:a", HRM_PEER_AGENT)                                                \
     /* agent <-> master */                                                                     \
     X(REGISTER, "register",                                                                    \
       "name:s rack:s cpu:i mem:i gpus:u gpu_mem:i? cores:u? numa:u? pci:u? running:a "        \
@@ -126,6 +128,15 @@ int hrm_wire_decode(const void *buf, size_t len, json_t **out, struct hrm_wire_f
 
 /* Validates obj against type's schema; 0 or -EPROTO with detail in err. */
 int hrm_wire_validate(int type, const json_t *obj, struct hrm_error *err);
+
+/* Checks one message of a batch: an object with a known, non-batch "type"
+ * that passes its schema.  Returns the type or -EPROTO with detail in fault. */
+int hrm_wire_check_item(const json_t *item, struct hrm_wire_fault *fault);
+
+/* A batch of items (a JSON array of whole messages, borrowed) serialised as one
+ * frame, or NULL when that frame would exceed HRM_WIRE_MAX_BYTES (the caller
+ * then sends the items one by one).  Caller frees with free(). */
+char *hrm_wire_dump_batch(json_t *items, size_t *len);
 
 /* {"v": version, "type": name}: the start of every message (new reference). */
 json_t *hrm_wire_new(int type);

@@ -172,6 +172,18 @@ json_t *client_call(struct client *c, json_t *req, int *code)
     return client_call_long(c, req, c->timeout_s, 0, code);
 }
 
+long long client_send(struct client *c, json_t *req)
+{
+    long long id = ++c->next_req;
+    json_object_set_new(req, "req", json_integer(id));
+    int rc = hrm_conn_send(c->conn, req);
+    if (rc < 0) {
+        fprintf(stderr, "hrm: cannot send to %s: %s\n", c->endpoint, hrm_strerror(rc));
+        return -1;
+    }
+    return id;
+}
+
 int client_send_raw(struct client *c, const void *data, size_t len)
 {
     return hrm_conn_send_raw(c->conn, data, len);

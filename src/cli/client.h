@@ -28,6 +28,11 @@ json_t *client_call(struct client *c, json_t *req, int *code);
 json_t *client_call_long(struct client *c, json_t *req, double timeout_s, double resend_s,
                          int *code);
 
+/* Pipelined requests: sends req (type and fields set; "req" is added) without
+ * waiting; returns the request id (match it in replies from client_recv), or
+ * -1 after printing why. */
+long long client_send(struct client *c, json_t *req);
+
 /* Raw frames (hrm raw): send as is; receive one reply within timeout_s, or NULL. */
 int client_send_raw(struct client *c, const void *data, size_t len);
 json_t *client_recv(struct client *c, double timeout_s);

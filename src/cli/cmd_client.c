@@ -138,7 +138,7 @@ static void submit_usage(FILE *out)
             "                  [--name NAME] [--env K=V] [--cwd DIR] -- CMD ARGS...\n\n"
             "Submits a job and prints its id once the master has made it durable.\n"
             "JOB.json: {\"name\", \"queue\", \"priority\", \"tasks\": [{\"cmd\", \"cpus\", \"mem\",\n"
-            "\"gpus\", \"count\", \"env\", \"cwd\"}]} (docs/runtime.md).\n\noptions:\n"
+            "\"gpus\", \"count\", \"env\", \"cwd\", \"output\"}]} (docs/runtime.md).\n\noptions:\n"
             "  --cpus N        CPUs per task: 2, 0.5 or 500m (default 1)\n"
             "  --mem SIZE      memory per task: 256M, 2G (default 0: no limit)\n"
             "  --gpus N        GPUs per task (default 0)\n"
@@ -148,6 +148,7 @@ static void submit_usage(FILE *out)
             "  --name NAME     job name (default: the command's name)\n"
             "  --env K=V       environment for the tasks (repeatable)\n"
             "  --cwd DIR       working directory (default: the current one)\n"
+            "  --no-output     send the tasks' stdout and stderr to /dev/null (no logs)\n"
             "  --wait          wait for the job and exit with its code (see hrm wait)\n" CLIENT_OPTS_HELP
             "\nexit status: 0 submitted, 1 master unreachable or refused, 2 bad job\n");
 }
@@ -166,6 +167,7 @@ int cmd_submit(int argc, char **argv)
         {"env", required_argument, NULL, 'e'},
         {"cwd", required_argument, NULL, 'd'},
         {"wait", no_argument, NULL, 'w'},
+        {"no-output", no_argument, NULL, 'O'},
         {NULL, 0, NULL, 0},
     };
     struct client_opts o;
@@ -228,6 +230,10 @@ int cmd_submit(int argc, char **argv)
             break;
         case 'w':
             wait = true;
+            break;
+        case 'O':
+            json_object_set_new(group, "output", json_false());
+            flags = true;
             break;
         case 'h':
             submit_usage(stdout);

@@ -17,17 +17,9 @@
 #include "hrm/transport.h"
 #include "hrm/units.h"
 #include "hrm/wire.h"
+#include "up.h"
 
-#define MAX_NODES 256
 #define START_TIMEOUT_S 20
-
-struct up {
-    const char *state;
-    int nodes, racks;
-    const char *cpus, *mem, *gpus, *policy, *node_timeout, *log_level;
-    pid_t master, agents[MAX_NODES];
-    char self[4096];
-};
 
 static double mono_s(void)
 {
@@ -43,7 +35,7 @@ static void nap_ms(int ms)
 }
 
 /* Starts `hrm ARGS...` with stdout/stderr appended to logfile. */
-static pid_t spawn(const struct up *u, char *const args[], const char *logfile)
+static pid_t spawn(const struct up_cluster *u, char *const args[], const char *logfile)
 {
     pid_t pid = fork();
     if (pid != 0)
@@ -79,7 +71,7 @@ static int stop_child(pid_t pid, double grace_s)
     return -1;
 }
 
-static void shutdown_all(struct up *u)
+void up_stop(struct up_cluster *u)
 {
     /* Agents first (they stop their tasks), then the master. */
     for (int i = 0; i < u->nodes; i++)
@@ -93,7 +85,7 @@ static void shutdown_all(struct up *u)
     u->master = 0;
 }
 
-static int nodes_up(const struct up *u)
+static int nodes_up(const struct up_cluster *u)
 {
     struct client_opts o;
     client_opts_init(&o);
@@ -122,6 +114,95 @@ static int nodes_up(const struct up *u)
     return n;
 }
 
+void up_init(struct up_cluster *u)
+{
+    memset(u, 0, sizeof(*u));
+    u->racks = 2;
+    u->cpus = "4";
+    u->mem = "8G";
+    u->gpus = "0";
+    u->state = getenv("HRM_STATE") && *getenv("HRM_STATE") ? getenv("HRM_STATE") : ".hrm";
+}
+
+int up_start(struct up_cluster *u, const char *who)
+{
+    if (u->racks < 1)
+        u->racks = 1;
+    ssize_t n = readlink("/proc/self/exe", u->self, sizeof(u->self) - 1);
+    if (n <= 0) {
+        fprintf(stderr, "%s: cannot find its own executable\n", who);
+        return -1;
+    }
+    u->self[n] = '\0';
+    char path[1200];
+    if (mkdir(u->state, 0700) < 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: %s: %s\n", who, u->state, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%.1000s/keys/master.key", u->state);
+    if (access(path, R_OK) != 0) {
+        struct hrm_error err;
+        snprintf(path, sizeof(path), "%.1000s/keys", u->state);
+        if (hrm_keys_generate(path, false, &err) < 0) {
+            fprintf(stderr, "%s: %s\n", who, err.text);
+            return -1;
+        }
+    }
+    snprintf(u->logs, sizeof(u->logs), "%.1000s/logs", u->state);
+    mkdir(u->logs, 0755);
+    snprintf(path, sizeof(path), "%.1000s/endpoint", u->state);
+    unlink(path); /* a stale one would point the agents at a dead master */
+
+    char a_state[1100], a_log[1300];
+    snprintf(a_state, sizeof(a_state), "%s", u->state);
+    char *margs[16] = {"hrm", "master", "--state", a_state};
+    int k = 4;
+    if (u->policy)
+        margs[k++] = "--policy", margs[k++] = (char *)u->policy;
+    if (u->node_timeout)
+        margs[k++] = "--node-timeout", margs[k++] = (char *)u->node_timeout;
+    if (u->log_level)
+        margs[k++] = "--log-level", margs[k++] = (char *)u->log_level;
+    margs[k] = NULL;
+    snprintf(a_log, sizeof(a_log), "%s/master.log", u->logs);
+    u->master = spawn(u, margs, a_log);
+    double deadline = mono_s() + START_TIMEOUT_S;
+    while (access(path, R_OK) != 0 && mono_s() < deadline) {
+        if (waitpid(u->master, NULL, WNOHANG) == u->master) {
+            fprintf(stderr, "%s: the master exited; see %s\n", who, a_log);
+            u->master = 0;
+            return -1;
+        }
+        nap_ms(20);
+    }
+    for (int i = 0; i < u->nodes; i++) {
+        char name[32], rack[32];
+        snprintf(name, sizeof(name), "node%d", i + 1);
+        snprintf(rack, sizeof(rack), "r%d", i % u->racks + 1);
+        char *aargs[20] = {"hrm",    "agent", "--state", a_state, "--name", name,
+                           "--rack", rack,    "--cpus",  (char *)u->cpus, "--mem", (char *)u->mem,
+                           "--gpus", (char *)u->gpus};
+        int ak = 14;
+        if (u->log_level)
+            aargs[ak++] = "--log-level", aargs[ak++] = (char *)u->log_level;
+        if (u->no_cgroup)
+            aargs[ak++] = "--no-cgroup";
+        aargs[ak] = NULL;
+        snprintf(a_log, sizeof(a_log), "%s/%s.log", u->logs, name);
+        u->agents[i] = spawn(u, aargs, a_log);
+    }
+    int up = 0;
+    while ((up = nodes_up(u)) < u->nodes && mono_s() < deadline)
+        nap_ms(50);
+    if (up < u->nodes) {
+        fprintf(stderr, "%s: only %d of %d nodes came up within %d s; see %s\n", who,
+                up < 0 ? 0 : up, u->nodes, START_TIMEOUT_S, u->logs);
+        up_stop(u);
+        return -1;
+    }
+    return 0;
+}
+
 static void up_usage(FILE *out)
 {
     fprintf(out,
@@ -141,9 +222,10 @@ static void up_usage(FILE *out)
             "  --policy NAME       the master's policy (default drf)\n"
             "  --node-timeout D    silence after which a node is down (default 5s)\n"
             "  --log-level L       daemons' log level (default notice)\n"
+            "  --no-cgroup         agents never limit tasks with cgroups\n"
             "  -h, --help          this help\n\n"
             "exit status: 0 stopped cleanly (or CMD's status), 1 the cluster did not start, 2 bad usage\n",
-            MAX_NODES);
+            UP_MAX_NODES);
 }
 
 int cmd_up(int argc, char **argv)
@@ -153,11 +235,12 @@ int cmd_up(int argc, char **argv)
         {"cpus", required_argument, NULL, 'c'},   {"mem", required_argument, NULL, 'm'},
         {"gpus", required_argument, NULL, 'g'},   {"racks", required_argument, NULL, 'r'},
         {"policy", required_argument, NULL, 'p'}, {"node-timeout", required_argument, NULL, 't'},
-        {"log-level", required_argument, NULL, 'L'}, {"help", no_argument, NULL, 'h'},
+        {"log-level", required_argument, NULL, 'L'}, {"no-cgroup", no_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    struct up u = {.nodes = 0, .racks = 2, .cpus = "4", .mem = "8G", .gpus = "0"};
-    u.state = getenv("HRM_STATE") && *getenv("HRM_STATE") ? getenv("HRM_STATE") : ".hrm";
+    struct up_cluster u;
+    up_init(&u);
     int c;
     while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
         switch (c) {
@@ -188,6 +271,9 @@ int cmd_up(int argc, char **argv)
         case 'L':
             u.log_level = optarg;
             break;
+        case 'C':
+            u.no_cgroup = true;
+            break;
         case 'h':
             up_usage(stdout);
             return CLI_OK;
@@ -196,37 +282,10 @@ int cmd_up(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (u.nodes < 1 || u.nodes > MAX_NODES) {
-        fprintf(stderr, "hrm up: --nodes: expected 1..%d\n", MAX_NODES);
+    if (u.nodes < 1 || u.nodes > UP_MAX_NODES) {
+        fprintf(stderr, "hrm up: --nodes: expected 1..%d\n", UP_MAX_NODES);
         return CLI_USAGE;
     }
-    if (u.racks < 1)
-        u.racks = 1;
-    ssize_t n = readlink("/proc/self/exe", u.self, sizeof(u.self) - 1);
-    if (n <= 0) {
-        fprintf(stderr, "hrm up: cannot find its own executable\n");
-        return CLI_FAIL;
-    }
-    u.self[n] = '\0';
-    char path[1200], logs[1200];
-    if (mkdir(u.state, 0700) < 0 && errno != EEXIST) {
-        fprintf(stderr, "hrm up: %s: %s\n", u.state, strerror(errno));
-        return CLI_FAIL;
-    }
-    snprintf(path, sizeof(path), "%.1000s/keys/master.key", u.state);
-    if (access(path, R_OK) != 0) {
-        struct hrm_error err;
-        snprintf(path, sizeof(path), "%.1000s/keys", u.state);
-        if (hrm_keys_generate(path, false, &err) < 0) {
-            fprintf(stderr, "hrm up: %s\n", err.text);
-            return CLI_FAIL;
-        }
-    }
-    snprintf(logs, sizeof(logs), "%.1000s/logs", u.state);
-    mkdir(logs, 0755);
-    snprintf(path, sizeof(path), "%.1000s/endpoint", u.state);
-    unlink(path); /* a stale one would point the agents at a dead master */
-
     /* SIGINT/SIGTERM are read synchronously below; children unblock nothing:
      * the daemons block them again for their signalfd, CMD gets them cleared. */
     sigset_t mask, old;
@@ -235,56 +294,12 @@ int cmd_up(int argc, char **argv)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGCHLD);
     sigprocmask(SIG_BLOCK, &mask, &old);
-
-    char a_state[1100], a_log[1300];
-    snprintf(a_state, sizeof(a_state), "%s", u.state);
-    char *margs[16] = {"hrm", "master", "--state", a_state};
-    int k = 4;
-    if (u.policy)
-        margs[k++] = "--policy", margs[k++] = (char *)u.policy;
-    if (u.node_timeout)
-        margs[k++] = "--node-timeout", margs[k++] = (char *)u.node_timeout;
-    if (u.log_level)
-        margs[k++] = "--log-level", margs[k++] = (char *)u.log_level;
-    margs[k] = NULL;
-    snprintf(a_log, sizeof(a_log), "%s/master.log", logs);
-    u.master = spawn(&u, margs, a_log);
-    double deadline = mono_s() + START_TIMEOUT_S;
-    while (access(path, R_OK) != 0 && mono_s() < deadline) {
-        if (waitpid(u.master, NULL, WNOHANG) == u.master) {
-            fprintf(stderr, "hrm up: the master exited; see %s\n", a_log);
-            u.master = 0;
-            return CLI_FAIL;
-        }
-        nap_ms(20);
-    }
-    for (int i = 0; i < u.nodes; i++) {
-        char name[32], rack[32];
-        snprintf(name, sizeof(name), "node%d", i + 1);
-        snprintf(rack, sizeof(rack), "r%d", i % u.racks + 1);
-        char *aargs[20] = {"hrm",    "agent", "--state", a_state, "--name", name,
-                           "--rack", rack,    "--cpus",  (char *)u.cpus, "--mem", (char *)u.mem,
-                           "--gpus", (char *)u.gpus};
-        int ak = 14;
-        if (u.log_level)
-            aargs[ak++] = "--log-level", aargs[ak++] = (char *)u.log_level;
-        aargs[ak] = NULL;
-        snprintf(a_log, sizeof(a_log), "%s/%s.log", logs, name);
-        u.agents[i] = spawn(&u, aargs, a_log);
-    }
-    int up = 0;
-    while ((up = nodes_up(&u)) < u.nodes && mono_s() < deadline)
-        nap_ms(50);
-    if (up < u.nodes) {
-        fprintf(stderr, "hrm up: only %d of %d nodes came up within %d s; see %s\n", up < 0 ? 0 : up,
-                u.nodes, START_TIMEOUT_S, logs);
-        shutdown_all(&u);
+    if (up_start(&u, "hrm up") < 0)
         return CLI_FAIL;
-    }
     fprintf(stderr,
             "hrm up: %d nodes (%s CPUs, %s memory, %s GPUs each, %d racks) on 127.0.0.1; "
             "state %s, logs %s\n",
-            u.nodes, u.cpus, u.mem, u.gpus, u.racks, u.state, logs);
+            u.nodes, u.cpus, u.mem, u.gpus, u.racks, u.state, u.logs);
     int rc = CLI_OK;
     if (optind < argc) {
         pid_t cmd = fork();
@@ -329,6 +344,6 @@ int cmd_up(int argc, char **argv)
         }
     }
     fprintf(stderr, "hrm up: stopping the cluster\n");
-    shutdown_all(&u);
+    up_stop(&u);
     return rc;
 }

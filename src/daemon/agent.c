@@ -1,6 +1,7 @@
 /* hrm agent: registers with the master, runs what it is told, reports starts, usage and ends; one reactor thread. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -16,16 +17,59 @@
 /* Messages from the master handled per turn: launches are cheap but a burst
  * of thousands should not delay reaping and heartbeats. */
 #define TURN_MAX_MSGS 512
+/* Reports per frame: a task_end is ~250 bytes, so a batch stays far below
+ * the codec's 1 MiB limit. */
+#define BATCH_MAX_ITEMS 256
 
-void agent_send(struct agent *a, json_t *msg); /* used by agent_exec.c */
-
-void agent_send(struct agent *a, json_t *msg)
+static void send_now(struct agent *a, const json_t *msg)
 {
     int rc = hrm_conn_send(a->conn, msg);
     if (rc < 0)
         hrm_log(HRM_LOG_DEBUG, "%s not sent (%s): the master will learn at registration",
                 json_string_value(json_object_get(msg, "type")), hrm_strerror(rc));
-    json_decref(msg);
+}
+
+void agent_send(struct agent *a, json_t *msg)
+{
+    json_array_append_new(a->outq, msg);
+}
+
+/*
+ * The turn's reports leave together: one frame (one encryption, one wake-up
+ * of the master, one turn of its loop) for a burst of starts and ends.
+ * Items set to JSON null were withdrawn (agent_exec.c: a task_started whose
+ * task_end is in the same flush).
+ */
+void agent_flush(struct agent *a)
+{
+    size_t n = json_array_size(a->outq);
+    a->flush_gen++;
+    if (n == 0)
+        return;
+    json_t *items = json_array();
+    for (size_t i = 0; i <= n; i++) {
+        json_t *m = i < n ? json_array_get(a->outq, i) : NULL;
+        if (m && !json_is_null(m))
+            json_array_append(items, m);
+        size_t k = json_array_size(items);
+        if (k == 0 || (m && k < BATCH_MAX_ITEMS))
+            continue;
+        size_t len;
+        char *text = k > 1 ? hrm_wire_dump_batch(items, &len) : NULL;
+        if (text) {
+            int rc = hrm_conn_send_raw(a->conn, text, len);
+            if (rc < 0)
+                hrm_log(HRM_LOG_DEBUG, "a batch was not sent (%s): the master will learn at "
+                        "registration", hrm_strerror(rc));
+            free(text);
+        } else { /* one item, or too large together (logs): one frame each */
+            for (size_t q = 0; q < k; q++)
+                send_now(a, json_array_get(items, q));
+        }
+        json_array_clear(items);
+    }
+    json_decref(items);
+    json_array_clear(a->outq);
 }
 
 static void send_register(struct agent *a)
@@ -60,7 +104,10 @@ static void send_register(struct agent *a)
                                                                      : "none"));
     json_object_set_new(m, "running", running);
     json_object_set_new(m, "finished", finished);
-    agent_send(a, m);
+    /* Alone in its frame: with thousands of runs it is large already. */
+    agent_flush(a);
+    send_now(a, m);
+    json_decref(m);
     a->register_sent_us = agent_mono_us();
 }
 
@@ -79,6 +126,19 @@ static void on_message(struct agent *a, json_t *msg)
 {
     int type = hrm_wire_type_by_name(json_string_value(json_object_get(msg, "type")));
     switch (type) {
+    case HRM_WIRE_BATCH: {
+        size_t i;
+        json_t *item;
+        json_array_foreach(json_object_get(msg, "msgs"), i, item)
+        {
+            struct hrm_wire_fault f;
+            if (hrm_wire_check_item(item, &f) < 0)
+                hrm_log(HRM_LOG_WARNING, "bad message from the master: %s", f.message);
+            else
+                on_message(a, item);
+        }
+        break;
+    }
     case HRM_WIRE_WELCOME:
         if (!a->registered)
             hrm_log(HRM_LOG_NOTICE, "registered with the master as node %lld",
@@ -159,6 +219,8 @@ static void agent_free(struct agent *a)
         return;
     if (a->sigfd >= 0)
         close(a->sigfd);
+    exec_fini(a);
+    json_decref(a->outq);
     hrm_conn_free(a->conn);
     hrm_zctx_free(a->zctx);
     hrm_free(a->runs);
@@ -184,6 +246,9 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
 {
     struct agent *a = hrm_calloc(1, sizeof(*a));
     a->sigfd = -1;
+    a->devnull = -1;
+    a->outq = json_array();
+    a->flush_gen = 1; /* 0 is "no task_started queued" (struct arun starts zeroed) */
     a->cfg = *cfg;
     if (a->cfg.heartbeat_us <= 0)
         a->cfg.heartbeat_us = 1000000;
@@ -212,6 +277,8 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
                  : cfg->gpus < 0 && a->hw.nvml_gpu_mem > 0 ? a->hw.nvml_gpu_mem
                                                            : (int64_t)16 << 30;
     if (!cfg->master && read_endpoint(a, err) < 0)
+        goto fail;
+    if (exec_init(a, err) < 0)
         goto fail;
     if (cfg->master)
         snprintf(a->endpoint, sizeof(a->endpoint), "%s", cfg->master);
@@ -288,8 +355,10 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         }
         exec_reap(a); /* a SIGCHLD may have merged with one already read */
         timers(a);
+        agent_flush(a);
     }
     exec_stop_all(a);
+    agent_flush(a);
     agent_free(a);
     return 0;
 }

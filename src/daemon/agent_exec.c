@@ -1,5 +1,5 @@
-/* Agent task execution: fork/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
-#define _GNU_SOURCE 1 /* sched_setaffinity, CPU_SET, pipe2 */
+/* Agent task execution: clone(CLONE_VM|CLONE_VFORK)/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
+#define _GNU_SOURCE 1 /* sched_setaffinity, CPU_SET, clone */
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -20,10 +20,9 @@
 
 #define KILL_GRACE_US 2000000 /* SIGTERM, then SIGKILL this much later */
 #define CPU_PERIOD_US 100000
+#define CHILD_STACK (64 << 10)  /* the launch child runs a few syscalls, then execve */
 
 extern char **environ;
-
-void agent_send(struct agent *a, json_t *msg); /* agent.c; takes msg */
 
 int64_t agent_mono_us(void)
 {
@@ -199,30 +198,63 @@ static char *fmt_env(const char *k, const char *v)
     return s;
 }
 
-/* The task's environment: the agent's, then the job's, then hrm's own. */
-static char **build_env(const struct agent *a, const struct arun *r, const json_t *env)
+static bool env_filtered(const char *entry)
+{
+    return strncmp(entry, "HRM_", 4) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0;
+}
+
+int exec_init(struct agent *a, struct hrm_error *err)
+{
+    if ((a->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+        return hrm_errorf(err, -errno, "/dev/null: %s", strerror(errno));
+    size_t cap = 0;
+    for (char **e = environ; *e; e++) {
+        if (env_filtered(*e))
+            continue;
+        HRM_GROW(a->base_env, cap, a->nbase_env + 1);
+        a->base_env[a->nbase_env++] = hrm_strdup(*e);
+    }
+    a->stack = hrm_alloc(CHILD_STACK);
+    return 0;
+}
+
+void exec_fini(struct agent *a)
+{
+    if (a->devnull >= 0)
+        close(a->devnull);
+    for (size_t i = 0; i < a->nbase_env; i++)
+        hrm_free(a->base_env[i]);
+    hrm_free(a->base_env);
+    hrm_free(a->stack);
+}
+
+/*
+ * The task's environment: the agent's (copied once at start), then the
+ * job's, then hrm's own.  Entries [0, *nborrowed) point into a->base_env.
+ */
+static char **build_env(const struct agent *a, const struct arun *r, const json_t *env,
+                        size_t *nborrowed)
 {
     size_t n = 0, cap = 0;
     char **out = NULL;
-    for (char **e = environ; *e; e++) {
-        size_t klen = strcspn(*e, "=");
+    HRM_GROW(out, cap, a->nbase_env + json_object_size(env) + 6);
+    for (size_t i = 0; i < a->nbase_env; i++) {
+        const char *e = a->base_env[i];
+        size_t klen = strcspn(e, "=");
         char key[256];
-        snprintf(key, sizeof(key), "%.*s", (int)(klen < 255 ? klen : 255), *e);
-        if (json_object_get(env, key) || strncmp(key, "HRM_", 4) == 0 ||
-            strcmp(key, "CUDA_VISIBLE_DEVICES") == 0)
+        snprintf(key, sizeof(key), "%.*s", (int)(klen < 255 ? klen : 255), e);
+        if (json_object_size(env) && json_object_get(env, key))
             continue;
-        HRM_GROW(out, cap, n + 1);
-        out[n++] = hrm_strdup(*e);
+        out[n++] = a->base_env[i];
     }
+    *nborrowed = n;
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)env, k, v)
     {
-        HRM_GROW(out, cap, n + 1);
         out[n++] = fmt_env(k, json_string_value(v));
     }
     char buf[256];
-    HRM_GROW(out, cap, n + 6);
     snprintf(buf, sizeof(buf), "%lld", (long long)r->job);
     out[n++] = fmt_env("HRM_JOB_ID", buf);
     snprintf(buf, sizeof(buf), "%d", r->task);
@@ -265,13 +297,6 @@ static bool affinity(const struct agent *a, const struct arun *r, cpu_set_t *set
     return any > 0;
 }
 
-static void child_fail(int fd, int e)
-{
-    ssize_t w = write(fd, &e, sizeof(e));
-    (void)w;
-    _exit(127);
-}
-
 /* Async-signal-safe decimal, for the child's cgroup write. */
 static size_t utoa(unsigned long v, char *buf)
 {
@@ -287,7 +312,7 @@ static size_t utoa(unsigned long v, char *buf)
     return k;
 }
 
-static void report_started(struct agent *a, const struct arun *r)
+static void report_started(struct agent *a, struct arun *r)
 {
     json_t *m = hrm_wire_new(HRM_WIRE_TASK_STARTED);
     json_object_set_new(m, "job", json_integer(r->job));
@@ -295,11 +320,16 @@ static void report_started(struct agent *a, const struct arun *r)
     json_object_set_new(m, "attempt", json_integer(r->attempt));
     json_object_set_new(m, "pid", json_integer(r->pid));
     json_object_set_new(m, "start_us", json_integer(r->start_us));
+    r->started_gen = a->flush_gen;
+    r->started_idx = json_array_size(a->outq);
     agent_send(a, m);
 }
 
 static void finish(struct agent *a, struct arun *r)
 {
+    /* An end in the same flush as the start makes the start redundant. */
+    if (r->started_gen == a->flush_gen && r->started_idx < json_array_size(a->outq))
+        json_array_set_new(a->outq, r->started_idx, json_null());
     r->ended = true;
     r->status = r->exit == 0 && r->signal == 0 && !r->error[0] ? 0 : 1;
     if (!r->end_us)
@@ -329,12 +359,58 @@ json_t *exec_end_json(const struct arun *r)
     return m;
 }
 
-static void free_strv(char **v)
+/* What the launch child needs; it shares the agent's memory (CLONE_VM) and
+ * the agent waits (CLONE_VFORK) until it has called execve or exited. */
+struct child_args {
+    const char *exe, *cwd;
+    char **argv, **envp;
+    const char *procs[2];
+    int fds[3];
+    const cpu_set_t *pin;
+    pid_t parent;
+    volatile int err; /* set by the child when it fails; 0 once execve succeeded */
+};
+
+/* The child: only async-signal-safe calls until execve (ZeroMQ's threads may
+ * hold locks); it runs on its own stack and must not touch the agent's data
+ * beyond reading *c and writing c->err.  Not instrumented by ASan: its
+ * runtime must not run on this borrowed stack while the agent is suspended. */
+__attribute__((no_sanitize_address)) static int child_main(void *arg)
 {
-    for (char **p = v; p && *p; p++)
-        hrm_free(*p);
-    hrm_free(v);
+    struct child_args *c = arg;
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* tasks do not outlive their agent */
+    if (getppid() != c->parent) {
+        c->err = ESRCH;
+        _exit(127);
+    }
+    char pidtxt[24];
+    size_t plen = utoa((unsigned long)getpid(), pidtxt);
+    for (int i = 0; i < 2; i++) {
+        if (!c->procs[i])
+            continue;
+        int fd = open(c->procs[i], O_WRONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t w = write(fd, pidtxt, plen);
+            (void)w;
+            close(fd);
+        }
+    }
+    if (c->pin)
+        sched_setaffinity(0, sizeof(*c->pin), c->pin);
+    if (chdir(c->cwd) < 0 || dup2(c->fds[0], 0) < 0 || dup2(c->fds[1], 1) < 0 ||
+        dup2(c->fds[2], 2) < 0) {
+        c->err = errno;
+        _exit(127);
+    }
+    execve(c->exe, c->argv, c->envp);
+    c->err = errno ? errno : ENOEXEC;
+    _exit(127);
 }
+
 
 void exec_launch(struct agent *a, const json_t *msg)
 {
@@ -365,16 +441,26 @@ void exec_launch(struct agent *a, const json_t *msg)
         finish(a, &r);
         return;
     }
-    int fds[3] = {-1, -1, -1}, pipefd[2] = {-1, -1};
-    if (mkdirs(dir, 0755) < 0 || (fds[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
-        (fds[1] = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
-        (fds[2] = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
-        pipe2(pipefd, O_CLOEXEC) < 0) {
+    /* output: false writes to /dev/null: no folder, no files. */
+    bool discard = json_is_false(json_object_get(msg, "output"));
+    /* The job's folder is made once, by its first task on this node. */
+    if (!discard && a->dir_job != r.job) {
+        if (mkdirs(dir, 0755) < 0) {
+            snprintf(r.error, sizeof(r.error), "output folder: %.100s", strerror(errno));
+            r.exit = 127;
+            finish(a, &r);
+            return;
+        }
+        a->dir_job = r.job;
+    }
+    int fds[3] = {a->devnull, a->devnull, a->devnull};
+    if (!discard && ((fds[1] = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+                     (fds[2] = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)) {
         snprintf(r.error, sizeof(r.error), "output files: %.100s", strerror(errno));
         r.exit = 127;
-        for (int i = 0; i < 3; i++)
-            if (fds[i] >= 0)
-                close(fds[i]);
+        if (fds[1] >= 0)
+            close(fds[1]);
+        a->dir_job = 0; /* the folder may have been removed: make it again next time */
         finish(a, &r);
         return;
     }
@@ -382,54 +468,39 @@ void exec_launch(struct agent *a, const json_t *msg)
     char **argv = hrm_calloc(argc + 1, sizeof(*argv));
     for (size_t i = 0; i < argc; i++)
         argv[i] = (char *)json_string_value(json_array_get(cmd, i));
-    char **envp = build_env(a, &r, env);
+    size_t nborrowed;
+    char **envp = build_env(a, &r, env, &nborrowed);
     char procs[2][1200];
     cg_setup(a, &r, json_integer_value(json_object_get(msg, "cpu")),
              json_integer_value(json_object_get(msg, "mem")), procs);
     cpu_set_t set;
     bool pin = affinity(a, &r, &set);
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* The child: only async-signal-safe calls until execve (ZeroMQ's
-         * threads may hold locks the child would inherit). */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* tasks do not outlive their agent */
-        if (getppid() != parent)
-            _exit(127);
-        char pidtxt[24];
-        size_t plen = utoa((unsigned long)getpid(), pidtxt);
-        for (int i = 0; i < 2; i++) {
-            if (!procs[i][0])
-                continue;
-            int fd = open(procs[i], O_WRONLY | O_CLOEXEC);
-            if (fd >= 0) {
-                ssize_t w = write(fd, pidtxt, plen);
-                (void)w;
-                close(fd);
-            }
-        }
-        if (pin)
-            sched_setaffinity(0, sizeof(set), &set);
-        if (chdir(cwd) < 0)
-            child_fail(pipefd[1], errno);
-        if (dup2(fds[0], 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[2], 2) < 0)
-            child_fail(pipefd[1], errno);
-        execve(exe, argv, envp);
-        child_fail(pipefd[1], errno);
+    struct child_args ca = {.exe = exe,
+                            .cwd = cwd,
+                            .argv = argv,
+                            .envp = envp,
+                            .procs = {procs[0][0] ? procs[0] : NULL, procs[1][0] ? procs[1] : NULL},
+                            .fds = {fds[0], fds[1], fds[2]},
+                            .pin = pin ? &set : NULL,
+                            .parent = getpid()};
+    /* clone(CLONE_VM | CLONE_VFORK), as posix_spawn does: no copy of the
+     * agent's page tables, and the agent resumes once execve has succeeded
+     * (its CLOEXEC descriptors closed) or the child has exited. */
+    pid_t pid = clone(child_main, (char *)a->stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                      &ca);
+    int clone_errno = errno;
+    r.start_us = agent_now_us(); /* the command runs from here */
+    r.start_mono_us = agent_mono_us();
+    if (!discard) {
+        close(fds[1]);
+        close(fds[2]);
     }
-    int fork_errno = errno;
-    close(pipefd[1]);
-    for (int i = 0; i < 3; i++)
-        close(fds[i]);
     hrm_free(argv);
-    free_strv(envp);
+    for (size_t i = nborrowed; envp[i]; i++)
+        hrm_free(envp[i]);
+    hrm_free(envp);
     if (pid < 0) {
-        close(pipefd[0]);
-        snprintf(r.error, sizeof(r.error), "fork: %s", strerror(fork_errno));
+        snprintf(r.error, sizeof(r.error), "clone: %s", strerror(clone_errno));
         r.exit = 127;
         cg_remove(a, &r);
         finish(a, &r);
@@ -437,14 +508,9 @@ void exec_launch(struct agent *a, const json_t *msg)
     }
     r.pid = pid;
     setpgid(pid, pid); /* also from the parent: no window where a kill misses the group */
-    int child_errno = 0;
-    ssize_t n;
-    do
-        n = read(pipefd[0], &child_errno, sizeof(child_errno));
-    while (n < 0 && errno == EINTR);
-    close(pipefd[0]);
-    if (n == sizeof(child_errno)) {
+    if (ca.err) {
         waitpid(pid, NULL, 0);
+        int child_errno = ca.err;
         snprintf(r.error, sizeof(r.error), "cannot start: %s%s%s", strerror(child_errno),
                  child_errno == ENOENT || child_errno == ENOTDIR ? " (working directory " : "",
                  child_errno == ENOENT || child_errno == ENOTDIR ? cwd : "");

@@ -30,6 +30,8 @@ struct arun {
     uint32_t gpu_mask;
     int64_t start_us, start_mono_us, kill_at_us; /* kill_at: SIGKILL deadline (mono), 0 none */
     bool cg;                  /* has cgroup directories */
+    uint64_t started_gen;     /* flush generation and outq index of its task_started */
+    size_t started_idx;
     /* filled when it ends */
     bool ended;
     int status, exit, signal; /* status: 0 done, 1 failed (HRM_OUTCOME_*) */
@@ -52,6 +54,13 @@ struct agent {
     size_t nruns, cap_runs;
     struct arun *done;       /* ended, not yet acknowledged by the master */
     size_t ndone, cap_done;
+    json_t *outq;            /* messages of this loop turn, sent together by agent_flush */
+    uint64_t flush_gen;      /* counts agent_flush calls */
+    int devnull;             /* the tasks' stdin */
+    int64_t dir_job;         /* the last job whose output folder exists (0 none) */
+    char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
+    size_t nbase_env;
+    void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK) */
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
     bool stop;
@@ -62,7 +71,13 @@ void hw_discover(struct hw_info *hw, const char *name, bool probe_cgroup);
 double hw_loadavg(void);
 int64_t hw_mem_avail(void);
 
+/* agent.c */
+void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes msg */
+void agent_flush(struct agent *a);             /* sends the queue, batched */
+
 /* agent_exec.c */
+int exec_init(struct agent *a, struct hrm_error *err); /* stdin, environment, child stack */
+void exec_fini(struct agent *a);
 int64_t agent_mono_us(void);
 int64_t agent_now_us(void);
 /* Starts a run from a task_launch message; on failure to start, the run is

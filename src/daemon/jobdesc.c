@@ -72,7 +72,7 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
                           struct hrm_error *err)
 {
     static const char *const known[] = {"cmd", "cpus", "mem", "gpus", "count", "env", "cwd",
-                                        NULL};
+                                        "output", NULL};
     if (!json_is_object(in)) {
         hrm_errorf(err, -HRM_ESPEC, "tasks[%d]: must be an object", g);
         return NULL;
@@ -140,10 +140,19 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
         }
         cwd = json_string_value(v);
     }
+    /* output: false sends stdout and stderr to /dev/null (Slurm's -o /dev/null). */
+    if ((v = json_object_get(in, "output")) && !json_is_boolean(v)) {
+        hrm_errorf(err, -HRM_ESPEC, "tasks[%d].output: expected true or false", g);
+        json_decref(env);
+        goto fail;
+    }
     *ntasks += count;
-    return json_pack("{s:o, s:I, s:I, s:I, s:I, s:o, s:s}", "cmd", cmd, "cpu", (json_int_t)cpu,
-                     "mem", (json_int_t)mem, "gpus", (json_int_t)gpus, "count",
-                     (json_int_t)count, "env", env, "cwd", cwd);
+    json_t *out = json_pack("{s:o, s:I, s:I, s:I, s:I, s:o, s:s}", "cmd", cmd, "cpu",
+                            (json_int_t)cpu, "mem", (json_int_t)mem, "gpus", (json_int_t)gpus,
+                            "count", (json_int_t)count, "env", env, "cwd", cwd);
+    if (v && json_is_false(v))
+        json_object_set_new(out, "output", json_false());
+    return out;
 fail:
     json_decref(cmd);
     return NULL;

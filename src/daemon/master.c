@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -72,10 +73,15 @@ void master_store_failed(struct master *m, int rc, const struct hrm_error *err)
     m->stop = true;
 }
 
+static bool peer_eq(const struct peer_id *a, const struct peer_id *b)
+{
+    return a->len == b->len && memcmp(a->id, b->id, a->len) == 0;
+}
+
 static int32_t node_of_peer(struct master *m, const struct peer_id *p)
 {
     for (int32_t n = 0; n < m->nnodes; n++)
-        if (m->nodes[n].peer.len == p->len && memcmp(m->nodes[n].peer.id, p->id, p->len) == 0)
+        if (peer_eq(&m->nodes[n].peer, p))
             return n;
     return -1;
 }
@@ -326,6 +332,30 @@ static const struct handler {
     [HRM_WIRE_LOGS] = {.peer = on_logs},
 };
 
+/* One decoded message of a peer with the given role (a frame or a batch item). */
+static void dispatch_msg(struct master *m, const struct peer_id *from, int role, int type,
+                         json_t *msg)
+{
+    const struct handler *h = &handlers[type];
+    if (!(hrm_wire_senders(type) & role) || (!h->peer && !h->node)) {
+        master_reply_error(m, from, HRM_WERR_FORBIDDEN, geti(msg, "req"),
+                           "a %s may not send '%s'", role == HRM_PEER_AGENT ? "agent" : "client",
+                           hrm_wire_name(type));
+    } else if (h->peer) {
+        h->peer(m, from, msg);
+    } else {
+        int32_t n = node_of_peer(m, from);
+        if (n < 0 || !m->nodes[n].up) {
+            master_reply_error(m, from, HRM_WERR_NOT_REGISTERED, -1,
+                               "'%s' from an agent that is not registered",
+                               hrm_wire_name(type));
+        } else {
+            m->nodes[n].last_seen_us = master_mono_us();
+            h->node(m, n, from, msg);
+        }
+    }
+}
+
 static void dispatch(struct master *m, const struct hrm_inmsg *in)
 {
     struct peer_id from;
@@ -344,23 +374,24 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
         master_reply_error(m, &from, f.code, f.req, "%s", f.message);
         return;
     }
-    const struct handler *h = &handlers[type];
-    if (!(hrm_wire_senders(type) & in->role) || (!h->peer && !h->node)) {
-        master_reply_error(m, &from, HRM_WERR_FORBIDDEN, geti(msg, "req"),
-                           "a %s may not send '%s'",
-                           in->role == HRM_PEER_AGENT ? "agent" : "client", hrm_wire_name(type));
-    } else if (h->peer) {
-        h->peer(m, &from, msg);
-    } else {
-        int32_t n = node_of_peer(m, &from);
-        if (n < 0 || !m->nodes[n].up) {
-            master_reply_error(m, &from, HRM_WERR_NOT_REGISTERED, -1,
-                               "'%s' from an agent that is not registered",
-                               hrm_wire_name(type));
-        } else {
-            m->nodes[n].last_seen_us = master_mono_us();
-            h->node(m, n, &from, msg);
+    if (type != HRM_WIRE_BATCH || !(hrm_wire_senders(type) & in->role)) {
+        dispatch_msg(m, &from, in->role, type, msg);
+        json_decref(msg);
+        return;
+    }
+    /* A batch is its items in order, each checked as if it came alone. */
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(msg, "msgs"), i, item)
+    {
+        int t = hrm_wire_check_item(item, &f);
+        if (t < 0) {
+            hrm_log(HRM_LOG_INFO, "bad batch item from a %s: %s",
+                    in->role == HRM_PEER_AGENT ? "agent" : "client", f.message);
+            master_reply_error(m, &from, f.code, geti(item, "req"), "%s", f.message);
+            continue;
         }
+        dispatch_msg(m, &from, in->role, t, item);
     }
     json_decref(msg);
 }
@@ -410,18 +441,56 @@ static void housekeeping(struct master *m)
     }
 }
 
+static void send_one(struct master *m, const struct peer_id *to, const json_t *msg)
+{
+    int rc = hrm_server_send(m->srv, to->id, to->len, msg);
+    if (rc < 0)
+        hrm_log(HRM_LOG_DEBUG, "a %s was not delivered: %s",
+                json_string_value(json_object_get(msg, "type")), hrm_strerror(rc));
+}
+
+/*
+ * Sends the turn's messages in order.  An agent gets its messages of the turn
+ * as batches (a burst of launches and acks is one frame, one encryption and one
+ * wake-up of the agent instead of hundreds); clients get theirs one by one.
+ * BATCH_MAX_ITEMS keeps a batch of launches (~0.5 KiB each) well under the
+ * codec's 1 MiB frame limit; a batch of large items that would still exceed it
+ * goes as single frames.
+ */
+#define BATCH_MAX_ITEMS 512
+
 static void flush_out(struct master *m)
 {
-    for (size_t i = 0; i < m->nout; i++) {
+    for (size_t i = 0; i < m->nout && !m->stop; i++) {
         struct outmsg *o = &m->out[i];
-        if (!m->stop) {
-            int rc = hrm_server_send(m->srv, o->to.id, o->to.len, o->msg);
-            if (rc < 0)
-                hrm_log(HRM_LOG_DEBUG, "a %s was not delivered: %s",
-                        json_string_value(json_object_get(o->msg, "type")), hrm_strerror(rc));
+        if (!o->msg)
+            continue;
+        if (node_of_peer(m, &o->to) < 0) {
+            send_one(m, &o->to, o->msg);
+            continue;
         }
-        json_decref(o->msg);
+        json_t *items = json_array();
+        for (size_t k = i; k < m->nout && json_array_size(items) < BATCH_MAX_ITEMS; k++) {
+            if (m->out[k].msg && peer_eq(&m->out[k].to, &o->to)) {
+                json_array_append_new(items, m->out[k].msg);
+                m->out[k].msg = NULL;
+            }
+        }
+        size_t len;
+        char *text = json_array_size(items) > 1 ? hrm_wire_dump_batch(items, &len) : NULL;
+        if (text) {
+            int rc = hrm_server_send_raw(m->srv, o->to.id, o->to.len, text, len);
+            if (rc < 0)
+                hrm_log(HRM_LOG_DEBUG, "a batch was not delivered: %s", hrm_strerror(rc));
+            free(text);
+        } else { /* one item, or too large together: one frame each */
+            for (size_t k = 0; k < json_array_size(items); k++)
+                send_one(m, &o->to, json_array_get(items, k));
+        }
+        json_decref(items); /* a peer's further messages make the next batch */
     }
+    for (size_t i = 0; i < m->nout; i++)
+        json_decref(m->out[i].msg);
     m->nout = 0;
 }
 

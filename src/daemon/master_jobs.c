@@ -212,6 +212,8 @@ void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t no
     json_object_set_new(l, "cpu", json_integer(j->greq[t->group].v[HRM_DIM_CPU]));
     json_object_set_new(l, "mem", json_integer(j->greq[t->group].v[HRM_DIM_MEM]));
     json_object_set_new(l, "gpus", json_integer(j->greq[t->group].v[HRM_DIM_GPU]));
+    if (json_is_false(json_object_get(g, "output")))
+        json_object_set_new(l, "output", json_false());
     master_send_node(m, node, l);
 }
 

@@ -23,7 +23,8 @@ static const struct {
     int senders;
 } role_wire[] = {
     {HRM_WIRE_TASK_LAUNCH,
-     "job:i task:u attempt:u node:u? gpu_mask:i? cmd:S cwd:s env:o? cpu:i mem:i gpus:u?",
+     "job:i task:u attempt:u node:u? gpu_mask:i? cmd:S cwd:s env:o? cpu:i mem:i gpus:u? "
+     "output:b?",
      0},
     {HRM_WIRE_TASK_KILL, "job:i task:u attempt:u", 0},
     {HRM_WIRE_TASK_END,
@@ -250,6 +251,25 @@ int hrm_wire_decode(const void *buf, size_t len, json_t **out, struct hrm_wire_f
     return type;
 }
 
+int hrm_wire_check_item(const json_t *item, struct hrm_wire_fault *f)
+{
+    if (f) {
+        f->req = -1;
+        f->message[0] = '\0';
+    }
+    if (!json_is_object(item))
+        return fault(f, HRM_WERR_BAD_JSON, "batch: an item is not a JSON object");
+    const char *tname = json_string_value(json_object_get(item, "type"));
+    int type = hrm_wire_type_by_name(tname);
+    if (type < 0 || type == HRM_WIRE_BATCH)
+        return fault(f, HRM_WERR_UNKNOWN_TYPE, "batch: item type '%.64s' %s",
+                     tname ? tname : "(none)", type < 0 ? "is unknown" : "may not be nested");
+    struct hrm_error err;
+    if (hrm_wire_validate(type, item, &err) < 0)
+        return fault(f, HRM_WERR_BAD_FIELD, "%s", err.text);
+    return type;
+}
+
 json_t *hrm_wire_new(int type)
 {
     return json_pack("{s:i, s:s}", "v", HRM_WIRE_VERSION, "type", hrm_wire_name(type));
@@ -260,6 +280,19 @@ char *hrm_wire_dump(const json_t *msg, size_t *len)
     char *s = json_dumps(msg, JSON_COMPACT);
     if (s && len)
         *len = strlen(s);
+    return s;
+}
+
+char *hrm_wire_dump_batch(json_t *items, size_t *len)
+{
+    json_t *b = hrm_wire_new(HRM_WIRE_BATCH);
+    json_object_set(b, "msgs", items);
+    char *s = hrm_wire_dump(b, len);
+    json_decref(b);
+    if (s && *len > HRM_WIRE_MAX_BYTES) {
+        free(s);
+        return NULL;
+    }
     return s;
 }
 

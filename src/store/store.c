@@ -58,7 +58,8 @@ static const char *const stmt_sql[] = {
 struct hrm_store {
     sqlite3 *db;
     sqlite3_stmt *stmt[NSTMT];
-    bool in_txn;
+    bool want_txn; /* hrm_store_begin was called: the next write opens the transaction */
+    bool in_txn;   /* BEGIN has run */
 };
 
 static const char *const job_states[] = {"pending", "running", "done", "failed", "cancelled"};
@@ -228,9 +229,21 @@ int hrm_store_schema_version(struct hrm_store *s)
     return current_version(s);
 }
 
+/*
+ * A transaction is opened lazily, by the first write after hrm_store_begin:
+ * the master begins one every turn of its loop, and most turns (heartbeats,
+ * queries, a started task) write nothing, so they cost no lock and no commit.
+ */
 int hrm_store_begin(struct hrm_store *s, struct hrm_error *err)
 {
-    if (s->in_txn)
+    (void)err;
+    s->want_txn = true;
+    return 0;
+}
+
+static int ensure_txn(struct hrm_store *s, struct hrm_error *err)
+{
+    if (!s->want_txn || s->in_txn)
         return 0;
     int rc = step_done(s, STMT_BEGIN, err);
     if (rc == 0)
@@ -240,6 +253,7 @@ int hrm_store_begin(struct hrm_store *s, struct hrm_error *err)
 
 int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
 {
+    s->want_txn = false;
     if (!s->in_txn)
         return 0;
     int rc = step_done(s, STMT_COMMIT, err);
@@ -253,6 +267,7 @@ int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
 
 void hrm_store_rollback(struct hrm_store *s)
 {
+    s->want_txn = false;
     if (!s->in_txn)
         return;
     step_done(s, STMT_ROLLBACK, NULL);
@@ -261,7 +276,7 @@ void hrm_store_rollback(struct hrm_store *s)
 
 bool hrm_store_in_txn(const struct hrm_store *s)
 {
-    return s->in_txn;
+    return s->want_txn || s->in_txn;
 }
 
 int64_t hrm_store_meta_get(struct hrm_store *s, const char *key, int64_t def)
@@ -277,6 +292,9 @@ int64_t hrm_store_meta_get(struct hrm_store *s, const char *key, int64_t def)
 int hrm_store_meta_put(struct hrm_store *s, const char *key, int64_t value,
                        struct hrm_error *err)
 {
+    int rc = ensure_txn(s, err);
+    if (rc < 0)
+        return rc;
     sqlite3_stmt *st = s->stmt[STMT_META_PUT];
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, value);
@@ -285,6 +303,9 @@ int hrm_store_meta_put(struct hrm_store *s, const char *key, int64_t value,
 
 int hrm_store_put_job(struct hrm_store *s, const struct hrm_store_job *j, struct hrm_error *err)
 {
+    int rc = ensure_txn(s, err);
+    if (rc < 0)
+        return rc;
     sqlite3_stmt *st = s->stmt[STMT_JOB_PUT];
     sqlite3_bind_int64(st, 1, j->id);
     sqlite3_bind_text(st, 2, j->name ? j->name : "", -1, SQLITE_STATIC);
@@ -303,6 +324,9 @@ int hrm_store_put_job(struct hrm_store *s, const struct hrm_store_job *j, struct
 int hrm_store_set_job_state(struct hrm_store *s, int64_t id, int state, int exit, int64_t end_us,
                             struct hrm_error *err)
 {
+    int rc = ensure_txn(s, err);
+    if (rc < 0)
+        return rc;
     sqlite3_stmt *st = s->stmt[STMT_JOB_STATE];
     sqlite3_bind_int64(st, 1, id);
     sqlite3_bind_int(st, 2, state);
@@ -314,6 +338,9 @@ int hrm_store_set_job_state(struct hrm_store *s, int64_t id, int state, int exit
 int hrm_store_put_task(struct hrm_store *s, const struct hrm_store_task *t,
                        struct hrm_error *err)
 {
+    int rc = ensure_txn(s, err);
+    if (rc < 0)
+        return rc;
     sqlite3_stmt *st = s->stmt[STMT_TASK_PUT];
     sqlite3_bind_int64(st, 1, t->job);
     sqlite3_bind_int(st, 2, t->idx);

@@ -31,6 +31,14 @@ done
 "$HRM" jobs --summary >"$TMP/sum"
 grep -q "tasks     200: 190 done, 10 failed" "$TMP/sum" || { cat "$TMP/sum" >&2; fail "summary"; }
 
+# --no-output: the task runs and nothing is written for it.
+q=$("$HRM" submit --no-output -- sh -c 'echo hidden') || fail "submit --no-output"
+expect_exit 0 timeout 60 "$HRM" wait "$q"
+[ ! -e "$S/agents/n1/$q" ] && [ ! -e "$S/agents/n2/$q" ] || fail "output written with --no-output"
+echo '{"tasks": [{"cmd": ["true"], "output": "no"}]}' >"$TMP/badout.json"
+expect_exit 2 "$HRM" submit "$TMP/badout.json"
+grep -q "tasks\[0\].output" "$TMP/err" || fail "bad output field not named"
+
 # A command that cannot start: exit 127, the job fails.
 bad=$("$HRM" submit -- /nonexistent/prog) || fail "submit bad prog"
 expect_exit 127 timeout 60 "$HRM" wait "$bad"

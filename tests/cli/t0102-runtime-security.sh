@@ -16,6 +16,17 @@ echo '{"v":1,"type":"jobs","req":1}' >"$TMP/jobs.json"
 expect_exit 0 "$HRM" raw --keys "$TMP/agentkeys" "$TMP/jobs.json"
 grep -q '"code":"forbidden"' "$TMP/out" || fail "agent key used as client"
 
+# Batches: a client may not send one; an agent's batch is checked item by item.
+echo '{"v":1,"type":"batch","msgs":[{"v":1,"type":"jobs","req":2}]}' >"$TMP/b1.json"
+expect_exit 0 "$HRM" raw "$TMP/b1.json"
+grep -q '"code":"forbidden"' "$TMP/out" || fail "a client's batch was accepted"
+echo '{"v":1,"type":"batch","msgs":[{"v":1,"type":"batch","msgs":[]}]}' >"$TMP/b2.json"
+expect_exit 0 "$HRM" raw --keys "$TMP/agentkeys" "$TMP/b2.json"
+grep -q '"code":"unknown_type"' "$TMP/out" || fail "a nested batch was accepted"
+echo '{"v":1,"type":"batch","msgs":[{"v":1,"type":"heartbeat","load":"high"}]}' >"$TMP/b3.json"
+expect_exit 0 "$HRM" raw --keys "$TMP/agentkeys" "$TMP/b3.json"
+grep -q '"code":"bad_field"' "$TMP/out" || fail "a bad batch item was accepted"
+
 # The corpus: every frame gets an error reply.
 corpus="$HRM_ROOT/tests/data/wire/bad"
 frames=("$corpus"/*.json @empty @big:2000000)

@@ -1,0 +1,17 @@
+# hrm bench throughput runs a small cluster through every measurement, prints its BENCH lines, and leaves no daemon or task behind.
+. "$(dirname "$0")/lib.sh"
+st="$TMP/bench-state"
+expect_exit 0 timeout 240 "$HRM" bench throughput --nodes 1 --cpus 2 --tasks 20 --jobs 10 --latency 2 \
+  --bare 10 --queue 50 --queue-jobs 5 --short-jobs 2 --short-rate 400 --state "$st"
+for k in bare.serial_per_s bare.two_way_per_s count.tasks_per_s count.cpu_ms_per_task \
+         jobs.tasks_per_s latency.start_p50_ms latency_bash.start_p50_ms short.resp_mean_s \
+         memory.rss_per_queued_task memory.rss_per_queued_job; do
+  grep -Eq "^BENCH throughput\.$k [0-9.]+ " "$TMP/out" || { cat "$TMP/out" >&2; fail "no $k line"; }
+done
+! pgrep -f "state $st" >/dev/null || fail "daemons left behind"
+! pgrep -fx "/bin/sleep 3600" >/dev/null || fail "holding tasks left behind"
+# Bad usage: exit 2 with a message.
+expect_exit 2 "$HRM" bench throughput --tasks -3
+expect_exit 2 "$HRM" bench throughput -- relative/cmd
+grep -q "absolute path" "$TMP/err" || fail "relative command not explained"
+expect_exit 0 "$HRM" bench throughput --help
