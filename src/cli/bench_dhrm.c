@@ -111,18 +111,6 @@ static int run_one(const struct hrm_cluster *c, const struct hrm_workload *wl, c
     return rc;
 }
 
-static int parse_count(const char *flag, const char *s, long long max, long long *out)
-{
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v <= 0 || v > max) {
-        fprintf(stderr, "hrm bench dhrm: %s: '%s' must be an integer in 1..%lld\n", flag, s, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 int bench_dhrm(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -143,13 +131,13 @@ int bench_dhrm(int argc, char **argv)
         int bad = 0;
         switch (ch) {
         case 't':
-            bad = parse_count("--tasks", optarg, 50000000, &tasks);
+            bad = cli_parse_int("bench dhrm", "--tasks", optarg, 1, 50000000, &tasks);
             break;
         case 'k':
-            bad = parse_count("--cost-tasks", optarg, 50000000, &cost_tasks);
+            bad = cli_parse_int("bench dhrm", "--cost-tasks", optarg, 1, 50000000, &cost_tasks);
             break;
         case 'l':
-            bad = parse_count("--load", optarg, 100, &load);
+            bad = cli_parse_int("bench dhrm", "--load", optarg, 1, 100, &load);
             break;
         case 'p':
             policy = optarg;

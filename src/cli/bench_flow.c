@@ -236,20 +236,6 @@ static void generate(const struct gen *p, struct sched *s)
     hrm_free(mclass);
 }
 
-static int parse_ll(const char *flag, const char *s, long long lo, long long hi, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno || v < lo || v > hi) {
-        fprintf(stderr, "hrm bench flow: %s: '%s' must be an integer in %lld..%lld\n", flag, s, lo,
-                hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 static void usage(FILE *out)
 {
     fprintf(
@@ -350,46 +336,46 @@ static int parse(int argc, char **argv, struct opts *o)
             }
             break;
         case 'r':
-            bad = parse_ll("--repeat", optarg, 0, 100000, &o->repeat);
+            bad = cli_parse_int("bench flow", "--repeat", optarg, 0, 100000, &o->repeat);
             break;
         case 'F':
-            bad = parse_ll("--full", optarg, 1, 1000, &o->full);
+            bad = cli_parse_int("bench flow", "--full", optarg, 1, 1000, &o->full);
             break;
         case 'g':
-            bad = parse_ll("--gpus", optarg, 1, 10000000, &p->gpus);
+            bad = cli_parse_int("bench flow", "--gpus", optarg, 1, 10000000, &p->gpus);
             break;
         case 'j':
-            bad = parse_ll("--jobs", optarg, 1, 10000000, &p->jobs);
+            bad = cli_parse_int("bench flow", "--jobs", optarg, 1, 10000000, &p->jobs);
             break;
         case 'k':
-            bad = parse_ll("--tasks-per-job", optarg, 1, 10000000, &p->tasks_per_job);
+            bad = cli_parse_int("bench flow", "--tasks-per-job", optarg, 1, 10000000, &p->tasks_per_job);
             break;
         case 'G':
-            bad = parse_ll("--gpus-per-machine", optarg, 1, 1024, &p->gpus_per_machine);
+            bad = cli_parse_int("bench flow", "--gpus-per-machine", optarg, 1, 1024, &p->gpus_per_machine);
             break;
         case 'R':
-            bad = parse_ll("--machines-per-rack", optarg, 1, 100000, &p->machines_per_rack);
+            bad = cli_parse_int("bench flow", "--machines-per-rack", optarg, 1, 100000, &p->machines_per_rack);
             break;
         case 'b':
-            bad = parse_ll("--blocks", optarg, 1, 64, &p->blocks);
+            bad = cli_parse_int("bench flow", "--blocks", optarg, 1, 64, &p->blocks);
             break;
         case 'p':
-            bad = parse_ll("--replicas", optarg, 1, 16, &p->replicas);
+            bad = cli_parse_int("bench flow", "--replicas", optarg, 1, 16, &p->replicas);
             break;
         case 'c':
-            bad = parse_ll("--mem-classes", optarg, 1, 16, &p->mem_classes);
+            bad = cli_parse_int("bench flow", "--mem-classes", optarg, 1, 16, &p->mem_classes);
             break;
         case 'B':
-            bad = parse_ll("--big-pct", optarg, 0, 100, &p->big_pct);
+            bad = cli_parse_int("bench flow", "--big-pct", optarg, 0, 100, &p->big_pct);
             break;
         case 'N':
-            bad = parse_ll("--need-big-pct", optarg, 0, 100, &p->need_big_pct);
+            bad = cli_parse_int("bench flow", "--need-big-pct", optarg, 0, 100, &p->need_big_pct);
             break;
         case 'M':
             p->per_gpu = 0;
             break;
         case 's':
-            bad = parse_ll("--seed", optarg, 0, INT64_MAX, &v);
+            bad = cli_parse_int("bench flow", "--seed", optarg, 0, INT64_MAX, &v);
             p->seed = (uint64_t)v;
             break;
         case 'h':

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -627,8 +628,9 @@ int bench_throughput(int argc, char **argv)
     o.up.state = NULL;
     int ch;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "+h", lopts, NULL)) != -1) {
-        long long *target = NULL;
+    int li = -1;
+    while ((ch = getopt_long(argc, argv, "+h", lopts, &li)) != -1) {
+        long long *target = NULL, v;
         switch (ch) {
         case 't': target = &o.tasks; break;
         case 'j': target = &o.jobs; break;
@@ -638,25 +640,24 @@ int bench_throughput(int argc, char **argv)
         case 'Q': target = &o.queue_jobs; break;
         case 'S': target = &o.short_jobs; break;
         case 'R':
-            o.short_rate = atof(optarg);
-            if (!(o.short_rate > 0)) {
+        {
+            char *end;
+            o.short_rate = strtod(optarg, &end);
+            if (end == optarg || *end || !(o.short_rate > 0) || !isfinite(o.short_rate)) {
                 fprintf(stderr, "hrm bench throughput: --short-rate: expected a positive rate\n");
                 return CLI_USAGE;
             }
             break;
+        }
         case 'A': o.arrivals = optarg; break;
         case 'n':
-            o.up.nodes = atoi(optarg);
-            if (o.up.nodes < 1 || o.up.nodes > UP_MAX_NODES) {
-                fprintf(stderr, "hrm bench throughput: --nodes: expected 1..%d\n", UP_MAX_NODES);
+            if (cli_parse_int("bench throughput", "--nodes", optarg, 1, UP_MAX_NODES, &v) < 0)
                 return CLI_USAGE;
-            }
+            o.up.nodes = (int)v;
             break;
         case 'c':
-            if (atoi(optarg) < 1) {
-                fprintf(stderr, "hrm bench throughput: --cpus: expected an integer >= 1\n");
+            if (cli_parse_int("bench throughput", "--cpus", optarg, 1, 1000000, &v) < 0)
                 return CLI_USAGE;
-            }
             o.up.cpus = optarg;
             break;
         case 'C': o.up.no_cgroup = false; break;
@@ -672,14 +673,12 @@ int bench_throughput(int argc, char **argv)
             return CLI_USAGE;
         }
         if (target) {
-            char *end;
-            *target = strtoll(optarg, &end, 10);
-            if (!*optarg || *end || *target < 0 || *target > 10000000) {
-                fprintf(stderr, "hrm bench throughput: expected an integer in 0..10000000, got '%s'\n",
-                        optarg);
+            char flag[40];
+            snprintf(flag, sizeof(flag), "--%s", li >= 0 ? lopts[li].name : "?");
+            if (cli_parse_int("bench throughput", flag, optarg, 0, 10000000, target) < 0)
                 return CLI_USAGE;
-            }
         }
+        li = -1;
     }
     char *true_cmd[] = {"/bin/true", NULL};
     o.cmd = optind < argc ? argv + optind : true_cmd;

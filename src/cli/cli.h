@@ -51,6 +51,11 @@ int cli_sweep_load(const struct hrm_spec *spec, const char *range, const char *c
 /* Exit codes: 0 ok, 1 the run failed, 2 bad usage or input. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
+/* Parses flag's value s as an integer in lo..hi into *out; otherwise prints
+ * "hrm CMD: FLAG: 'S' must be an integer in LO..HI" and returns -1. */
+int cli_parse_int(const char *cmd, const char *flag, const char *s, long long lo, long long hi,
+                  long long *out);
+
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 

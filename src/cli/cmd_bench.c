@@ -75,18 +75,6 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int parse_positive(const char *flag, const char *s, long long max, long long *out)
-{
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v <= 0 || v > max) {
-        fprintf(stderr, "hrm bench sim: %s: '%s' must be an integer in 1..%lld\n", flag, s, max);
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /*
  * The workload: jobs of tasks_per_job one-core tasks whose durations are
  * exponential around task_ms (floored at 1 ms), arriving as a Poisson process
@@ -163,22 +151,22 @@ static int bench_sim(int argc, char **argv)
         int bad = 0;
         switch (c) {
         case 'n':
-            bad = parse_positive("--nodes", optarg, 1000000, &nodes);
+            bad = cli_parse_int("bench sim", "--nodes", optarg, 1, 1000000, &nodes);
             break;
         case 'c':
-            bad = parse_positive("--cores", optarg, 1024, &cores);
+            bad = cli_parse_int("bench sim", "--cores", optarg, 1, 1024, &cores);
             break;
         case 't':
-            bad = parse_positive("--tasks", optarg, 100000000, &tasks);
+            bad = cli_parse_int("bench sim", "--tasks", optarg, 1, 100000000, &tasks);
             break;
         case 'k':
-            bad = parse_positive("--job-tasks", optarg, 1000000, &per_job);
+            bad = cli_parse_int("bench sim", "--job-tasks", optarg, 1, 1000000, &per_job);
             break;
         case 'm':
-            bad = parse_positive("--task-ms", optarg, 3600000, &task_ms);
+            bad = cli_parse_int("bench sim", "--task-ms", optarg, 1, 3600000, &task_ms);
             break;
         case 'l':
-            bad = parse_positive("--load", optarg, 100, &load_pct);
+            bad = cli_parse_int("bench sim", "--load", optarg, 1, 100, &load_pct);
             break;
         case 'p':
             policy = optarg;

@@ -35,16 +35,6 @@ static void frag_usage(FILE *out)
             "exit status: 0 done, 2 bad usage or input\n");
 }
 
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 static void print_point_cols(const struct hrm_frag_point *p, double gpus)
 {
     printf(" %7.1f %7.1f %7.1f %7.1f %8.0f", 100 * p->allocated, 100 * p->requested,
@@ -52,13 +42,13 @@ static void print_point_cols(const struct hrm_frag_point *p, double gpus)
 }
 
 static void print_results(const struct hrm_trace *t, const struct hrm_frag_result *res, int n,
-                          long seed, long until, bool series)
+                          long long seed, long long until, bool series)
 {
     int64_t gpus = 0;
     for (int32_t i = 0; i < t->nnodes; i++)
         gpus += t->nodes[i].gpus;
     printf("# GPU fragmentation (method of Weng et al., ATC '23): %d nodes, %lld GPUs; pods "
-           "drawn from %d (%d types); seed %ld, %d runs, arrivals to %ld%% of GPU capacity\n",
+           "drawn from %d (%d types); seed %lld, %d runs, arrivals to %lld%% of GPU capacity\n",
            t->nnodes, (long long)gpus, res[0].pool, res[0].ntypes, seed, res[0].runs, until);
     printf("# %% of GPU capacity: alloc = held by pods, req = asked by them (differs for "
            "exclusive), frag = free but fragmented, free = unallocated; free GPUs in GPUs\n\n");
@@ -115,7 +105,7 @@ int cmd_trace_frag(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     const char *nodes = NULL, *pods = NULL, *plist = DEFAULT_FRAG_POLICIES;
-    long seed = 1, runs = 10, until = 130;
+    long long seed = 1, runs = 10, until = 130;
     bool series = false, strict = false;
     int c;
     optind = 1;
@@ -131,24 +121,17 @@ int cmd_trace_frag(int argc, char **argv)
             plist = optarg;
             break;
         case 's':
-            if (parse_int(optarg, 0, 2147483647L, &seed) < 0) {
-                fprintf(stderr, "hrm trace frag: --seed: '%s' is not a non-negative integer\n",
-                        optarg);
+            if (cli_parse_int("trace frag", "--seed", optarg, 0, 2147483647L, &seed) < 0)
                 return CLI_USAGE;
-            }
             break;
         case 'r':
-            if (parse_int(optarg, 1, 10000, &runs) < 0) {
-                fprintf(stderr, "hrm trace frag: --runs: '%s' is not 1..10000\n", optarg);
+            if (cli_parse_int("trace frag", "--runs", optarg, 1, 10000, &runs) < 0)
                 return CLI_USAGE;
-            }
             break;
         case 'u':
-            if (parse_int(optarg, 1, HRM_FRAG_MAX_POINTS - 1, &until) < 0) {
-                fprintf(stderr, "hrm trace frag: --until: '%s' is not 1..%d\n", optarg,
-                        HRM_FRAG_MAX_POINTS - 1);
+            if (cli_parse_int("trace frag", "--until", optarg, 1, HRM_FRAG_MAX_POINTS - 1, &until) <
+                0)
                 return CLI_USAGE;
-            }
             break;
         case 'S':
             series = true;

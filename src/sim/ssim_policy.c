@@ -106,8 +106,8 @@ int ssim_setup_parse(const char *policy, const struct hrm_params *params, uint64
     /* Each instance keeps a snapshot of every node, and one more travels to it:
      * 2 x instances x nodes x 56 bytes; 256 instances of 10,000 nodes take 290 MB. */
     if (instances < 1 || instances > 256)
-        return hrm_errorf(err, -HRM_ESPEC, "%s: instances = %lld: must be 1..256", sp->name,
-                          (long long)instances);
+        return hrm_errorf(err, -HRM_ESPEC, "policy '%s': parameter 'instances': %lld is not 1..256",
+                          sp->name, (long long)instances);
     su->instances = (int32_t)instances;
     su->colocated = sp->central;
     su->register_rr = rr;
