@@ -5,6 +5,9 @@ set -euo pipefail
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# need CMD...: fails the test when a tool it relies on is missing, so that a check
+# written as "! tool ..." cannot pass because the tool was not found.
+need() { local c; for c in "$@"; do command -v "$c" >/dev/null || fail "needs '$c' (scripts/install-deps installs it)"; done; }
 # expect_exit CODE CMD...: runs CMD, keeps stdout/stderr in $TMP/out and $TMP/err
 expect_exit() {
   local want=$1; shift

@@ -1,5 +1,6 @@
 # Helpers for the runtime tests: daemons on 127.0.0.1 with state in $TMP, every wait bounded, all stopped on exit.
 . "$(dirname "$0")/lib.sh"
+need pgrep python3
 S="$TMP/state"
 export HRM_STATE="$S"
 PIDS=()
