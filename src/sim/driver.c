@@ -1,4 +1,5 @@
-/* The simulator drivers' shared parts that are not on the per-event path: set-up, failures, the client. */
+/* The simulator drivers' shared parts that are not on the per-event path: set-up, failures, the
+ * client. */
 #include <string.h>
 
 #include "driver.h"
@@ -22,9 +23,9 @@ void sim_core_fini(struct sim_core *k)
 void sim_core_fail(struct sim_core *k, int rc, const char *what, const struct hrm_msg *m)
 {
     if (!k->rc)
-        k->rc = hrm_errorf(k->err, rc, "%s rejected %s at t=%lldus: %s", what,
-                           m ? hrm_msg_name(m->type) : "a timer", (long long)k->now,
-                           hrm_strerror(rc));
+        k->rc =
+            hrm_errorf(k->err, rc, "%s rejected %s at t=%lldus: %s", what,
+                       m ? hrm_msg_name(m->type) : "a timer", (long long)k->now, hrm_strerror(rc));
 }
 
 void sim_core_client_next(struct sim_core *k)
@@ -75,6 +76,30 @@ int32_t sim_core_pick_instance(int32_t n, int32_t *rr, bool round_robin,
     }
     *rr = (pick + 1) % n;
     return pick;
+}
+
+static int64_t role_now(struct hrm_env *env)
+{
+    return ((struct sim_role_env *)env)->k->now;
+}
+
+static void role_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
+{
+    struct sim_role_env *re = (struct sim_role_env *)env;
+    struct sim_event ev = {.addr = re->addr};
+    ev.u.cookie = cookie;
+    sim_core_push(re->k, at_us, EV_TIMER, &ev);
+}
+
+struct sim_role_env sim_role_env(void *s, struct sim_core *k, hrm_addr addr,
+                                 void (*send)(struct hrm_env *env, hrm_addr to,
+                                              const struct hrm_msg *m))
+{
+    return (struct sim_role_env){
+        .env = {.now_us = role_now, .send = send, .timer = role_timer, .ctx = s},
+        .s = s,
+        .k = k,
+        .addr = addr};
 }
 
 void sim_core_sampling_start(struct sim_core *k)

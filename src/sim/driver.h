@@ -1,4 +1,5 @@
-/* What the three simulator drivers share: virtual time, the event queue, the client, utilisation and the loop. */
+/* What the three simulator drivers share: virtual time, the event queue, the client, utilisation
+ * and the loop. */
 #ifndef HRM_SIM_DRIVER_H
 #define HRM_SIM_DRIVER_H
 
@@ -17,10 +18,10 @@
  * the drivers' event paths compile as before (one translation unit each).
  */
 struct sim_core {
-    const struct hrm_workload *wl;      /* borrowed */
-    const struct hrm_sim_config *cfg;   /* borrowed, never NULL */
-    struct hrm_run_record *rec;         /* borrowed */
-    struct hrm_error *err;              /* borrowed */
+    const struct hrm_workload *wl;    /* borrowed */
+    const struct hrm_sim_config *cfg; /* borrowed, never NULL */
+    struct hrm_run_record *rec;       /* borrowed */
+    struct hrm_error *err;            /* borrowed */
     struct sim_heap heap;
     int64_t now;
     int64_t pending_other; /* queued events other than samples and model steps */
@@ -86,6 +87,25 @@ int32_t sim_core_pick_instance(int32_t n, int32_t *rr, bool round_robin,
                                int64_t (*load)(void *arg, int32_t i), void *arg);
 /* Queues the first utilisation sample (at 0) when the config asks for samples. */
 void sim_core_sampling_start(struct sim_core *k);
+
+/* ---- roles' environments (the distributed and shared-state drivers) ---- */
+
+/*
+ * The hrm_env a driver gives one role.  The role sees only &env; the driver's
+ * send callback casts it back to learn which role is sending and to reach
+ * its own state s.  Time and timers are the same for every driver: now is
+ * the core's clock, a timer is an EV_TIMER event for the role's address.
+ */
+struct sim_role_env {
+    struct hrm_env env; /* first, so a role's env pointer is the whole struct */
+    void *s;            /* the driver (borrowed) */
+    struct sim_core *k; /* its core (borrowed) */
+    hrm_addr addr;      /* the role's address */
+};
+
+struct sim_role_env sim_role_env(void *s, struct sim_core *k, hrm_addr addr,
+                                 void (*send)(struct hrm_env *env, hrm_addr to,
+                                              const struct hrm_msg *m));
 
 /* ---- the loop ---- */
 

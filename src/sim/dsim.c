@@ -7,13 +7,6 @@
 #include "sim/driver.h"
 #include "sim/dsim_private.h"
 
-/* Per-role environment: the driver recovers the role from the env pointer. */
-struct role_env {
-    struct hrm_env env;
-    struct dsim *s;
-    hrm_addr addr;
-};
-
 /* What the simulated executor of a node knows about one task. */
 struct dexec {
     int32_t node, attempt;
@@ -31,11 +24,11 @@ struct dsim {
     struct dsim_setup su;
     struct sim_core k;
     struct hrm_nqs **nqs;
-    struct role_env *node_env;
+    struct sim_role_env *node_env;
     struct hrm_dsched **sch;
-    struct role_env *sched_env;
+    struct sim_role_env *sched_env;
     struct hrm_negotiator *nego;
-    struct role_env nego_env, client_env;
+    struct sim_role_env nego_env, client_env;
     struct dexec *exec;
     int32_t *inst_of_job;
     int32_t rr;
@@ -140,14 +133,9 @@ static void exec_end(struct dsim *s, int32_t task, uint32_t gen)
 
 /* ---- hrm_env ---- */
 
-static int64_t env_now(struct hrm_env *env)
-{
-    return ((struct role_env *)env)->s->k.now;
-}
-
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
 {
-    struct role_env *re = (struct role_env *)env;
+    struct sim_role_env *re = (struct sim_role_env *)env;
     struct dsim *s = re->s;
     if (to == HRM_ADDR_EXEC) {
         if (m->type == HRM_MSG_TASK_LAUNCH)
@@ -166,22 +154,6 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
     struct sim_event ev = {.addr = to};
     ev.u.msg = *m;
     push(s, s->k.now + s->c->net.latency_us, EV_DELIVER, &ev);
-}
-
-static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
-{
-    struct role_env *re = (struct role_env *)env;
-    struct sim_event ev = {.addr = re->addr};
-    ev.u.cookie = cookie;
-    push(re->s, at_us, EV_TIMER, &ev);
-}
-
-static struct role_env role_env_of(struct dsim *s, hrm_addr addr)
-{
-    return (struct role_env){
-        .env = {.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = s},
-        .s = s,
-        .addr = addr};
 }
 
 /* ---- clients ---- */
@@ -217,8 +189,8 @@ static void client_submit(struct dsim *s, int32_t job)
         ideal_arrival(s, job);
         return;
     }
-    int32_t pick = sim_core_pick_instance(s->su.instances, &s->rr, s->su.register_rr != 0,
-                                          instance_load, s);
+    int32_t pick =
+        sim_core_pick_instance(s->su.instances, &s->rr, s->su.register_rr != 0, instance_load, s);
     s->inst_of_job[job] = pick;
     struct hrm_msg m = {
         .type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job, .task = -1, .node = -1};
@@ -327,14 +299,14 @@ static int build(struct dsim *s, uint64_t seed)
     const struct hrm_cluster *c = s->c;
     s->exec = hrm_calloc((size_t)(s->wl->ntasks ? s->wl->ntasks : 1), sizeof(*s->exec));
     s->inst_of_job = hrm_calloc((size_t)(s->wl->njobs ? s->wl->njobs : 1), sizeof(int32_t));
-    s->nego_env = role_env_of(s, HRM_ADDR_NEGOTIATOR);
-    s->client_env = role_env_of(s, HRM_ADDR_CLIENT);
+    s->nego_env = sim_role_env(s, &s->k, HRM_ADDR_NEGOTIATOR, env_send);
+    s->client_env = sim_role_env(s, &s->k, HRM_ADDR_CLIENT, env_send);
     if (s->su.ideal)
         return 0;
     s->nqs = hrm_calloc((size_t)c->nnodes, sizeof(*s->nqs));
     s->node_env = hrm_alloc((size_t)c->nnodes * sizeof(*s->node_env));
     for (int32_t n = 0; n < c->nnodes; n++) {
-        s->node_env[n] = role_env_of(s, hrm_addr_node(n));
+        s->node_env[n] = sim_role_env(s, &s->k, hrm_addr_node(n), env_send);
         s->nqs[n] = hrm_nqs_new(c, s->wl, n, &s->su.nqs, s->k.err);
         if (!s->nqs[n])
             return -HRM_ESPEC;
@@ -347,7 +319,7 @@ static int build(struct dsim *s, uint64_t seed)
         sc.index = i;
         sc.nqs = &s->su.nqs;
         sc.seed = seed + (uint64_t)i;
-        s->sched_env[i] = role_env_of(s, hrm_addr_sched(i));
+        s->sched_env[i] = sim_role_env(s, &s->k, hrm_addr_sched(i), env_send);
         s->sch[i] = hrm_dsched_new(c, s->wl, &sc, s->k.err);
         if (!s->sch[i])
             return -HRM_ESPEC;

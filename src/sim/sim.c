@@ -1,4 +1,5 @@
-/* Simulator driver: event loop, simulated clients and node executors around the central scheduling role. */
+/* Simulator driver: event loop, simulated clients and node executors around the central scheduling
+ * role. */
 #include <math.h>
 #include <string.h>
 
@@ -19,9 +20,9 @@ enum exec_state { EXEC_IDLE, EXEC_TRANSFER, EXEC_COMPUTE };
 struct exec {
     int32_t attempt;
     int32_t node;
-    int32_t pending;   /* input transfers not done yet */
-    uint8_t state;     /* enum exec_state */
-    uint8_t reading;   /* a pooled task holds its memory in the model while reading */
+    int32_t pending; /* input transfers not done yet */
+    uint8_t state;   /* enum exec_state */
+    uint8_t reading; /* a pooled task holds its memory in the model while reading */
     uint32_t gpu_mask;
 };
 
@@ -51,8 +52,8 @@ struct sim {
     /* SPEC P0 GPU phase model (gpuphase.c), NULL when no task has GPU phases */
     struct gp_model *gp;
     uint64_t gp_gen;
-    int64_t gp_at; /* time of the queued model event, or -1 */
-    int64_t pool_at;        /* pool_cpu is integrated into the record up to here */
+    int64_t gp_at;   /* time of the queued model event, or -1 */
+    int64_t pool_at; /* pool_cpu is integrated into the record up to here */
 };
 
 /* ---- events ---- */
@@ -459,8 +460,8 @@ static void node_set_up(struct sim *s, int32_t node, bool up)
 static void client_submit(struct sim *s, int32_t job)
 {
     s->rec->jobs[job].submit_us = s->k.now;
-    struct hrm_msg m = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job,
-                        .task = -1, .node = -1};
+    struct hrm_msg m = {
+        .type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job, .task = -1, .node = -1};
     send_msg(s, HRM_ADDR_CENTRAL, &m);
 }
 
@@ -479,7 +480,7 @@ static void deliver(struct sim *s, const struct sim_event *ev)
         int rc = hrm_central_on_msg(s->central, &s->env, m);
         if (rc < 0 && !s->k.rc)
             s->k.rc = hrm_errorf(s->k.err, rc, "scheduler rejected %s: %s", hrm_msg_name(m->type),
-                               hrm_strerror(rc));
+                                 hrm_strerror(rc));
     } else if (ev->addr == HRM_ADDR_CLIENT) {
         client_on_msg(s, m);
     } else {
@@ -526,7 +527,8 @@ static void sample(struct sim *s)
 {
     const struct hrm_state *st = hrm_central_state(s->central);
     sample_shares(s, st);
-    double cpu = s->k.cap_cpu > 0 ? ((double)s->k.busy_cpu + s->pool_cpu) / (double)s->k.cap_cpu : 0;
+    double cpu =
+        s->k.cap_cpu > 0 ? ((double)s->k.busy_cpu + s->pool_cpu) / (double)s->k.cap_cpu : 0;
     double gpu = s->k.cap_gpu > 0 ? (double)s->k.busy_gpu / (double)s->k.cap_gpu : 0;
     hrm_series_push(&s->rec->series, s->k.now, cpu, gpu, (int32_t)st->nrunning,
                     (int32_t)st->nready);
@@ -548,7 +550,7 @@ static void dispatch_event(void *arg, const struct sim_event *ev)
         int rc = hrm_central_on_timer(s->central, &s->env, ev->u.cookie);
         if (rc < 0 && !s->k.rc)
             s->k.rc = hrm_errorf(s->k.err, rc, "policy failed at t=%lldus: %s", (long long)s->k.now,
-                               hrm_strerror(rc));
+                                 hrm_strerror(rc));
         break;
     }
     case EV_ARRIVAL:
@@ -577,7 +579,8 @@ static void dispatch_event(void *arg, const struct sim_event *ev)
         if (ev->u.cookie != s->cmp_gen)
             break;
         s->cmp_at = -1;
-        s->cmp_idle_ticks = cmp_active(s->cmp) || s->k.pending_other > 0 ? 0 : s->cmp_idle_ticks + 1;
+        s->cmp_idle_ticks =
+            cmp_active(s->cmp) || s->k.pending_other > 0 ? 0 : s->cmp_idle_ticks + 1;
         cmp_run(s->cmp, s->k.now);
         cmp_schedule(s);
         break;
@@ -634,8 +637,7 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     sim_core_init(&s.k, wl, cfg, rec, err);
     hrm_rng_seed(&s.rng, cfg->seed ^ 0x5eed5eed5eed5eedull);
     struct hrm_central_config ccfg = {.pass_delay_us = cfg->pass_delay_us,
-                                      .max_attempts =
-                                          cfg->faults ? cfg->faults->max_attempts : 0};
+                                      .max_attempts = cfg->faults ? cfg->faults->max_attempts : 0};
     s.central = hrm_central_new(c, wl, p, &ccfg);
     s.env = (struct hrm_env){.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = &s};
     s.net = hrm_net_new(c);

@@ -6,13 +6,6 @@
 #include "sim/driver.h"
 #include "sim/ssim_private.h"
 
-/* Per-role environment: the driver recovers the role from the env pointer. */
-struct role_env {
-    struct hrm_env env;
-    struct ssim *s;
-    hrm_addr addr;
-};
-
 struct ssim {
     const struct hrm_cluster *c;
     const struct hrm_workload *wl;
@@ -22,9 +15,9 @@ struct ssim {
     struct ssim_setup su;
     struct sim_core k;
     struct hrm_commit *master;
-    struct role_env master_env, client_env, exec_env;
+    struct sim_role_env master_env, client_env, exec_env;
     struct hrm_ssched **sch;
-    struct role_env *sched_env;
+    struct sim_role_env *sched_env;
     /* A snapshot in flight to each instance: taken when the master replies,
      * handed over on delivery (what the wire would carry). */
     struct hrm_snapshot *staging;
@@ -110,11 +103,6 @@ static void exec_end(struct ssim *s, int32_t task, int32_t node)
 
 /* ---- hrm_env ---- */
 
-static int64_t env_now(struct hrm_env *env)
-{
-    return ((struct role_env *)env)->s->k.now;
-}
-
 /* What the driver observes on the way: commits (scheduling delay) and the
  * cell as it is when the master answers a snapshot request. */
 static void observe(struct ssim *s, hrm_addr from, hrm_addr to, const struct hrm_msg *m)
@@ -136,7 +124,7 @@ static void observe(struct ssim *s, hrm_addr from, hrm_addr to, const struct hrm
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
 {
-    struct role_env *re = (struct role_env *)env;
+    struct sim_role_env *re = (struct sim_role_env *)env;
     struct ssim *s = re->s;
     observe(s, re->addr, to, m);
     /* hrm-central: the one instance lives in the master, no hop between them. */
@@ -146,22 +134,6 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
     struct sim_event ev = {.addr = to};
     ev.u.msg = *m;
     push(s, s->k.now + (local ? 0 : s->c->net.latency_us), EV_DELIVER, &ev);
-}
-
-static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
-{
-    struct role_env *re = (struct role_env *)env;
-    struct sim_event ev = {.addr = re->addr};
-    ev.u.cookie = cookie;
-    push(re->s, at_us, EV_TIMER, &ev);
-}
-
-static struct role_env role_env_of(struct ssim *s, hrm_addr addr)
-{
-    return (struct role_env){
-        .env = {.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = s},
-        .s = s,
-        .addr = addr};
 }
 
 /* ---- the client ---- */
@@ -269,9 +241,10 @@ static int build(struct ssim *s)
     s->job_delay = hrm_alloc(nj * sizeof(*s->job_delay));
     for (size_t j = 0; j < nj; j++)
         s->job_delay[j] = -1;
-    s->master_env = role_env_of(s, HRM_ADDR_CENTRAL);
-    s->client_env = role_env_of(s, HRM_ADDR_CLIENT);
-    s->exec_env = role_env_of(s, HRM_ADDR_NODE0); /* a task end names its node in from */
+    s->master_env = sim_role_env(s, &s->k, HRM_ADDR_CENTRAL, env_send);
+    s->client_env = sim_role_env(s, &s->k, HRM_ADDR_CLIENT, env_send);
+    s->exec_env =
+        sim_role_env(s, &s->k, HRM_ADDR_NODE0, env_send); /* a task end names its node in from */
     s->master = hrm_commit_new(c, s->wl, &s->su.commit, s->k.err);
     if (!s->master)
         return -HRM_ESPEC;
@@ -283,7 +256,7 @@ static int build(struct ssim *s)
         struct hrm_ssched_config sc = s->su.sched;
         sc.index = i;
         sc.seed = s->su.sched.seed + (uint64_t)i;
-        s->sched_env[i] = role_env_of(s, hrm_addr_sched(i));
+        s->sched_env[i] = sim_role_env(s, &s->k, hrm_addr_sched(i), env_send);
         hrm_snapshot_init(&s->staging[i], c->nnodes);
         s->sch[i] = hrm_ssched_new(c, s->wl, &sc, s->k.err);
         if (!s->sch[i])
