@@ -348,13 +348,16 @@ static int parse(int argc, char **argv, struct opts *o)
             bad = cli_parse_int("bench flow", "--jobs", optarg, 1, 10000000, &p->jobs);
             break;
         case 'k':
-            bad = cli_parse_int("bench flow", "--tasks-per-job", optarg, 1, 10000000, &p->tasks_per_job);
+            bad = cli_parse_int("bench flow", "--tasks-per-job", optarg, 1, 10000000,
+                                &p->tasks_per_job);
             break;
         case 'G':
-            bad = cli_parse_int("bench flow", "--gpus-per-machine", optarg, 1, 1024, &p->gpus_per_machine);
+            bad = cli_parse_int("bench flow", "--gpus-per-machine", optarg, 1, 1024,
+                                &p->gpus_per_machine);
             break;
         case 'R':
-            bad = cli_parse_int("bench flow", "--machines-per-rack", optarg, 1, 100000, &p->machines_per_rack);
+            bad = cli_parse_int("bench flow", "--machines-per-rack", optarg, 1, 100000,
+                                &p->machines_per_rack);
             break;
         case 'b':
             bad = cli_parse_int("bench flow", "--blocks", optarg, 1, 64, &p->blocks);

@@ -95,8 +95,8 @@ static int build(long long nodes, long long cores, long long tasks, long long pe
     }
     for (long long n = 0; n < nodes; n++) {
         snprintf(name, sizeof(name), "n%lld", n);
-        struct hrm_node_desc d = {.name = name, .rack = (int32_t)(n / 40), .cores = (int32_t)cores,
-                                  .mem = 16ll << 30};
+        struct hrm_node_desc d = {
+            .name = name, .rack = (int32_t)(n / 40), .cores = (int32_t)cores, .mem = 16ll << 30};
         if (hrm_cluster_add_node(c, &d, &err) < 0) {
             fprintf(stderr, "hrm bench sim: %s\n", err.text);
             hrm_cluster_free(c);
@@ -136,10 +136,14 @@ static int build(long long nodes, long long cores, long long tasks, long long pe
 static int bench_sim(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"nodes", required_argument, NULL, 'n'}, {"cores", required_argument, NULL, 'c'},
-        {"tasks", required_argument, NULL, 't'}, {"job-tasks", required_argument, NULL, 'k'},
-        {"task-ms", required_argument, NULL, 'm'}, {"load", required_argument, NULL, 'l'},
-        {"policy", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+        {"nodes", required_argument, NULL, 'n'},
+        {"cores", required_argument, NULL, 'c'},
+        {"tasks", required_argument, NULL, 't'},
+        {"job-tasks", required_argument, NULL, 'k'},
+        {"task-ms", required_argument, NULL, 'm'},
+        {"load", required_argument, NULL, 'l'},
+        {"policy", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     long long nodes = 10000, cores = 4, tasks = 1000000, per_job = 100, task_ms = 100;
@@ -172,14 +176,15 @@ static int bench_sim(int argc, char **argv)
             policy = optarg;
             break;
         case 'h':
-            printf("usage: hrm bench sim [--nodes N] [--cores C] [--tasks T] [--job-tasks K]\n"
-                   "                     [--task-ms MS] [--load PCT] [--policy NAME]\n\n"
-                   "Simulates T one-core tasks (exponential durations, mean MS) in jobs of K\n"
-                   "arriving as a Poisson process at PCT %% of the capacity of N nodes x C cores.\n"
-                   "Defaults: 10000 nodes, 4 cores, 1000000 tasks, 100 per job, 100 ms, 80 %%, fifo.\n"
-                   "Prints BENCH sim.* lines: events, events/s, wall time (build excluded),\n"
-                   "and events per second of the process's own CPU time (events_per_cpu_s),\n"
-                   "the figure that does not count waiting for a core on a busy machine.\n");
+            printf(
+                "usage: hrm bench sim [--nodes N] [--cores C] [--tasks T] [--job-tasks K]\n"
+                "                     [--task-ms MS] [--load PCT] [--policy NAME]\n\n"
+                "Simulates T one-core tasks (exponential durations, mean MS) in jobs of K\n"
+                "arriving as a Poisson process at PCT %% of the capacity of N nodes x C cores.\n"
+                "Defaults: 10000 nodes, 4 cores, 1000000 tasks, 100 per job, 100 ms, 80 %%, fifo.\n"
+                "Prints BENCH sim.* lines: events, events/s, wall time (build excluded),\n"
+                "and events per second of the process's own CPU time (events_per_cpu_s),\n"
+                "the figure that does not count waiting for a core on a busy machine.\n");
             return CLI_OK;
         default:
             return CLI_USAGE;

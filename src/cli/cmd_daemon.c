@@ -92,12 +92,13 @@ int cmd_master(int argc, char **argv)
             params[cfg.nparams++] = optarg;
             break;
         case 'a':
-            cfg.max_attempts = atoi(optarg);
-            if (cfg.max_attempts < 1) {
-                fprintf(stderr, "hrm master: --max-attempts: expected an integer >= 1\n");
+        {
+            long long v;
+            if (cli_parse_int("master", "--max-attempts", optarg, 1, 1000000, &v) < 0)
                 return CLI_USAGE;
-            }
+            cfg.max_attempts = (int)v;
             break;
+        }
         case 't':
             if (parse_dur("node-timeout", optarg, &cfg.node_timeout_us) < 0)
                 return CLI_USAGE;
@@ -193,12 +194,13 @@ int cmd_agent(int argc, char **argv)
             }
             break;
         case 'g':
-            cfg.gpus = atoi(optarg);
-            if (cfg.gpus < 0 || cfg.gpus > 32) {
-                fprintf(stderr, "hrm agent: --gpus: expected 0..32\n");
+        {
+            long long v;
+            if (cli_parse_int("agent", "--gpus", optarg, 0, 32, &v) < 0)
                 return CLI_USAGE;
-            }
+            cfg.gpus = (int)v;
             break;
+        }
         case 'G':
             if (hrm_parse_size(optarg, &cfg.gpu_mem) < 0 || cfg.gpu_mem <= 0) {
                 fprintf(stderr, "hrm agent: --gpu-mem: expected a size like 16G\n");

@@ -242,10 +242,13 @@ int cmd_up(int argc, char **argv)
     struct up_cluster u;
     up_init(&u);
     int c;
+    long long v;
     while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
         switch (c) {
         case 'n':
-            u.nodes = atoi(optarg);
+            if (cli_parse_int("up", "--nodes", optarg, 1, UP_MAX_NODES, &v) < 0)
+                return CLI_USAGE;
+            u.nodes = (int)v;
             break;
         case 's':
             u.state = optarg;
@@ -260,7 +263,9 @@ int cmd_up(int argc, char **argv)
             u.gpus = optarg;
             break;
         case 'r':
-            u.racks = atoi(optarg);
+            if (cli_parse_int("up", "--racks", optarg, 1, UP_MAX_NODES, &v) < 0)
+                return CLI_USAGE;
+            u.racks = (int)v;
             break;
         case 'p':
             u.policy = optarg;
