@@ -170,6 +170,16 @@ void policy_groups_build(struct policy_groups *g, const struct hrm_state *s,
     memcpy(g->pos, g->first, (size_t)ngroups * sizeof(*g->pos));
 }
 
+int32_t policy_groups_next_task(struct policy_groups *g, const struct hrm_state *s, int32_t grp)
+{
+    for (; g->pos[grp] < g->first[grp + 1]; g->pos[grp]++) {
+        int32_t task = s->jobs[g->jobs[g->pos[grp]]].ready_head;
+        if (task >= 0)
+            return task;
+    }
+    return -1;
+}
+
 void policy_groups_fini(struct policy_groups *g)
 {
     hrm_free(g->first);

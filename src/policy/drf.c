@@ -28,18 +28,6 @@ static void drf_fini(struct hrm_policy *policy)
     policy->priv = NULL;
 }
 
-/* The user's next task: the oldest ready task of its oldest job with ready tasks. */
-static int32_t user_next_task(struct drf_priv *p, const struct hrm_state *s, int32_t u)
-{
-    struct policy_groups *g = &p->groups;
-    for (; g->pos[u] < g->first[u + 1]; g->pos[u]++) {
-        int32_t task = s->jobs[g->jobs[g->pos[u]]].ready_head;
-        if (task >= 0)
-            return task;
-    }
-    return -1;
-}
-
 /*
  * The paper's algorithm (its Algorithm 1): pick the user with the lowest
  * dominant share (allocation over the capacity of up nodes, max over
@@ -68,7 +56,7 @@ static int drf_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
     /* Stop once no node has cpu left: nothing else can start this pass. */
     while (s->free_head >= 0 && policy_heap_pop(&p->heap, &it)) {
         int32_t u = it.id;
-        int32_t task = user_next_task(p, s, u);
+        int32_t task = policy_groups_next_task(&p->groups, s, u);
         if (task < 0)
             continue;
         int32_t node = policy_fit_first(&fit, s, task);

@@ -723,18 +723,6 @@ static int reclaim(struct fgm_priv *p, struct hrm_sched_ctx *ctx, int32_t node)
     return hrm_ctx_preempt(ctx, youngest);
 }
 
-/* The user's next task: the oldest ready task of its oldest job with ready tasks. */
-static int32_t user_next(struct fgm_priv *p, const struct hrm_state *s, int32_t u)
-{
-    struct policy_groups *g = &p->groups;
-    for (; g->pos[u] < g->first[u + 1]; g->pos[u]++) {
-        int32_t t = s->jobs[g->jobs[g->pos[u]]].ready_head;
-        if (t >= 0)
-            return t;
-    }
-    return -1;
-}
-
 /*
  * Alg. 1 over the whole cluster.  Every node's mode comes from its recent
  * conformity (Alg. 3).  The pending tasks are taken in DRF order (users by
@@ -775,7 +763,7 @@ static int fgm_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
     struct policy_heap_item it;
     struct run plan_;
     while (policy_heap_pop(&p->heap, &it)) {
-        int32_t task = user_next(p, s, it.id);
+        int32_t task = policy_groups_next_task(&p->groups, s, it.id);
         if (task < 0)
             continue;
         /* Tasks alike (same program and input) that fit nowhere this pass

@@ -104,6 +104,10 @@ struct policy_groups {
 void policy_groups_build(struct policy_groups *g, const struct hrm_state *s,
                          enum policy_group_by by);
 void policy_groups_fini(struct policy_groups *g);
+/* Group g's next ready task: the oldest ready task of its oldest job that
+ * still has one, advancing the group's cursor past jobs with none left.
+ * -1 when the group has no ready task left in this pass. */
+int32_t policy_groups_next_task(struct policy_groups *g, const struct hrm_state *s, int32_t grp);
 
 /* Policies without parameters: init that rejects every key. */
 int policy_init_noparams(const char *name, const struct hrm_params *params, struct hrm_error *err);
