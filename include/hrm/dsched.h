@@ -33,15 +33,26 @@ struct hrm_dsched_config {
     bool no_cancel;                   /* late binding: keep reservations of fully bound jobs */
     int64_t decision_us;              /* central: service time of one placement decision */
     int64_t pass_delay_us;            /* ready tasks are batched this long (0 = same instant) */
+    int64_t round_timeout_us;         /* a probing round whose replies are not all in by then
+                                         decides with those it has; a missing reply counts as
+                                         a refusal.  Late replies are then ignored (a granted
+                                         hold gets DEL).  0 = wait for every reply */
     uint64_t seed;
 };
 
 struct hrm_dsched_stats {
     int64_t jobs, rounds, probes, leftovers, runs, dels, reservations, binds, binds_empty;
     int64_t rejected, decisions;
+    int64_t timeouts, late_replies, requeued; /* rounds timed out, replies after, runs lost */
 };
 
-/* cluster and wl are borrowed and outlive the instance.  NULL with detail for a bad config. */
+/*
+ * cluster and wl are borrowed and outlive the instance; both may grow
+ * afterwards (nodes appended with hrm_cluster_add_node, jobs appended to wl).
+ * The cluster may have no node yet.  Its nodes at creation are up; a node
+ * added later is down until hrm_dsched_node_up(..., true).  NULL with detail
+ * for a bad config.
+ */
 struct hrm_dsched *hrm_dsched_new(const struct hrm_cluster *cluster, const struct hrm_workload *wl,
                                   const struct hrm_dsched_config *cfg, struct hrm_error *err);
 void hrm_dsched_free(struct hrm_dsched *s); /* NULL is a no-op */
@@ -51,9 +62,31 @@ void hrm_dsched_free(struct hrm_dsched *s); /* NULL is a no-op */
  * GET_TASK, TASK_END (nodes).  Sends HOLD, DEL, RUN, RESERVE, NO_TASK to
  * nodes and JOB_END to HRM_ADDR_CLIENT when the job's last task has ended.
  * 0 or a negative code for a message that breaks the protocol.
+ *
+ * TASK_END status DONE or FAILED ends a task; LOST or PREEMPTED of a placed
+ * task means its run is gone: it is ready again, first in line.  A TASK_END
+ * for a task not placed yet (the driver cancelled its job) ends it too: no
+ * round places it any more.
  */
 int hrm_dsched_on_msg(struct hrm_dsched *s, struct hrm_env *env, const struct hrm_msg *m);
 int hrm_dsched_on_timer(struct hrm_dsched *s, struct hrm_env *env, uint64_t cookie);
+
+/*
+ * Node churn: a node that is down is never probed, drawn or sent a run (the
+ * central kind ignores this).  Marking a node up while tasks are ready arms a
+ * pass; with no node up, ready tasks wait.  node may be beyond the cluster's
+ * size at creation (the cluster grew).
+ */
+void hrm_dsched_node_up(struct hrm_dsched *s, struct hrm_env *env, int32_t node, bool up);
+
+/*
+ * A restarted driver re-registered a job (JOB_SUBMIT) whose task already runs
+ * or is queued on some node: the task counts as placed, without a message;
+ * its TASK_END ends it as usual.  Call in the instant of the JOB_SUBMIT,
+ * before the pass fires.  0, or -EINVAL if task is not a ready task of a job
+ * registered here.
+ */
+int hrm_dsched_adopt(struct hrm_dsched *s, int32_t task);
 
 /* Tasks registered here and not ended (how busy the instance is). */
 int64_t hrm_dsched_load(const struct hrm_dsched *s);

@@ -73,12 +73,26 @@ struct hrm_nqs_queue_info {
  */
 struct hrm_nqs *hrm_nqs_new(const struct hrm_cluster *cluster, const struct hrm_workload *wl,
                             int32_t node, const struct hrm_nqs_config *cfg, struct hrm_error *err);
+/* The same with the node's capacity given (copied; an agent knows only itself):
+ * node is only its id (address).  wl may grow after creation (jobs and tasks
+ * appended); nothing of it is cached. */
+struct hrm_nqs *hrm_nqs_new_capacity(const struct hrm_res *capacity, const struct hrm_workload *wl,
+                                     int32_t node, const struct hrm_nqs_config *cfg,
+                                     struct hrm_error *err);
 void hrm_nqs_free(struct hrm_nqs *q); /* NULL is a no-op */
 
 /* Handles one message (from the network or the executor).  0, or a negative
  * code for a message that breaks the protocol (the driver stops the run). */
 int hrm_nqs_on_msg(struct hrm_nqs *q, struct hrm_env *env, const struct hrm_msg *m);
 int hrm_nqs_on_timer(struct hrm_nqs *q, struct hrm_env *env, uint64_t cookie);
+
+/* A task cancelled by its job: 1 if it was queued here (removed; a migration
+ * offered or parked elsewhere gets MIGRATE_CANCEL; no TASK_END to its owner),
+ * 0 if not (running or unknown: the driver stops a running one itself and
+ * reports its end as TASK_END from HRM_ADDR_EXEC as usual). */
+int hrm_nqs_cancel(struct hrm_nqs *q, struct hrm_env *env, int32_t task);
+/* Nothing queued, running, held or parked here. */
+bool hrm_nqs_idle(const struct hrm_nqs *q);
 
 /* SPEC P4 estimated wait, in us, of one more task of (cpu, mem) in queue:
  * 0 when it would start now (or could preempt a lower priority); else the

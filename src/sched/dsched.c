@@ -7,6 +7,8 @@
 
 #define COOKIE_PASS 1
 #define COOKIE_DECIDE 2
+/* Round timers: low two bits 3 (dsched_round.c encodes round and generation). */
+#define COOKIE_ROUND_TAG 3
 
 static inline int64_t now_of(struct hrm_env *env)
 {
@@ -116,12 +118,67 @@ static int32_t ready_pop(struct hrm_dsched *s)
     return t;
 }
 
+/* ---- nodes: up ones are the prefix [0, nup) of perm ---- */
+
+/* Grows the per-node arrays to cover n nodes; the new ones are down. */
+static void nodes_grow(struct hrm_dsched *s, int32_t n)
+{
+    if (n <= s->nn)
+        return;
+    if ((size_t)n > s->cap_nodes) {
+        size_t cap = s->cap_nodes ? s->cap_nodes : 16;
+        while (cap < (size_t)n)
+            cap *= 2;
+        s->perm = hrm_reallocarray(s->perm, cap, sizeof(*s->perm));
+        s->pos = hrm_reallocarray(s->pos, cap, sizeof(*s->pos));
+        s->mark = hrm_reallocarray(s->mark, cap, sizeof(*s->mark));
+        s->cap_nodes = cap;
+    }
+    for (int32_t i = s->nn; i < n; i++) {
+        s->perm[i] = i; /* after every up node: perm[nn..) are down */
+        s->pos[i] = i;
+        s->mark[i] = 0;
+    }
+    s->nn = n;
+}
+
+bool dsched_node_is_up(const struct hrm_dsched *s, int32_t node)
+{
+    return node >= 0 && node < s->nn && s->pos[node] < s->nup;
+}
+
+static void perm_swap(struct hrm_dsched *s, int32_t i, int32_t j)
+{
+    int32_t a = s->perm[i], b = s->perm[j];
+    s->perm[i] = b;
+    s->perm[j] = a;
+    s->pos[b] = i;
+    s->pos[a] = j;
+}
+
+void hrm_dsched_node_up(struct hrm_dsched *s, struct hrm_env *env, int32_t node, bool up)
+{
+    if (node < 0)
+        return;
+    nodes_grow(s, node + 1 > s->c->nnodes ? node + 1 : s->c->nnodes);
+    if (dsched_node_is_up(s, node) == up)
+        return;
+    if (up) {
+        perm_swap(s, s->pos[node], s->nup++);
+        if (s->rn > 0)
+            dsched_arm_pass(s, env);
+    } else {
+        perm_swap(s, s->pos[node], --s->nup);
+    }
+}
+
 /* ---- life cycle ---- */
 
 struct hrm_dsched *hrm_dsched_new(const struct hrm_cluster *cluster, const struct hrm_workload *wl,
                                   const struct hrm_dsched_config *cfg, struct hrm_error *err)
 {
-    if (!cfg || cfg->kind > HRM_DSCHED_CENTRAL || cfg->index < 0 || cluster->nnodes <= 0) {
+    if (!cfg || cfg->kind > HRM_DSCHED_CENTRAL || cfg->index < 0 || !cluster ||
+        cluster->nnodes < 0 || cfg->round_timeout_us < 0) {
         hrm_errorf(err, -EINVAL, "dsched: bad configuration");
         return NULL;
     }
@@ -140,15 +197,15 @@ struct hrm_dsched *hrm_dsched_new(const struct hrm_cluster *cluster, const struc
     s->free_job = s->free_probe = s->free_round = -1;
     map_grow(s);
     int32_t n = cluster->nnodes;
-    s->perm = hrm_alloc((size_t)n * sizeof(*s->perm));
-    for (int32_t i = 0; i < n; i++)
-        s->perm[i] = i;
-    s->mark = hrm_calloc((size_t)n, sizeof(*s->mark));
+    nodes_grow(s, n);
+    s->nup = n; /* the nodes there at creation are up */
     if (cfg->kind == HRM_DSCHED_CENTRAL) {
-        s->free_cpu = hrm_alloc((size_t)n * sizeof(*s->free_cpu));
-        s->free_mem = hrm_alloc((size_t)n * sizeof(*s->free_mem));
-        s->free_stack = hrm_alloc((size_t)n * sizeof(*s->free_stack));
-        s->in_stack = hrm_calloc((size_t)n, sizeof(*s->in_stack));
+        size_t nc = n > 0 ? (size_t)n : 1;
+        s->ncentral = n;
+        s->free_cpu = hrm_alloc(nc * sizeof(*s->free_cpu));
+        s->free_mem = hrm_alloc(nc * sizeof(*s->free_mem));
+        s->free_stack = hrm_alloc(nc * sizeof(*s->free_stack));
+        s->in_stack = hrm_calloc(nc, sizeof(*s->in_stack));
         for (int32_t i = n - 1; i >= 0; i--) { /* node 0 on top */
             s->free_cpu[i] = cluster->nodes[i].capacity.v[HRM_DIM_CPU];
             s->free_mem[i] = cluster->nodes[i].capacity.v[HRM_DIM_MEM];
@@ -195,7 +252,9 @@ void hrm_dsched_free(struct hrm_dsched *s)
     hrm_free(s->ready);
     dsched_rounds_free(s);
     hrm_free(s->perm);
+    hrm_free(s->pos);
     hrm_free(s->mark);
+    hrm_free(s->amap);
     hrm_free(s->slots);
     hrm_free(s->gtasks);
     hrm_free(s->out);
@@ -241,10 +300,27 @@ static void stage_ready(struct hrm_dsched *s, struct djob *j, int32_t stage, int
     const struct hrm_stage *st = &s->wl->stages[stage];
     const struct hrm_job *wj = &s->wl->jobs[j->job];
     for (int32_t t = st->task_first; t < st->task_first + st->ntasks; t++) {
+        if (j->tstate[t - wj->task_first] != T_WAITING)
+            continue; /* ended already: its job was cancelled */
         j->tstate[t - wj->task_first] = T_READY;
         j->ready_us[t - wj->task_first] = now;
         ready_push(s, t);
     }
+}
+
+bool dsched_task_is(const struct hrm_dsched *s, int32_t task, enum dtask_state st)
+{
+    const struct djob *j = dsched_job(s, s->wl->tasks[task].job);
+    return j && j->tstate[task - s->wl->jobs[j->job].task_first] == st;
+}
+
+int hrm_dsched_adopt(struct hrm_dsched *s, int32_t task)
+{
+    if (task < 0 || task >= s->wl->ntasks || !dsched_task_is(s, task, T_READY))
+        return -EINVAL;
+    /* it stays in the ready deque; the pass drops it (no longer T_READY) */
+    dsched_placed(s, task);
+    return 0;
 }
 
 void dsched_placed(struct hrm_dsched *s, int32_t task)
@@ -263,6 +339,8 @@ int32_t dsched_prefs(struct hrm_dsched *s, int32_t task, int32_t *out, int32_t m
         const struct hrm_block *blk = &s->wl->blocks[t->block_first + b];
         for (int32_t r = 0; r < blk->nreplicas; r++) {
             int32_t node = blk->replicas[r], k = 0;
+            if (!dsched_node_is_up(s, node))
+                continue;
             while (k < n && out[k] != node)
                 k++;
             if (k == n && n < max)
@@ -336,6 +414,8 @@ static void central_free(struct hrm_dsched *s, int32_t node, int32_t task)
 static void central_decide(struct hrm_dsched *s, struct hrm_env *env)
 {
     s->deciding = false;
+    while (s->rn > 0 && !dsched_task_is(s, s->ready[s->rhead], T_READY))
+        ready_pop(s); /* ended (cancelled) or adopted meanwhile */
     if (s->rn == 0)
         return;
     int32_t task = s->ready[s->rhead];
@@ -393,6 +473,21 @@ static int on_task_end(struct hrm_dsched *s, struct hrm_env *env, const struct h
     int32_t ti = m->task - wj->task_first;
     if (j->tstate[ti] == T_DONE)
         return 0;
+    bool central_node = s->cfg.kind == HRM_DSCHED_CENTRAL && m->node >= 0 && m->node < s->ncentral;
+    if ((m->status == HRM_OUTCOME_LOST || m->status == HRM_OUTCOME_PREEMPTED) &&
+        j->tstate[ti] == T_PLACED) {
+        /* The run is gone (its node died, or it was evicted): place it again,
+         * first in line.  Not ended: the load stays. */
+        dsched_requeue_front(s, m->task);
+        s->stats.requeued++;
+        if (central_node)
+            central_free(s, m->node, m->task);
+        dsched_arm_pass(s, env);
+        return 0;
+    }
+    /* DONE or FAILED; or any end of a task not placed yet (its job was
+     * cancelled): final.  A ready or in-flight task is skipped by the pass or
+     * the round that holds it. */
     j->tstate[ti] = T_DONE;
     j->left--;
     s->load--;
@@ -400,7 +495,7 @@ static int on_task_end(struct hrm_dsched *s, struct hrm_env *env, const struct h
         j->failed = true;
         s->stats.rejected++;
     }
-    if (s->cfg.kind == HRM_DSCHED_CENTRAL && m->node >= 0 && m->node < s->c->nnodes) {
+    if (central_node) {
         central_free(s, m->node, m->task);
         central_arm(s, env);
     }
@@ -462,8 +557,8 @@ static void reserve_job(struct hrm_dsched *s, struct hrm_env *env, struct djob *
                         int32_t m)
 {
     int32_t n = (int32_t)ceil(s->cfg.d * m);
-    if (n > s->c->nnodes)
-        n = s->c->nnodes;
+    if (n > s->nup)
+        n = s->nup;
     s->gen++;
     int32_t sent = 0;
     /* locality first: the replicas of the new tasks */
@@ -493,6 +588,10 @@ static int on_get_task(struct hrm_dsched *s, struct hrm_env *env, const struct h
     struct djob *j = m->job >= 0 && m->job < s->wl->njobs ? dsched_job(s, m->job) : NULL;
     struct hrm_msg r = {
         .from = s->self, .job = m->job, .node = m->status, .attempt = m->attempt, .value = s->self};
+    if (j) /* tasks that ended unbound (their job was cancelled) are skipped */
+        while (j->unbound_head < j->unbound_tail &&
+               !dsched_task_is(s, j->unbound[j->unbound_head], T_INFLIGHT))
+            j->unbound_head++;
     if (j && j->unbound_head < j->unbound_tail) {
         int32_t task = j->unbound[j->unbound_head++];
         r.type = HRM_MSG_RUN;
@@ -514,16 +613,55 @@ static int on_get_task(struct hrm_dsched *s, struct hrm_env *env, const struct h
 
 /* ---- the pass ---- */
 
+/* Drops from the ready deque the tasks that are no longer ready (ended by a
+ * cancel, adopted) or whose job is gone, and duplicates, keeping the order. */
+static void ready_compact(struct hrm_dsched *s)
+{
+    size_t n = s->rn, k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int32_t t = s->ready[(s->rhead + i) % s->rcap];
+        struct djob *j = dsched_job(s, s->wl->tasks[t].job);
+        if (!j)
+            continue;
+        uint8_t *st = &j->tstate[t - s->wl->jobs[j->job].task_first];
+        if (*st != T_READY)
+            continue;
+        *st = T_SEEN;
+        s->ready[(s->rhead + k++) % s->rcap] = t;
+    }
+    s->rn = k;
+    for (size_t i = 0; i < k; i++) {
+        int32_t t = s->ready[(s->rhead + i) % s->rcap];
+        struct djob *j = dsched_job(s, s->wl->tasks[t].job);
+        j->tstate[t - s->wl->jobs[j->job].task_first] = T_READY;
+    }
+}
+
+/* A node for a task sent without probing: one of its up replica nodes, else
+ * an up node at random.  With every node up, the draw is over node ids (as
+ * before node churn existed). */
+static int32_t random_node(struct hrm_dsched *s, int32_t task)
+{
+    int32_t np = dsched_prefs(s, task, s->prefs_buf, HRM_MAX_REPLICAS * 4);
+    if (np > 0)
+        return s->prefs_buf[hrm_rng_below(&s->rng, (uint64_t)np)];
+    int32_t i = (int32_t)hrm_rng_below(&s->rng, (uint64_t)s->nup);
+    return s->nup == s->nn ? i : s->perm[i];
+}
+
 static void pass(struct hrm_dsched *s, struct hrm_env *env)
 {
+    if (s->cfg.kind != HRM_DSCHED_CENTRAL) {
+        ready_compact(s);
+        if (s->nup == 0)
+            return; /* no node up: the tasks wait; node_up arms a pass */
+    }
     switch (s->cfg.kind) {
     case HRM_DSCHED_RANDOM:
         while (s->rn > 0) {
             int32_t task = ready_pop(s);
             struct djob *j = dsched_job(s, s->wl->tasks[task].job);
-            int32_t np = dsched_prefs(s, task, s->prefs_buf, HRM_MAX_REPLICAS * 4);
-            int32_t node = np > 0 ? s->prefs_buf[hrm_rng_below(&s->rng, (uint64_t)np)]
-                                  : (int32_t)hrm_rng_below(&s->rng, (uint64_t)s->c->nnodes);
+            int32_t node = random_node(s, task);
             struct hrm_msg m = {.type = HRM_MSG_RUN,
                                 .from = s->self,
                                 .job = j->job,
@@ -576,6 +714,12 @@ static void pass(struct hrm_dsched *s, struct hrm_env *env)
             while ((size_t)m < s->rn && s->wl->tasks[s->ready[(s->rhead + m) % s->rcap]].job == job)
                 m++;
             reserve_job(s, env, j, (int32_t)s->rhead, m);
+            if (j->unbound_tail + m > s->wl->jobs[job].ntasks) { /* tasks placed again */
+                int32_t live = j->unbound_tail - j->unbound_head;
+                memmove(j->unbound, j->unbound + j->unbound_head, (size_t)live * sizeof(int32_t));
+                j->unbound_head = 0;
+                j->unbound_tail = live;
+            }
             for (int32_t i = 0; i < m; i++) {
                 int32_t task = ready_pop(s);
                 j->unbound[j->unbound_tail++] = task;
@@ -600,6 +744,8 @@ int hrm_dsched_on_timer(struct hrm_dsched *s, struct hrm_env *env, uint64_t cook
         central_decide(s, env);
         return 0;
     }
+    if ((cookie & 3) == COOKIE_ROUND_TAG && s->cfg.round_timeout_us > 0)
+        return dsched_on_round_timer(s, env, cookie);
     return -EINVAL;
 }
 

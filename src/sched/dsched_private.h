@@ -6,7 +6,9 @@
 #include "hrm/rng.h"
 #include "hrm/state.h" /* enum hrm_task_outcome */
 
-enum dtask_state { T_WAITING, T_READY, T_INFLIGHT, T_PLACED, T_DONE };
+/* T_SEEN is transient: a pass marks the ready tasks it keeps while it
+ * compacts the deque (a duplicate entry sees the mark and is dropped). */
+enum dtask_state { T_WAITING, T_READY, T_INFLIGHT, T_PLACED, T_DONE, T_SEEN };
 
 /* A job registered with this instance. */
 struct djob {
@@ -26,6 +28,8 @@ struct djob {
 };
 
 struct probe {
+    int32_t attempt; /* the id its hold carries: the pool index, or with a round
+                        timeout a fresh sequence number (never reused soon) */
     int32_t round;
     int32_t node;
     int32_t granted;
@@ -43,7 +47,9 @@ struct round {
     int32_t queue;
     int32_t next_free;
     int64_t cpu, mem; /* slot size held: the largest task of the round */
+    uint32_t gen;     /* bumped at every use: a timer of a recycled round is stale */
     bool reserve;     /* holds reserve slots (DHRM) or only ask (Sparrow) */
+    bool active;      /* waiting for replies (not on the free list) */
 };
 
 struct hrm_dsched {
@@ -70,8 +76,17 @@ struct hrm_dsched {
     struct round *rounds;
     size_t nrounds_pool, cap_rounds;
     int32_t free_round;
-    int32_t *perm;  /* a permutation of node ids for distinct random draws */
+    /* with a round timeout: attempt -> probe index (open addressing) */
+    int32_t *amap;
+    size_t amap_cap, amap_used;
+    int32_t next_attempt;
+    /* nodes: perm is a permutation of node ids whose prefix [0, nup) is the up
+     * nodes; pos[node] is its index in perm.  Arrays sized nn (grows with the
+     * cluster). */
+    int32_t *perm, *pos;
     uint32_t *mark; /* per node: the draw generation that took it */
+    int32_t nn, nup;
+    size_t cap_nodes;
     uint32_t gen, draw_gen;
     int32_t draw_pos;
     /* greedy-assignment scratch */
@@ -83,6 +98,7 @@ struct hrm_dsched {
     int32_t prefs_buf[HRM_MAX_REPLICAS * 4];
     /* central: global state */
     int64_t *free_cpu, *free_mem;
+    int32_t ncentral; /* nodes the global state covers (those at creation) */
     int32_t *free_stack;
     bool *in_stack;
     int32_t nfree_stack;
@@ -94,6 +110,8 @@ struct hrm_dsched {
 struct djob *dsched_job(const struct hrm_dsched *s, int32_t job);
 void dsched_requeue_front(struct hrm_dsched *s, int32_t task);
 void dsched_placed(struct hrm_dsched *s, int32_t task);
+bool dsched_task_is(const struct hrm_dsched *s, int32_t task, enum dtask_state st);
+bool dsched_node_is_up(const struct hrm_dsched *s, int32_t node);
 void dsched_arm_pass(struct hrm_dsched *s, struct hrm_env *env);
 int32_t dsched_prefs(struct hrm_dsched *s, int32_t task, int32_t *out, int32_t max);
 
@@ -102,6 +120,7 @@ void dsched_start_round(struct hrm_dsched *s, struct hrm_env *env, const int32_t
                         int32_t ntasks, int32_t queue, bool reserve);
 int dsched_on_hold_reply(struct hrm_dsched *s, struct hrm_env *env, const struct hrm_msg *m);
 int32_t dsched_draw_node(struct hrm_dsched *s);
+int dsched_on_round_timer(struct hrm_dsched *s, struct hrm_env *env, uint64_t cookie);
 void dsched_rounds_free(struct hrm_dsched *s);
 
 #endif

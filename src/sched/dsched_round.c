@@ -7,6 +7,86 @@
 
 #define MAX_WANT 255 /* slots one hold may ask for */
 
+/* A round's timer cookie: tag 3 in the low two bits (the pass and decision
+ * cookies are 1 and 2), the round's pool index above, its generation in the
+ * high half.  A timer whose round was recycled meanwhile carries an older
+ * generation and is ignored. */
+#define ROUND_TAG 3u
+
+static uint64_t round_cookie(int32_t r, uint32_t gen)
+{
+    return (uint64_t)gen << 32 | (uint64_t)(uint32_t)r << 2 | ROUND_TAG;
+}
+
+/* ---- probe ids with a round timeout ----
+ *
+ * Without a timeout every reply arrives before its round decides, so a probe's
+ * pool index is its id (the hold's attempt).  With one, a reply may come after
+ * the round decided and its probe was recycled: ids are then a sequence
+ * (int32 >= 0, wrapping after 2^31 probes) mapped to pool indices, so a late
+ * reply never reads as the reply of a newer probe, and the DEL it earns names
+ * the late hold, not a newer one the node keeps under another id. */
+
+static size_t amap_slot(const struct hrm_dsched *s, int32_t attempt)
+{
+    return ((uint64_t)(uint32_t)attempt * 0x9E3779B97F4A7C15ull >> 20) & (s->amap_cap - 1);
+}
+
+static int32_t amap_find(const struct hrm_dsched *s, int32_t attempt)
+{
+    if (!s->amap_cap)
+        return -1;
+    for (size_t i = amap_slot(s, attempt);; i = (i + 1) & (s->amap_cap - 1)) {
+        int32_t p = s->amap[i];
+        if (p < 0 || s->probes[p].attempt == attempt)
+            return p;
+    }
+}
+
+static void amap_put(struct hrm_dsched *s, int32_t p);
+
+static void amap_grow(struct hrm_dsched *s)
+{
+    int32_t *old = s->amap;
+    size_t oldcap = s->amap_cap;
+    s->amap_cap = oldcap ? oldcap * 2 : 64;
+    s->amap = hrm_alloc(s->amap_cap * sizeof(*s->amap));
+    for (size_t i = 0; i < s->amap_cap; i++)
+        s->amap[i] = -1;
+    s->amap_used = 0;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i] >= 0)
+            amap_put(s, old[i]);
+    hrm_free(old);
+}
+
+static void amap_put(struct hrm_dsched *s, int32_t p)
+{
+    if ((s->amap_used + 1) * 2 > s->amap_cap)
+        amap_grow(s);
+    size_t i = amap_slot(s, s->probes[p].attempt);
+    while (s->amap[i] >= 0)
+        i = (i + 1) & (s->amap_cap - 1);
+    s->amap[i] = p;
+    s->amap_used++;
+}
+
+static void amap_del(struct hrm_dsched *s, int32_t attempt)
+{
+    size_t mask = s->amap_cap - 1, i = amap_slot(s, attempt);
+    while (s->probes[s->amap[i]].attempt != attempt)
+        i = (i + 1) & mask;
+    for (size_t j = (i + 1) & mask; s->amap[j] >= 0; j = (j + 1) & mask) {
+        size_t home = amap_slot(s, s->probes[s->amap[j]].attempt);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->amap[i] = s->amap[j];
+            i = j;
+        }
+    }
+    s->amap[i] = -1;
+    s->amap_used--;
+}
+
 /* ---- pools ---- */
 
 static int32_t round_new(struct hrm_dsched *s)
@@ -22,6 +102,8 @@ static int32_t round_new(struct hrm_dsched *s)
     struct round *rd = &s->rounds[r];
     rd->ntasks = rd->nprobes = rd->left = 0;
     rd->next_free = -1;
+    rd->gen++;
+    rd->active = true;
     return r;
 }
 
@@ -30,11 +112,14 @@ static void round_free(struct hrm_dsched *s, int32_t r)
     struct round *rd = &s->rounds[r];
     for (int32_t i = 0; i < rd->nprobes; i++) {
         int32_t p = rd->probes[i];
+        if (s->cfg.round_timeout_us > 0)
+            amap_del(s, s->probes[p].attempt);
         s->probes[p].round = -1;
         s->probes[p].next_free = s->free_probe;
         s->free_probe = p;
     }
     rd->ntasks = rd->nprobes = 0;
+    rd->active = false;
     rd->next_free = s->free_round;
     s->free_round = r;
 }
@@ -58,7 +143,14 @@ static int32_t probe_new(struct hrm_dsched *s, int32_t round, int32_t node)
         HRM_GROW(s->probes, s->cap_probes, s->nprobes_pool + 1);
         p = (int32_t)s->nprobes_pool++;
     }
-    s->probes[p] = (struct probe){.round = round, .node = node, .next_free = -1};
+    s->probes[p] = (struct probe){.attempt = p, .round = round, .node = node, .next_free = -1};
+    if (s->cfg.round_timeout_us > 0) {
+        do { /* a fresh id; after a wrap, skip one still in use */
+            s->probes[p].attempt = s->next_attempt;
+            s->next_attempt = s->next_attempt == INT32_MAX ? 0 : s->next_attempt + 1;
+        } while (amap_find(s, s->probes[p].attempt) >= 0);
+        amap_put(s, p);
+    }
     struct round *rd = &s->rounds[round];
     HRM_GROW(rd->probes, rd->cap_probes, (size_t)rd->nprobes + 1);
     rd->probes[rd->nprobes++] = p;
@@ -73,7 +165,7 @@ static int32_t probe_new(struct hrm_dsched *s, int32_t round, int32_t node)
  * taken by a locality preference are skipped. */
 int32_t dsched_draw_node(struct hrm_dsched *s)
 {
-    int32_t n = s->c->nnodes;
+    int32_t n = s->nup; /* the up nodes are perm[0, nup) */
     if (s->draw_gen != s->gen) {
         s->draw_gen = s->gen;
         s->draw_pos = 0;
@@ -84,6 +176,8 @@ int32_t dsched_draw_node(struct hrm_dsched *s)
         int32_t t = s->perm[i];
         s->perm[i] = s->perm[j];
         s->perm[j] = t;
+        s->pos[s->perm[i]] = i;
+        s->pos[t] = j;
         if (s->mark[s->perm[i]] != s->gen) {
             s->mark[s->perm[i]] = s->gen;
             return s->perm[i];
@@ -100,7 +194,7 @@ static void send_hold(struct hrm_dsched *s, struct hrm_env *env, const struct ro
                         .job = -1,
                         .task = -1,
                         .node = rd->queue,
-                        .attempt = p,
+                        .attempt = s->probes[p].attempt,
                         .status = (uint16_t)want};
     if (rd->ntasks == 1) {
         m.task = rd->tasks[0];
@@ -137,7 +231,7 @@ void dsched_start_round(struct hrm_dsched *s, struct hrm_env *env, const int32_t
         j->tstate[tasks[i] - s->wl->jobs[t->job].task_first] = T_INFLIGHT;
     }
     double want_d = ceil(s->cfg.d * ntasks);
-    int32_t n = want_d > s->c->nnodes ? s->c->nnodes : (int32_t)want_d;
+    int32_t n = want_d > s->nup ? s->nup : (int32_t)want_d;
     int32_t per_task = (int32_t)ceil(s->cfg.d);
     s->gen++;
     for (int32_t i = 0; i < ntasks && rd->nprobes < n; i++) {
@@ -170,6 +264,8 @@ void dsched_start_round(struct hrm_dsched *s, struct hrm_env *env, const int32_t
     rd->left = rd->nprobes;
     for (int32_t i = 0; i < rd->nprobes; i++)
         send_hold(s, env, rd, rd->probes[i], want);
+    if (s->cfg.round_timeout_us > 0)
+        env->timer(env, env->now_us(env) + s->cfg.round_timeout_us, round_cookie(r, rd->gen));
     s->stats.rounds++;
     s->stats.probes += rd->nprobes;
 }
@@ -191,6 +287,13 @@ static void ensure_scratch(struct hrm_dsched *s, size_t nslots, size_t ntasks, s
 static void decide(struct hrm_dsched *s, struct hrm_env *env, int32_t r)
 {
     struct round *rd = &s->rounds[r];
+    /* Tasks that ended meanwhile (their job was cancelled, perhaps released)
+     * are dropped; holds reserved for them get DEL below. */
+    int32_t live = 0;
+    for (int32_t i = 0; i < rd->ntasks; i++)
+        if (dsched_task_is(s, rd->tasks[i], T_INFLIGHT))
+            rd->tasks[live++] = rd->tasks[i];
+    rd->ntasks = live;
     size_t nslots = 0;
     for (int32_t i = 0; i < rd->nprobes; i++)
         nslots += (size_t)s->probes[rd->probes[i]].granted + 1;
@@ -208,8 +311,11 @@ static void decide(struct hrm_dsched *s, struct hrm_env *env, int32_t r)
                 (struct hrm_gs_slot){.key = 0, .cpu = rd->cpu, .mem = rd->mem, .node = p->node};
             slot_probe[k++] = i;
         }
-        if (p->rejected)
+        if (p->rejected) {
+            if (!p->replied) /* no answer (timed out): nothing is known of that queue */
+                all_rejected = false;
             continue;
+        }
         all_rejected = false;
         /* A queue position ranks after every held slot even when its wait is
          * estimated at 0: a slot it saw free is not reserved, and another
@@ -262,7 +368,7 @@ static void decide(struct hrm_dsched *s, struct hrm_env *env, int32_t r)
                             .attempt = -1,
                             .value = s->self};
         if (p->granted > 0) {
-            m.attempt = pid;
+            m.attempt = p->attempt;
             if (--count[pi] == 0)
                 m.status = HRM_RUN_LAST;
         }
@@ -286,7 +392,7 @@ static void decide(struct hrm_dsched *s, struct hrm_env *env, int32_t r)
                                 .job = -1,
                                 .task = -1,
                                 .node = rd->queue,
-                                .attempt = pid};
+                                .attempt = p->attempt};
             env->send(env, hrm_addr_node(p->node), &m);
             s->stats.dels++;
         }
@@ -316,12 +422,31 @@ static void decide(struct hrm_dsched *s, struct hrm_env *env, int32_t r)
         dsched_arm_pass(s, env);
 }
 
+/* A reply to no probe waiting for one: its round already decided (timed out),
+ * or a duplicate.  A hold it granted is released. */
+static int late_reply(struct hrm_dsched *s, struct hrm_env *env, const struct hrm_msg *m)
+{
+    s->stats.late_replies++;
+    if (m->status > 0 && m->attempt >= 0) {
+        struct hrm_msg d = {.type = HRM_MSG_DEL,
+                            .from = s->self,
+                            .job = -1,
+                            .task = -1,
+                            .node = -1,
+                            .attempt = m->attempt};
+        env->send(env, m->node >= 0 ? hrm_addr_node(m->node) : m->from, &d);
+        s->stats.dels++;
+    }
+    return 0;
+}
+
 int dsched_on_hold_reply(struct hrm_dsched *s, struct hrm_env *env, const struct hrm_msg *m)
 {
-    int32_t pid = m->attempt;
+    bool timed = s->cfg.round_timeout_us > 0;
+    int32_t pid = timed ? (m->attempt >= 0 ? amap_find(s, m->attempt) : -1) : m->attempt;
     if (pid < 0 || (size_t)pid >= s->nprobes_pool || s->probes[pid].round < 0 ||
         s->probes[pid].replied)
-        return -EPROTO;
+        return timed ? late_reply(s, env, m) : -EPROTO;
     struct probe *p = &s->probes[pid];
     p->replied = true;
     p->granted = m->status;
@@ -331,5 +456,26 @@ int dsched_on_hold_reply(struct hrm_dsched *s, struct hrm_env *env, const struct
     struct round *rd = &s->rounds[p->round];
     if (--rd->left == 0)
         decide(s, env, p->round);
+    return 0;
+}
+
+/* The round's time is up: the missing replies count as refusals (no slot, no
+ * queue position) and it decides with what it has. */
+int dsched_on_round_timer(struct hrm_dsched *s, struct hrm_env *env, uint64_t cookie)
+{
+    int32_t r = (int32_t)(uint32_t)((cookie & 0xffffffffu) >> 2);
+    uint32_t gen = (uint32_t)(cookie >> 32);
+    if ((size_t)r >= s->nrounds_pool || !s->rounds[r].active || s->rounds[r].gen != gen)
+        return 0; /* decided already; the round may be in use again */
+    struct round *rd = &s->rounds[r];
+    for (int32_t i = 0; i < rd->nprobes; i++) {
+        struct probe *p = &s->probes[rd->probes[i]];
+        if (!p->replied) {
+            p->granted = 0;
+            p->rejected = true;
+        }
+    }
+    s->stats.timeouts++;
+    decide(s, env, r);
     return 0;
 }

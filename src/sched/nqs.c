@@ -35,6 +35,17 @@ struct hrm_nqs *hrm_nqs_new(const struct hrm_cluster *cluster, const struct hrm_
         hrm_errorf(err, -EINVAL, "nqs: node %d out of range", node);
         return NULL;
     }
+    return hrm_nqs_new_capacity(&cluster->nodes[node].capacity, wl, node, cfg, err);
+}
+
+struct hrm_nqs *hrm_nqs_new_capacity(const struct hrm_res *capacity, const struct hrm_workload *wl,
+                                     int32_t node, const struct hrm_nqs_config *cfg,
+                                     struct hrm_error *err)
+{
+    if (!capacity || node < 0) {
+        hrm_errorf(err, -EINVAL, "nqs: node %d: bad node or no capacity", node);
+        return NULL;
+    }
     static const struct hrm_nqs_queue_cfg one = {.name = ""};
     struct hrm_nqs_config def = {0};
     if (!cfg)
@@ -45,7 +56,6 @@ struct hrm_nqs *hrm_nqs_new(const struct hrm_cluster *cluster, const struct hrm_
         return NULL;
     }
     struct hrm_nqs *q = hrm_calloc(1, sizeof(*q));
-    q->c = cluster;
     q->wl = wl;
     q->node = node;
     q->self = hrm_addr_node(node);
@@ -75,10 +85,10 @@ struct hrm_nqs *hrm_nqs_new(const struct hrm_cluster *cluster, const struct hrm_
         }
         q->order[k] = i;
     }
-    const struct hrm_node *n = &cluster->nodes[node];
-    q->cap_cpu = n->capacity.v[HRM_DIM_CPU];
+    q->cap_cpu = capacity->v[HRM_DIM_CPU];
+    q->cap_mem = capacity->v[HRM_DIM_MEM];
     q->free_cpu = q->cap_cpu;
-    q->free_mem = n->capacity.v[HRM_DIM_MEM];
+    q->free_mem = q->cap_mem;
     q->free_head = -1;
     q->run_head = -1;
     q->timer_at = INT64_MAX;
@@ -251,10 +261,9 @@ int nqs_over_limit(const struct hrm_nqs *q, int32_t qi, int64_t cpu, int64_t mem
     if (qi < 0 || qi >= q->nq)
         return HRM_NQS_NO_QUEUE;
     const struct hrm_res *lim = &q->queues[qi].cfg.limit;
-    const struct hrm_node *n = &q->c->nodes[q->node];
-    if ((lim->v[HRM_DIM_CPU] > 0 && cpu > lim->v[HRM_DIM_CPU]) || cpu > n->capacity.v[HRM_DIM_CPU])
+    if ((lim->v[HRM_DIM_CPU] > 0 && cpu > lim->v[HRM_DIM_CPU]) || cpu > q->cap_cpu)
         return HRM_NQS_OVER_LIMIT;
-    if ((lim->v[HRM_DIM_MEM] > 0 && mem > lim->v[HRM_DIM_MEM]) || mem > n->capacity.v[HRM_DIM_MEM])
+    if ((lim->v[HRM_DIM_MEM] > 0 && mem > lim->v[HRM_DIM_MEM]) || mem > q->cap_mem)
         return HRM_NQS_OVER_LIMIT;
     return HRM_NQS_OK;
 }
@@ -667,6 +676,44 @@ static int on_exec_end(struct hrm_nqs *q, struct hrm_env *env, const struct hrm_
     nqs_entry_free(q, i);
     pump(q, env);
     return 0;
+}
+
+int hrm_nqs_cancel(struct hrm_nqs *q, struct hrm_env *env, int32_t task)
+{
+    int32_t i = task >= 0 ? nqs_find_queued(q, task) : -1;
+    if (i < 0)
+        return 0;
+    struct nqs_entry *e = &q->e[i];
+    nqs_queue_remove(q, i);
+    /* A migration in progress: a parked request or an offer is withdrawn as
+     * when the task starts at home (an ACCEPT or PULL still coming finds the
+     * task gone and answers MIGRATE_CANCEL, which frees the target's slot). */
+    if (e->flags & (F_REQ_OUT | F_OFFERED | F_PARKED)) {
+        if ((e->flags & (F_OFFERED | F_PARKED)) && e->mig_target >= 0) {
+            struct hrm_msg m = {.type = HRM_MSG_MIGRATE_CANCEL,
+                                .from = q->self,
+                                .job = e->job,
+                                .task = e->task,
+                                .node = q->node};
+            env->send(env, e->mig_target, &m);
+        }
+        e->flags &= (uint8_t) ~(F_REQ_OUT | F_PARKED | F_OFFERED);
+        e->mig_target = -1;
+    }
+    nqs_entry_free(q, i);
+    pump(q, env);
+    nqs_balance(q, env);
+    return 1;
+}
+
+bool hrm_nqs_idle(const struct hrm_nqs *q)
+{
+    if (q->run_head >= 0 || q->nholds > 0 || q->nparks > 0)
+        return false;
+    for (int32_t k = 0; k < q->nq; k++)
+        if (q->queues[k].nqueued > 0)
+            return false;
+    return true;
 }
 
 int hrm_nqs_on_timer(struct hrm_nqs *q, struct hrm_env *env, uint64_t cookie)

@@ -63,8 +63,7 @@ struct nqs_queue {
 };
 
 struct hrm_nqs {
-    const struct hrm_cluster *c;
-    const struct hrm_workload *wl;
+    const struct hrm_workload *wl; /* borrowed; may grow: never cache its arrays */
     int32_t node;
     hrm_addr self;
     struct hrm_nqs_config cfg;
@@ -74,8 +73,9 @@ struct hrm_nqs {
     struct nqs_entry *e;
     size_t ne, cap_e;
     int32_t free_head;
-    int32_t run_head; /* running entries, newest first */
-    int64_t cap_cpu, free_cpu, free_mem;
+    int32_t run_head;         /* running entries, newest first */
+    int64_t cap_cpu, cap_mem; /* the node's capacity */
+    int64_t free_cpu, free_mem;
     struct nqs_hold *holds;
     size_t nholds, cap_holds;
     struct nqs_park *parks;

@@ -21,7 +21,7 @@ struct dsim {
     const struct hrm_dsim_options *opt;
     struct hrm_run_record *rec;
     struct hrm_dsim_stats *st;
-    struct dsim_setup su;
+    struct hrm_dsetup su;
     struct sim_core k;
     struct hrm_nqs **nqs;
     struct sim_role_env *node_env;
@@ -402,7 +402,7 @@ int hrm_dsim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
     memset(stats, 0, sizeof(*stats));
     struct dsim s = {.c = c, .wl = wl, .cfg = cfg, .opt = opt, .rec = rec, .st = stats};
     sim_core_init(&s.k, wl, cfg, rec, err);
-    int rc = dsim_setup_parse(policy, params, c->net.latency_us, cfg->seed, &s.su, err);
+    int rc = hrm_dsetup_parse(policy, params, c->net.latency_us, cfg->seed, &s.su, err);
     if (rc)
         return rc;
     rc = build(&s, cfg->seed);

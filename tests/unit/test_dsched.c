@@ -4,6 +4,7 @@
 #include "dhrm_env.h"
 #include "fixture.h"
 #include "hrm/dsched.h"
+#include "hrm/state.h"
 
 #define MS 1000ll
 #define COOKIE_PASS 1
@@ -312,5 +313,448 @@ Test(dsched, locality_probes_the_replica_nodes_first)
         int node = fenv_find(&in.f, HRM_MSG_HOLD, i)->to - HRM_ADDR_NODE0;
         cr_assert(node == 17 || node == 33 || node == 41, "probe %d went to node %d", i, node);
     }
+    inst_fini(&in);
+}
+
+/* ---- what the roles offer a daemon driver: timeouts, churn, lost runs, cancel, adopt ---- */
+
+/* nodes nodes, njobs jobs of ntasks tasks each (submitted at 0), an instance of cfg. */
+static void inst_new(struct inst *in, int nodes, int njobs, int ntasks,
+                     const struct hrm_dsched_config *cfg)
+{
+    in->c = nodes > 0 ? fx_cluster(1, nodes, 4, 16 * GIB, 0, 0, NULL) : hrm_cluster_new(NULL);
+    if (nodes == 0) {
+        struct hrm_error err = {{0}};
+        cr_assert_geq(hrm_cluster_add_rack(in->c, "r0", &err), 0, "%s", err.text);
+    }
+    in->wl = hrm_workload_new();
+    for (int j = 0; j < njobs; j++) {
+        fx_job(in->wl, "j", "u", 0);
+        fx_stage(in->wl, "s", NULL, 0);
+        fx_tasks(in->wl, ntasks, 1000, GIB, 0, 0, 100 * MS);
+    }
+    struct hrm_error err = {{0}};
+    in->s = hrm_dsched_new(in->c, in->wl, cfg, &err);
+    cr_assert_not_null(in->s, "%s", err.text);
+    fenv_init(&in->f);
+}
+
+static int add_node(struct inst *in)
+{
+    struct hrm_error err = {{0}};
+    char name[16];
+    snprintf(name, sizeof(name), "late%d", in->c->nnodes);
+    struct hrm_node_desc d = {.name = name, .rack = 0, .cores = 4, .mem = 16 * GIB};
+    int n = hrm_cluster_add_node(in->c, &d, &err);
+    cr_assert_geq(n, 0, "%s", err.text);
+    return n;
+}
+
+static int submit(struct inst *in, int job)
+{
+    struct hrm_msg m = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = job};
+    return hrm_dsched_on_msg(in->s, &in->f.env, &m);
+}
+
+static int fire_pass(struct inst *in)
+{
+    fenv_clear(&in->f);
+    return hrm_dsched_on_timer(in->s, &in->f.env, COOKIE_PASS);
+}
+
+static int task_end(struct inst *in, int task, int status)
+{
+    struct hrm_msg e = {.type = HRM_MSG_TASK_END,
+                        .from = hrm_addr_node(0),
+                        .job = in->wl->tasks[task].job,
+                        .task = task,
+                        .node = 0,
+                        .status = (uint16_t)status};
+    return hrm_dsched_on_msg(in->s, &in->f.env, &e);
+}
+
+/* The cookie of the one timer armed since the last clear that is not a pass. */
+static uint64_t round_timer(const struct inst *in)
+{
+    uint64_t c = 0;
+    int n = 0;
+    for (int i = 0; i < in->f.ntimers; i++)
+        if (in->f.timer_cookie[i] != COOKIE_PASS) {
+            c = in->f.timer_cookie[i];
+            n++;
+        }
+    cr_assert_eq(n, 1, "one round timer armed");
+    return c;
+}
+
+static int count_to(const struct fenv *f, int type, hrm_addr to)
+{
+    int n = 0;
+    for (int k = 0; k < f->nsent; k++)
+        n += f->sent[k].m.type == type && f->sent[k].to == to;
+    return n;
+}
+
+static const struct hrm_dsched_config timed_cfg = {.kind = HRM_DSCHED_TWO_PHASE,
+                                                   .d = 2,
+                                                   .max_wait_us = -1,
+                                                   .round_timeout_us = 10 * MS,
+                                                   .seed = 1};
+
+Test(dsched, round_timeout_decides_with_the_replies_it_has)
+{
+    struct inst in;
+    inst_new(&in, 4, 1, 1, &timed_cfg);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 2);
+    struct fenv_sent h[2] = {*fenv_find(&in.f, HRM_MSG_HOLD, 0),
+                             *fenv_find(&in.f, HRM_MSG_HOLD, 1)};
+    uint64_t cookie = round_timer(&in);
+    cr_assert_eq(in.f.timer_at[in.f.timer_cookie[0] == cookie ? 0 : 1], 10 * MS);
+    fenv_clear(&in.f);
+    reply(&in, &h[0], 1, 0, 0); /* the other node never answers */
+    cr_assert_eq(in.f.nsent, 0, "still waiting for the second reply");
+    in.f.now = 10 * MS;
+    cr_assert_eq(hrm_dsched_on_timer(in.s, &in.f.env, cookie), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 1, "decided without the missing reply");
+    const struct fenv_sent *r = fenv_find(&in.f, HRM_MSG_RUN, 0);
+    cr_assert_eq(r->to, h[0].to, "on the slot that was held");
+    cr_assert_eq(r->m.attempt, h[0].m.attempt);
+    cr_assert_eq(r->m.task, 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_TASK_END), 0, "a missing reply is no reason to fail");
+    cr_assert_eq(hrm_dsched_stats(in.s)->timeouts, 1);
+    /* the timer of a round that decided is stale */
+    fenv_clear(&in.f);
+    cr_assert_eq(hrm_dsched_on_timer(in.s, &in.f.env, cookie), 0);
+    cr_assert_eq(in.f.nsent, 0);
+    inst_fini(&in);
+}
+
+Test(dsched, round_timeout_with_no_reply_at_all_places_the_task_again)
+{
+    struct inst in;
+    inst_new(&in, 4, 1, 1, &timed_cfg);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    uint64_t cookie = round_timer(&in);
+    fenv_clear(&in.f);
+    in.f.now = 10 * MS;
+    cr_assert_eq(hrm_dsched_on_timer(in.s, &in.f.env, cookie), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_TASK_END), 0, "not failed: nobody said no");
+    cr_assert_eq(in.f.ntimers, 1, "a leftover: the next round is armed");
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 2, "a new round for it");
+    inst_fini(&in);
+}
+
+Test(dsched, late_reply_after_the_timeout_gets_del_and_never_feeds_a_newer_round)
+{
+    struct inst in;
+    inst_new(&in, 4, 2, 1, &timed_cfg);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    struct fenv_sent a[2] = {*fenv_find(&in.f, HRM_MSG_HOLD, 0),
+                             *fenv_find(&in.f, HRM_MSG_HOLD, 1)};
+    uint64_t cookie = round_timer(&in);
+    fenv_clear(&in.f);
+    reply(&in, &a[0], 1, 0, 0);
+    cr_assert_eq(hrm_dsched_on_timer(in.s, &in.f.env, cookie), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 1);
+    /* a second job: its round reuses the probe records of the first */
+    cr_assert_eq(submit(&in, 1), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    struct fenv_sent b[2] = {*fenv_find(&in.f, HRM_MSG_HOLD, 0),
+                             *fenv_find(&in.f, HRM_MSG_HOLD, 1)};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++)
+            cr_assert_neq(b[i].m.attempt, a[k].m.attempt, "hold ids are not reused soon");
+    /* the first round's missing reply comes now, with a slot held */
+    fenv_clear(&in.f);
+    reply(&in, &a[1], 1, 0, 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 0, "not taken as a reply of the new round");
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_DEL), 1, "its hold is released");
+    const struct fenv_sent *d = fenv_find(&in.f, HRM_MSG_DEL, 0);
+    cr_assert_eq(d->to, a[1].to);
+    cr_assert_eq(d->m.attempt, a[1].m.attempt);
+    /* the same reply again, and one that held nothing: ignored, no DEL */
+    fenv_clear(&in.f);
+    reply(&in, &a[1], 1, 0, 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_DEL), 1);
+    fenv_clear(&in.f);
+    reply(&in, &a[0], 0, 5 * MS, 1);
+    cr_assert_eq(in.f.nsent, 0);
+    /* the new round still decides on its own replies */
+    reply(&in, &b[0], 1, 0, 0);
+    reply(&in, &b[1], 0, 7 * MS, 2);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 1);
+    cr_assert_eq(fenv_find(&in.f, HRM_MSG_RUN, 0)->m.task, 1);
+    cr_assert_eq(hrm_dsched_stats(in.s)->late_replies, 3);
+    inst_fini(&in);
+}
+
+Test(dsched, without_a_timeout_a_duplicate_reply_is_a_protocol_error)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = timed_cfg;
+    cfg.round_timeout_us = 0;
+    inst_new(&in, 4, 1, 1, &cfg);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(in.f.ntimers, 0, "no round timer");
+    struct fenv_sent h = *fenv_find(&in.f, HRM_MSG_HOLD, 0);
+    reply(&in, &h, 0, 5 * MS, 1);
+    struct hrm_msg dup = {.type = HRM_MSG_HOLD_REPLY,
+                          .from = h.to,
+                          .node = h.to - HRM_ADDR_NODE0,
+                          .attempt = h.m.attempt,
+                          .value = 0};
+    cr_assert_eq(hrm_dsched_on_msg(in.s, &in.f.env, &dup), -EPROTO);
+    inst_fini(&in);
+}
+
+/* Probes, runs and reservations of 64 one-task jobs (enough for every node
+ * to be drawn many times over) under kind; counts what went to node `down`. */
+static void churn_kind(enum hrm_dsched_kind kind)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = {.kind = kind, .d = 2, .max_wait_us = -1, .seed = 5};
+    inst_new(&in, 8, 64, 1, &cfg);
+    hrm_dsched_node_up(in.s, &in.f.env, 3, false);
+    hrm_dsched_node_up(in.s, &in.f.env, 6, false);
+    int sent = 0;
+    for (int j = 0; j < 64; j++) {
+        cr_assert_eq(submit(&in, j), 0);
+        cr_assert_eq(fire_pass(&in), 0);
+        sent += in.f.nsent;
+        for (int k = 0; k < in.f.nsent; k++) {
+            cr_assert_neq(in.f.sent[k].to, hrm_addr_node(3), "kind %d: message to a down node",
+                          kind);
+            cr_assert_neq(in.f.sent[k].to, hrm_addr_node(6));
+        }
+    }
+    cr_assert_geq(sent, 64);
+    inst_fini(&in);
+}
+
+Test(dsched, a_down_node_is_never_probed_drawn_or_sent_a_run)
+{
+    churn_kind(HRM_DSCHED_RANDOM);
+    churn_kind(HRM_DSCHED_SPARROW);
+    churn_kind(HRM_DSCHED_TWO_PHASE);
+    churn_kind(HRM_DSCHED_MULTI_WAY);
+    churn_kind(HRM_DSCHED_SPARROW_BATCH);
+}
+
+Test(dsched, a_round_asks_no_more_queues_than_nodes_up_and_skips_down_replicas)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = {.kind = HRM_DSCHED_MULTI_WAY, .d = 2, .max_wait_us = -1};
+    inst_new(&in, 6, 1, 4, &cfg);
+    hrm_dsched_node_up(in.s, &in.f.env, 0, false);
+    hrm_dsched_node_up(in.s, &in.f.env, 5, false);
+    hrm_dsched_node_up(in.s, &in.f.env, 5, false); /* twice: no effect */
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 4, "min(d*k = 8, 4 up)");
+    cr_assert_eq(count_to(&in.f, HRM_MSG_HOLD, hrm_addr_node(0)), 0);
+    cr_assert_eq(count_to(&in.f, HRM_MSG_HOLD, hrm_addr_node(5)), 0);
+    inst_fini(&in);
+
+    /* a task whose data sits on a down node and one up node probes the up one */
+    struct hrm_error err = {{0}};
+    struct hrm_dsched_config tp = {.kind = HRM_DSCHED_TWO_PHASE, .d = 1, .seed = 2};
+    inst_new(&in, 20, 1, 1, &tp);
+    int32_t reps[] = {7, 13};
+    cr_assert_geq(hrm_workload_add_block(in.wl, 64 * MIB, reps, 2, &err), 0, "%s", err.text);
+    hrm_dsched_node_up(in.s, &in.f.env, 7, false);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 1);
+    cr_assert_eq(fenv_find(&in.f, HRM_MSG_HOLD, 0)->to, hrm_addr_node(13));
+    inst_fini(&in);
+}
+
+Test(dsched, a_node_added_after_creation_is_probed_only_once_announced)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = {.kind = HRM_DSCHED_MULTI_WAY, .d = 2, .max_wait_us = -1};
+    inst_new(&in, 2, 2, 3, &cfg);
+    int n = add_node(&in);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 2, "only the two nodes known up");
+    cr_assert_eq(count_to(&in.f, HRM_MSG_HOLD, hrm_addr_node(2)), 0);
+    fenv_clear(&in.f);
+    hrm_dsched_node_up(in.s, &in.f.env, 2, true);
+    cr_assert_eq(in.f.ntimers, 0, "nothing ready: no pass");
+    cr_assert_eq(submit(&in, 1), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 3, "min(d*k = 6, 3 up)");
+    cr_assert_eq(count_to(&in.f, HRM_MSG_HOLD, hrm_addr_node(2)), 1);
+    /* a node beyond the cluster as created, announced before the cluster has it */
+    hrm_dsched_node_up(in.s, &in.f.env, 9, true);
+    hrm_dsched_node_up(in.s, &in.f.env, 9, false);
+    inst_fini(&in);
+}
+
+Test(dsched, with_no_node_up_tasks_wait_and_a_node_coming_up_places_them)
+{
+    enum hrm_dsched_kind kinds[] = {HRM_DSCHED_RANDOM, HRM_DSCHED_MULTI_WAY};
+    for (int k = 0; k < 2; k++) {
+        struct inst in;
+        struct hrm_dsched_config cfg = {.kind = kinds[k], .d = 2, .max_wait_us = -1};
+        inst_new(&in, 0, 1, 3, &cfg); /* the master starts before any agent */
+        cr_assert_eq(submit(&in, 0), 0);
+        cr_assert_eq(fire_pass(&in), 0);
+        cr_assert_eq(in.f.nsent, 0, "no node: no round, no run");
+        cr_assert_eq(in.f.ntimers, 0);
+        cr_assert_eq(hrm_dsched_load(in.s), 3, "the tasks wait");
+        int n = add_node(&in);
+        fenv_clear(&in.f);
+        hrm_dsched_node_up(in.s, &in.f.env, n, true);
+        cr_assert_eq(in.f.ntimers, 1, "a node came up with tasks ready: a pass");
+        cr_assert_eq(in.f.timer_cookie[0], COOKIE_PASS);
+        cr_assert_eq(fire_pass(&in), 0);
+        int type = kinds[k] == HRM_DSCHED_RANDOM ? HRM_MSG_RUN : HRM_MSG_HOLD;
+        cr_assert_eq(fenv_count(&in.f, type), kinds[k] == HRM_DSCHED_RANDOM ? 3 : 1);
+        cr_assert_eq(count_to(&in.f, type, hrm_addr_node(n)), fenv_count(&in.f, type));
+        inst_fini(&in);
+    }
+}
+
+Test(dsched, a_lost_run_is_placed_again_and_the_job_ends_once)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = {.kind = HRM_DSCHED_TWO_PHASE, .d = 2, .seed = 4};
+    inst_new(&in, 4, 1, 2, &cfg);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 4);
+    struct fenv_sent h[4];
+    for (int i = 0; i < 4; i++)
+        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
+    fenv_clear(&in.f);
+    for (int i = 0; i < 4; i++)
+        reply(&in, &h[i], 1, 0, 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 2);
+    /* task 0's node dies; task 1 is evicted */
+    fenv_clear(&in.f);
+    cr_assert_eq(task_end(&in, 0, HRM_OUTCOME_LOST), 0);
+    cr_assert_eq(task_end(&in, 1, HRM_OUTCOME_PREEMPTED), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_JOB_END), 0, "not ended");
+    cr_assert_eq(hrm_dsched_load(in.s), 2, "both still to run");
+    cr_assert_eq(in.f.ntimers, 1, "a pass is armed");
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 4, "a new round for each");
+    /* front of the deque: the later requeue (task 1) goes first */
+    cr_assert_eq(fenv_find(&in.f, HRM_MSG_HOLD, 0)->m.task, 1);
+    cr_assert_eq(fenv_find(&in.f, HRM_MSG_HOLD, 2)->m.task, 0);
+    for (int i = 0; i < 4; i++)
+        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
+    fenv_clear(&in.f);
+    for (int i = 0; i < 4; i++)
+        reply(&in, &h[i], 1, 0, 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 2, "placed again");
+    fenv_clear(&in.f);
+    cr_assert_eq(task_end(&in, 0, HRM_OUTCOME_DONE), 0);
+    cr_assert_eq(task_end(&in, 1, HRM_OUTCOME_DONE), 0);
+    cr_assert_eq(task_end(&in, 1, HRM_OUTCOME_DONE), 0, "a duplicate end is harmless");
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_JOB_END), 1);
+    cr_assert_eq(fenv_find(&in.f, HRM_MSG_JOB_END, 0)->m.status, 0, "not failed");
+    cr_assert_eq(hrm_dsched_load(in.s), 0);
+    inst_fini(&in);
+}
+
+Test(dsched, cancelled_in_flight_tasks_end_and_their_round_runs_nothing)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = {.kind = HRM_DSCHED_MULTI_WAY, .d = 2, .max_wait_us = -1};
+    inst_new(&in, 6, 1, 2, &cfg);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 4);
+    struct fenv_sent h[4];
+    for (int i = 0; i < 4; i++)
+        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
+    /* the driver cancels the job while the round is out */
+    fenv_clear(&in.f);
+    cr_assert_eq(task_end(&in, 0, HRM_OUTCOME_FAILED), 0);
+    cr_assert_eq(task_end(&in, 1, HRM_OUTCOME_FAILED), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_JOB_END), 1, "the job ends");
+    cr_assert_eq(hrm_dsched_load(in.s), 0);
+    fenv_clear(&in.f);
+    for (int i = 0; i < 4; i++)
+        reply(&in, &h[i], i % 2, 0, 0); /* holds 1 and 3 reserved a slot */
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 0, "nothing of a cancelled job runs");
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_DEL), 2, "its reserved slots are released");
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_TASK_END), 0);
+    inst_fini(&in);
+}
+
+Test(dsched, a_cancelled_ready_task_is_skipped_by_the_pass)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = {.kind = HRM_DSCHED_TWO_PHASE, .d = 2, .seed = 6};
+    inst_new(&in, 4, 1, 3, &cfg);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(task_end(&in, 1, HRM_OUTCOME_FAILED), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 4, "rounds for tasks 0 and 2 only");
+    for (int i = 0; i < 4; i++)
+        cr_assert_neq(fenv_find(&in.f, HRM_MSG_HOLD, i)->m.task, 1);
+    inst_fini(&in);
+}
+
+Test(dsched, adopt_marks_a_task_placed_and_its_end_ends_the_job)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = {.kind = HRM_DSCHED_TWO_PHASE, .d = 2, .seed = 8};
+    inst_new(&in, 4, 1, 3, &cfg);
+    cr_assert_eq(hrm_dsched_adopt(in.s, 1), -EINVAL, "its job is not registered yet");
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(hrm_dsched_adopt(in.s, 1), 0);
+    cr_assert_eq(hrm_dsched_adopt(in.s, 1), -EINVAL, "placed already");
+    cr_assert_eq(hrm_dsched_adopt(in.s, 99), -EINVAL);
+    cr_assert_eq(hrm_dsched_adopt(in.s, -1), -EINVAL);
+    cr_assert_eq(hrm_dsched_load(in.s), 3, "an adopted task still counts");
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 4, "no round for the adopted task");
+    for (int i = 0; i < 4; i++)
+        cr_assert_neq(fenv_find(&in.f, HRM_MSG_HOLD, i)->m.task, 1);
+    struct fenv_sent h[4];
+    for (int i = 0; i < 4; i++)
+        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
+    fenv_clear(&in.f);
+    for (int i = 0; i < 4; i++)
+        reply(&in, &h[i], 1, 0, 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 2);
+    for (int i = 0; i < 2; i++)
+        cr_assert_neq(fenv_find(&in.f, HRM_MSG_RUN, i)->m.task, 1);
+    fenv_clear(&in.f);
+    cr_assert_eq(task_end(&in, 0, HRM_OUTCOME_DONE), 0);
+    cr_assert_eq(task_end(&in, 2, HRM_OUTCOME_DONE), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_JOB_END), 0, "the adopted task still runs");
+    cr_assert_eq(task_end(&in, 1, HRM_OUTCOME_DONE), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_JOB_END), 1);
+    cr_assert_eq(hrm_dsched_load(in.s), 0);
+    inst_fini(&in);
+}
+
+Test(dsched, an_adopted_task_lost_later_is_placed_once)
+{
+    struct inst in;
+    struct hrm_dsched_config cfg = {.kind = HRM_DSCHED_RANDOM, .seed = 9};
+    inst_new(&in, 4, 1, 2, &cfg);
+    cr_assert_eq(submit(&in, 0), 0);
+    cr_assert_eq(hrm_dsched_adopt(in.s, 0), 0);
+    /* its node is gone before the pass: it is still in the deque once */
+    cr_assert_eq(task_end(&in, 0, HRM_OUTCOME_LOST), 0);
+    cr_assert_eq(fire_pass(&in), 0);
+    cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 2, "task 0 once, task 1 once");
+    cr_assert_neq(fenv_find(&in.f, HRM_MSG_RUN, 0)->m.task,
+                  fenv_find(&in.f, HRM_MSG_RUN, 1)->m.task);
     inst_fini(&in);
 }

@@ -401,3 +401,183 @@ Test(nqs, late_binding_reservation_asks_its_scheduler_at_the_head)
     hrm_nqs_free(q);
     world_fini(&w);
 }
+
+/* ---- what the node queues offer an agent: own capacity, cancel, idle ---- */
+
+Test(nqs, new_capacity_limits_by_the_capacity_given_not_the_cluster)
+{
+    struct world w;
+    int ms[] = {100, 100, 100, 100};
+    world_init(&w, 1, 8, ms, 4);                      /* the cluster says 8 cores, 16 GiB */
+    fx_tasks(w.wl, 1, 1000, 8 * GIB, 0, 0, 100 * MS); /* task 4: 8 GiB */
+    struct hrm_res cap = {{0}};
+    cap.v[HRM_DIM_CPU] = 2000; /* the agent knows better: 2 cores, 4 GiB */
+    cap.v[HRM_DIM_MEM] = 4 * GIB;
+    struct hrm_error err = {{0}};
+    struct hrm_nqs *q = hrm_nqs_new_capacity(&cap, w.wl, 7, NULL, &err);
+    cr_assert_not_null(q, "%s", err.text);
+    struct hrm_msg r = hold(q, &w.f, 1, 5, GIB);
+    cr_assert_eq(r.status, 2, "two cores: two slots");
+    cr_assert_eq(r.node, 7, "its id is the one given");
+    struct hrm_msg del = {.type = HRM_MSG_DEL, .from = SCHED, .attempt = 1};
+    cr_assert_eq(hrm_nqs_on_msg(q, &w.f.env, &del), 0);
+    fenv_clear(&w.f);
+    for (int t = 0; t < 3; t++)
+        run(q, &w.f, t, 0, -1, 0);
+    cr_assert_eq(fenv_count(&w.f, HRM_MSG_TASK_LAUNCH), 2, "the third queues");
+    cr_assert_eq(fenv_find(&w.f, HRM_MSG_TASK_LAUNCH, 0)->m.node, 7);
+    fenv_clear(&w.f);
+    run(q, &w.f, 4, 0, -1, 0);
+    const struct fenv_sent *e = fenv_find(&w.f, HRM_MSG_TASK_END, 0);
+    cr_assert_not_null(e, "8 GiB is over this node's 4 GiB");
+    cr_assert_eq(e->m.value, -HRM_NQS_OVER_LIMIT);
+    cr_assert_null(hrm_nqs_new_capacity(NULL, w.wl, 0, NULL, &err));
+    cr_assert_null(hrm_nqs_new_capacity(&cap, w.wl, -1, NULL, &err));
+    hrm_nqs_free(q);
+    world_fini(&w);
+}
+
+Test(nqs, the_workload_may_grow_after_the_queues_exist)
+{
+    struct world w;
+    int ms[] = {100};
+    world_init(&w, 1, 1, ms, 1);
+    struct hrm_nqs *q = nqs(&w, 0, NULL);
+    run(q, &w.f, 0, 0, -1, 0);
+    /* the agent learns more tasks: a job of one task each, appended */
+    for (int k = 0; k < 40; k++) {
+        fx_job(w.wl, "more", "u", 0);
+        fx_stage(w.wl, "s", NULL, 0);
+        fx_tasks(w.wl, 1, 1000, GIB, 0, 0, 10 * MS);
+    }
+    struct hrm_msg m = {.type = HRM_MSG_RUN,
+                        .from = SCHED,
+                        .job = 40,
+                        .task = 40,
+                        .node = 0,
+                        .attempt = -1,
+                        .value = SCHED};
+    cr_assert_eq(hrm_nqs_on_msg(q, &w.f.env, &m), 0);
+    struct hrm_nqs_queue_info info;
+    hrm_nqs_queue_info(q, 0, &info);
+    cr_assert_eq(info.queued, 1);
+    cr_assert_eq(info.queued_est_us, 10 * MS, "the new task's estimate is read");
+    hrm_nqs_free(q);
+    world_fini(&w);
+}
+
+Test(nqs, cancel_removes_a_queued_task_and_the_freed_turn_goes_to_the_next)
+{
+    struct world w;
+    int ms[] = {100, 100, 100};
+    world_init(&w, 1, 1, ms, 3);
+    struct hrm_nqs *q = nqs(&w, 0, NULL);
+    run(q, &w.f, 0, 0, -1, 0);
+    run(q, &w.f, 1, 0, -1, 0);
+    run(q, &w.f, 2, 0, -1, 0);
+    struct hrm_msg launch0 = fenv_find(&w.f, HRM_MSG_TASK_LAUNCH, 0)->m;
+    fenv_clear(&w.f);
+    cr_assert_eq(hrm_nqs_cancel(q, &w.f.env, 1), 1, "task 1 was queued");
+    cr_assert_eq(hrm_nqs_cancel(q, &w.f.env, 1), 0, "and is gone");
+    cr_assert_eq(hrm_nqs_cancel(q, &w.f.env, 0), 0, "running: the driver stops it");
+    cr_assert_eq(hrm_nqs_cancel(q, &w.f.env, 99), 0, "unknown");
+    cr_assert_eq(w.f.nsent, 0, "no TASK_END for a cancelled task, nothing starts");
+    struct hrm_nqs_queue_info info;
+    hrm_nqs_queue_info(q, 0, &info);
+    cr_assert_eq(info.queued, 1);
+    cr_assert_eq(info.queued_est_us, 100 * MS);
+    end_task(q, &w.f, &launch0);
+    const struct fenv_sent *l = fenv_find(&w.f, HRM_MSG_TASK_LAUNCH, 0);
+    cr_assert_not_null(l);
+    cr_assert_eq(l->m.task, 2, "the slot goes to the next queued task");
+    cr_assert_eq(fenv_count(&w.f, HRM_MSG_TASK_END), 1, "only task 0's end");
+    hrm_nqs_free(q);
+    world_fini(&w);
+}
+
+Test(nqs, cancel_of_a_task_parked_at_a_target_withdraws_the_migration)
+{
+    struct world w;
+    int ms[] = {100, 100};
+    world_init(&w, 6, 1, ms, 2);
+    struct hrm_nqs_config cfg = {.balance = true, .hw_us = 10 * MS, .lw_us = 0};
+    struct hrm_nqs *q = nqs(&w, 0, &cfg);
+    run(q, &w.f, 0, 0, -1, 0);
+    fenv_clear(&w.f);
+    run(q, &w.f, 1, 0, -1, 0);
+    const struct fenv_sent *req = fenv_find(&w.f, HRM_MSG_MIGRATE_REQUEST, 0);
+    cr_assert_not_null(req, "task 1 waits 100 ms > hw: asks to move");
+    cr_assert_eq(req->m.task, 1);
+    struct hrm_msg match = {.type = HRM_MSG_MIGRATE_MATCH,
+                            .from = HRM_ADDR_NEGOTIATOR,
+                            .job = 0,
+                            .task = 1,
+                            .node = 5,
+                            .status = 0};
+    fenv_clear(&w.f);
+    cr_assert_eq(hrm_nqs_on_msg(q, &w.f.env, &match), 0);
+    cr_assert_not_null(fenv_find(&w.f, HRM_MSG_MIGRATE_OFFER, 0));
+    struct hrm_msg parked = {
+        .type = HRM_MSG_MIGRATE_PARKED, .from = hrm_addr_node(5), .job = 0, .task = 1, .node = 5};
+    cr_assert_eq(hrm_nqs_on_msg(q, &w.f.env, &parked), 0);
+    fenv_clear(&w.f);
+    cr_assert_eq(hrm_nqs_cancel(q, &w.f.env, 1), 1);
+    const struct fenv_sent *c = fenv_find(&w.f, HRM_MSG_MIGRATE_CANCEL, 0);
+    cr_assert_not_null(c, "the target drops its park");
+    cr_assert_eq(c->to, hrm_addr_node(5));
+    cr_assert_eq(c->m.task, 1);
+    /* a pull that crosses the cancel finds nothing to hand over */
+    struct hrm_msg pull = {
+        .type = HRM_MSG_MIGRATE_PULL, .from = hrm_addr_node(5), .job = 0, .task = 1, .node = 5};
+    fenv_clear(&w.f);
+    cr_assert_eq(hrm_nqs_on_msg(q, &w.f.env, &pull), 0);
+    cr_assert_eq(fenv_count(&w.f, HRM_MSG_RUN), 0);
+    cr_assert_eq(fenv_count(&w.f, HRM_MSG_MIGRATE_CANCEL), 1);
+    hrm_nqs_free(q);
+    world_fini(&w);
+}
+
+Test(nqs, idle_means_nothing_queued_running_held_or_parked)
+{
+    struct world w;
+    int ms[] = {100, 100};
+    world_init(&w, 2, 1, ms, 2);
+    struct hrm_nqs_config cfg = {.balance = true, .hw_us = 500 * MS, .lw_us = 0};
+    struct hrm_nqs *q = nqs(&w, 0, &cfg);
+    cr_assert(hrm_nqs_idle(q));
+    hold(q, &w.f, 3, 1, GIB);
+    cr_assert_not(hrm_nqs_idle(q), "a slot is held");
+    struct hrm_msg del = {.type = HRM_MSG_DEL, .from = SCHED, .attempt = 3};
+    cr_assert_eq(hrm_nqs_on_msg(q, &w.f.env, &del), 0);
+    cr_assert(hrm_nqs_idle(q));
+    fenv_clear(&w.f);
+    run(q, &w.f, 0, 0, -1, 0);
+    struct hrm_msg launch = fenv_find(&w.f, HRM_MSG_TASK_LAUNCH, 0)->m;
+    cr_assert_not(hrm_nqs_idle(q), "running");
+    run(q, &w.f, 1, 0, -1, 0);
+    cr_assert_eq(hrm_nqs_cancel(q, &w.f.env, 1), 1);
+    cr_assert_not(hrm_nqs_idle(q), "still running");
+    end_task(q, &w.f, &launch);
+    cr_assert(hrm_nqs_idle(q));
+    /* a migration request parked here (busy with task 0, wait within hw) */
+    fenv_clear(&w.f);
+    run(q, &w.f, 0, 0, -1, 0);
+    struct hrm_msg offer = {.type = HRM_MSG_MIGRATE_OFFER,
+                            .from = hrm_addr_node(1),
+                            .job = 0,
+                            .task = 1,
+                            .node = 1,
+                            .status = 0,
+                            .value = 900 * MS};
+    cr_assert_eq(hrm_nqs_on_msg(q, &w.f.env, &offer), 0);
+    cr_assert_not_null(fenv_find(&w.f, HRM_MSG_MIGRATE_PARKED, 0));
+    launch = fenv_find(&w.f, HRM_MSG_TASK_LAUNCH, 0)->m;
+    struct hrm_msg cancel = {
+        .type = HRM_MSG_MIGRATE_CANCEL, .from = hrm_addr_node(1), .job = 0, .task = 1, .node = 1};
+    end_task(q, &w.f, &launch); /* the park is pulled: a slot held for it */
+    cr_assert_not(hrm_nqs_idle(q), "a slot held for the pulled task");
+    cr_assert_eq(hrm_nqs_on_msg(q, &w.f.env, &cancel), 0);
+    cr_assert(hrm_nqs_idle(q));
+    hrm_nqs_free(q);
+    world_fini(&w);
+}
