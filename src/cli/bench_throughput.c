@@ -591,6 +591,9 @@ static void usage(FILE *out)
             "                   the Slurm runs' -o /dev/null)\n"
             "  --state DIR      state folder (default: a new folder under /tmp, removed)\n"
             "  --log-level L    daemons' log level (default notice)\n"
+            "  --policy NAME    the master's policy (default drf; a distributed one such as\n"
+            "                   dhrm-batch measures the execution-queue path)\n"
+            "  --param K=V      a policy parameter (repeatable, at most 8)\n"
             "  -h, --help       this help\n");
 }
 
@@ -616,6 +619,7 @@ int bench_throughput(int argc, char **argv)
         {"cpus", required_argument, NULL, 'c'},   {"cgroup", no_argument, NULL, 'C'},
         {"state", required_argument, NULL, 's'},  {"log-level", required_argument, NULL, 'L'},
         {"keep-output", no_argument, NULL, 'K'}, {"only-bare", no_argument, NULL, 'B'},
+        {"policy", required_argument, NULL, 'p'}, {"param", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct opts o = {.tasks = 5000, .jobs = 5000, .lat_runs = 50, .queue = 100000,
@@ -665,6 +669,15 @@ int bench_throughput(int argc, char **argv)
         case 'B': o.only_bare = true; break;
         case 's': o.up.state = optarg; break;
         case 'L': o.up.log_level = optarg; break;
+        case 'p': o.up.policy = optarg; break;
+        case 'P':
+            if (o.up.nparams == (int)(sizeof(o.up.params) / sizeof(o.up.params[0])) ||
+                !strchr(optarg, '=')) {
+                fprintf(stderr, "hrm bench throughput: --param: expected KEY=VALUE, at most 8 times\n");
+                return CLI_USAGE;
+            }
+            o.up.params[o.up.nparams++] = optarg;
+            break;
         case 'h':
             usage(stdout);
             return CLI_OK;

@@ -493,13 +493,14 @@ int cmd_job(int argc, char **argv)
                json_string_value(json_object_get(j, "user")),
                json_string_value(json_object_get(j, "queue")),
                (long long)json_integer_value(json_object_get(j, "priority")));
+        long long queued = json_integer_value(json_object_get(j, "queued"));
         printf("state %s  exit %lld  tasks %lld: %lld pending, %lld running, %lld done, %lld failed, "
                "%lld skipped, %lld cancelled\n",
                json_string_value(json_object_get(j, "state")),
                (long long)json_integer_value(json_object_get(j, "exit")),
                (long long)json_integer_value(json_object_get(j, "ntasks")),
-               (long long)json_integer_value(json_object_get(j, "pending")),
-               (long long)json_integer_value(json_object_get(j, "running")),
+               (long long)json_integer_value(json_object_get(j, "pending")) + queued,
+               (long long)json_integer_value(json_object_get(j, "running")) - queued,
                (long long)json_integer_value(json_object_get(j, "done")),
                (long long)json_integer_value(json_object_get(j, "failed")),
                (long long)json_integer_value(json_object_get(j, "skipped")),
@@ -613,8 +614,8 @@ int cmd_nodes(int argc, char **argv)
     if (o.json) {
         print_json(nodes);
     } else {
-        printf("%-12s %-6s %-5s %9s %11s %9s %6s %6s %-6s\n", "NODE", "RACK", "STATE", "CPUS",
-               "MEM", "GPUS", "TASKS", "LOAD", "CGROUP");
+        printf("%-12s %-6s %-5s %9s %11s %9s %6s %6s %6s %-6s\n", "NODE", "RACK", "STATE", "CPUS",
+               "MEM", "GPUS", "TASKS", "QUEUED", "LOAD", "CGROUP");
         size_t i;
         const json_t *n;
         json_array_foreach(nodes, i, n)
@@ -629,11 +630,16 @@ int cmd_nodes(int argc, char **argv)
             snprintf(gpus, sizeof(gpus), "%lld/%lld",
                      (long long)json_integer_value(json_object_get(n, "gpu_free")),
                      (long long)json_integer_value(json_object_get(n, "gpus")));
-            printf("%-12.12s %-6.6s %-5s %9s %11s %9s %6lld %6.2f %-6s\n",
+            /* Tasks waiting in the node's execution queues (distributed scheduling). */
+            char queued[24] = "-";
+            if (json_object_get(n, "queued"))
+                snprintf(queued, sizeof(queued), "%lld",
+                         (long long)json_integer_value(json_object_get(n, "queued")));
+            printf("%-12.12s %-6.6s %-5s %9s %11s %9s %6lld %6s %6.2f %-6s\n",
                    json_string_value(json_object_get(n, "name")),
                    json_string_value(json_object_get(n, "rack")),
                    json_string_value(json_object_get(n, "state")), cpus, mem, gpus,
-                   (long long)json_integer_value(json_object_get(n, "tasks")),
+                   (long long)json_integer_value(json_object_get(n, "tasks")), queued,
                    json_number_value(json_object_get(n, "load")),
                    json_string_value(json_object_get(n, "cgroup")));
         }

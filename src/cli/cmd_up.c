@@ -155,10 +155,12 @@ int up_start(struct up_cluster *u, const char *who)
 
     char a_state[1100], a_log[1300];
     snprintf(a_state, sizeof(a_state), "%s", u->state);
-    char *margs[16] = {"hrm", "master", "--state", a_state};
+    char *margs[40] = {"hrm", "master", "--state", a_state};
     int k = 4;
     if (u->policy)
         margs[k++] = "--policy", margs[k++] = (char *)u->policy;
+    for (int i = 0; i < u->nparams; i++)
+        margs[k++] = "--param", margs[k++] = (char *)u->params[i];
     if (u->node_timeout)
         margs[k++] = "--node-timeout", margs[k++] = (char *)u->node_timeout;
     if (u->log_level)
@@ -208,9 +210,11 @@ static void up_usage(FILE *out)
     fprintf(out,
             "usage: hrm up --nodes N [options] [-- CMD ARGS...]\n\n"
             "Runs a cluster on this machine in the foreground: a master and N agents with\n"
-            "virtual capacities spread over racks, all on 127.0.0.1, state in DIR.  The\n"
-            "central scheduler runs inside the master.  Ctrl-C (SIGINT/SIGTERM) stops\n"
-            "everything.  With CMD, runs it once the cluster is up (HRM_STATE set), then\n"
+            "virtual capacities spread over racks, all on 127.0.0.1, state in DIR.  A\n"
+            "central policy schedules inside the master; a distributed one (dhrm,\n"
+            "dhrm-batch, dhrm-nego, sparrow, d-random) runs its scheduler instances and\n"
+            "negotiator in the master and an execution queue system in every agent.\n"
+            "Ctrl-C (SIGINT/SIGTERM) stops everything.  With CMD, runs it once the cluster is up (HRM_STATE set), then\n"
             "stops the cluster and exits with CMD's status.\n\noptions:\n"
             "  -n, --nodes N       agents to start (1..%d)\n"
             "  --state DIR         state folder (default $HRM_STATE, else .hrm); keys are\n"
@@ -220,6 +224,7 @@ static void up_usage(FILE *out)
             "  --gpus N            virtual GPUs per agent (default 0)\n"
             "  --racks R           spread agents over R racks (default 2)\n"
             "  --policy NAME       the master's policy (default drf)\n"
+            "  --param KEY=VALUE   a policy parameter (repeatable, at most 8)\n"
             "  --node-timeout D    silence after which a node is down (default 5s)\n"
             "  --log-level L       daemons' log level (default notice)\n"
             "  --no-cgroup         agents never limit tasks with cgroups\n"
@@ -235,6 +240,7 @@ int cmd_up(int argc, char **argv)
         {"cpus", required_argument, NULL, 'c'},   {"mem", required_argument, NULL, 'm'},
         {"gpus", required_argument, NULL, 'g'},   {"racks", required_argument, NULL, 'r'},
         {"policy", required_argument, NULL, 'p'}, {"node-timeout", required_argument, NULL, 't'},
+        {"param", required_argument, NULL, 'P'},
         {"log-level", required_argument, NULL, 'L'}, {"no-cgroup", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -269,6 +275,13 @@ int cmd_up(int argc, char **argv)
             break;
         case 'p':
             u.policy = optarg;
+            break;
+        case 'P':
+            if (u.nparams == (int)(sizeof(u.params) / sizeof(u.params[0])) || !strchr(optarg, '=')) {
+                fprintf(stderr, "hrm up: --param: expected KEY=VALUE, at most 8 times\n");
+                return CLI_USAGE;
+            }
+            u.params[u.nparams++] = optarg;
             break;
         case 't':
             u.node_timeout = optarg;

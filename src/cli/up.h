@@ -13,6 +13,8 @@ struct up_cluster {
     int nodes, racks;
     const char *cpus, *mem, *gpus; /* per agent, as the agent's flags take them */
     const char *policy, *node_timeout, *log_level;
+    const char *params[8];        /* the master's --param K=V */
+    int nparams;
     bool no_cgroup;               /* agents' --no-cgroup */
     /* filled by up_start */
     pid_t master, agents[UP_MAX_NODES];

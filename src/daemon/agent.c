@@ -102,6 +102,7 @@ static void send_register(struct agent *a)
                                                  : a->hw.cg == CG_V2 ? "v2"
                                                  : a->hw.cg == CG_V1 ? "v1"
                                                                      : "none"));
+    anqs_list_queued(a, running); /* queued in its execution queues: the master's "running" */
     json_object_set_new(m, "running", running);
     json_object_set_new(m, "finished", finished);
     /* Alone in its frame: with thousands of runs it is large already. */
@@ -144,14 +145,19 @@ static void on_message(struct agent *a, json_t *msg)
             hrm_log(HRM_LOG_NOTICE, "registered with the master as node %lld",
                     (long long)json_integer_value(json_object_get(msg, "node")));
         a->registered = true;
+        anqs_configure(a, msg);
         break;
     case HRM_WIRE_TASK_LAUNCH:
-        exec_launch(a, msg);
+        exec_launch(a, msg, NULL);
         break;
     case HRM_WIRE_TASK_KILL: {
         struct arun *r = find_run(a, msg);
         if (r)
             exec_kill(a, r, SIGTERM);
+        else
+            anqs_cancel(a, json_integer_value(json_object_get(msg, "job")),
+                        (int32_t)json_integer_value(json_object_get(msg, "task")),
+                        (int32_t)json_integer_value(json_object_get(msg, "attempt")));
         break;
     }
     case HRM_WIRE_TASK_END_ACK: {
@@ -183,6 +189,10 @@ static void on_message(struct agent *a, json_t *msg)
         break;
     }
     default:
+        if (type >= 0 && type < HRM_MSG_COUNT) { /* a scheduling role's message: the queues */
+            anqs_on_msg(a, type, msg);
+            break;
+        }
         hrm_log(HRM_LOG_WARNING, "unexpected '%s' from the master",
                 json_string_value(json_object_get(msg, "type")));
         break;
@@ -200,6 +210,7 @@ static void timers(struct agent *a)
         json_object_set_new(h, "load", json_real(hw_loadavg()));
         json_object_set_new(h, "mem_avail", json_integer(hw_mem_avail()));
         json_object_set_new(h, "ntasks", json_integer((json_int_t)a->nruns));
+        anqs_heartbeat(a, h);
         agent_send(a, h);
         a->next_heartbeat_us = now + a->cfg.heartbeat_us;
     }
@@ -220,6 +231,7 @@ static void agent_free(struct agent *a)
     if (a->sigfd >= 0)
         close(a->sigfd);
     exec_fini(a);
+    anqs_free(a);
     json_decref(a->outq);
     hrm_conn_free(a->conn);
     hrm_zctx_free(a->zctx);
@@ -324,9 +336,12 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
             {NULL, a->sigfd, ZMQ_POLLIN, 0},
         };
-        int64_t wait_us = a->next_heartbeat_us - agent_mono_us();
+        int64_t now = agent_mono_us(), wait_us = a->next_heartbeat_us - now;
         if (wait_us > 100000)
             wait_us = 100000; /* kill deadlines and registration retries */
+        int64_t qt = anqs_next_timer(a); /* hold expiry in the execution queues */
+        if (qt != INT64_MAX && qt - now < wait_us)
+            wait_us = qt - now;
         if (zmq_poll(items, 2, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
             zmq_errno() != EINTR)
             break;
@@ -354,6 +369,8 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             json_decref(msg);
         }
         exec_reap(a); /* a SIGCHLD may have merged with one already read */
+        anqs_drain(a);
+        anqs_run_timers(a);
         timers(a);
         agent_flush(a);
     }

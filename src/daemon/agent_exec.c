@@ -338,6 +338,17 @@ static void finish(struct agent *a, struct arun *r)
     a->done[a->ndone++] = *r;
     json_t *m = exec_end_json(r);
     agent_send(a, m);
+    if (r->via_nqs)
+        anqs_run_ended(a, r); /* its slot frees: the queue system starts the next */
+}
+
+void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t attempt,
+                        const char *why)
+{
+    struct arun r = {.job = job, .task = task, .attempt = attempt, .exit = 127};
+    r.start_us = agent_now_us();
+    snprintf(r.error, sizeof(r.error), "%s", why);
+    finish(a, &r);
 }
 
 json_t *exec_end_json(const struct arun *r)
@@ -412,13 +423,21 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
 }
 
 
-void exec_launch(struct agent *a, const json_t *msg)
+void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
 {
     struct arun r = {0};
+    if (tag) {
+        r.via_nqs = true;
+        r.nqs_task = tag->task;
+        r.nqs_entry = tag->entry;
+        r.nqs_seq = tag->seq;
+    }
     r.job = json_integer_value(json_object_get(msg, "job"));
     r.task = (int32_t)json_integer_value(json_object_get(msg, "task"));
     r.attempt = (int32_t)json_integer_value(json_object_get(msg, "attempt"));
     r.gpu_mask = (uint32_t)json_integer_value(json_object_get(msg, "gpu_mask"));
+    r.cpu = json_integer_value(json_object_get(msg, "cpu"));
+    r.mem = json_integer_value(json_object_get(msg, "mem"));
     r.start_us = agent_now_us();
     r.start_mono_us = agent_mono_us();
     for (size_t i = 0; i < a->nruns; i++)

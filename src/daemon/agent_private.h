@@ -30,6 +30,10 @@ struct arun {
     uint32_t gpu_mask;
     int64_t start_us, start_mono_us, kill_at_us; /* kill_at: SIGKILL deadline (mono), 0 none */
     bool cg;                  /* has cgroup directories */
+    bool via_nqs;             /* started by the node's queue system (distributed scheduling) */
+    int32_t nqs_task, nqs_entry; /* its local task and the queue system's run identity */
+    uint32_t nqs_seq;
+    int64_t cpu, mem;         /* what it asked for (milli-cores, bytes) */
     uint64_t started_gen;     /* flush generation and outq index of its task_started */
     size_t started_idx;
     /* filled when it ends */
@@ -38,6 +42,14 @@ struct arun {
     bool oom;
     int64_t end_us, cpu_us, rss;
     char error[160];
+};
+
+struct anqs; /* the node queue system of distributed scheduling (agent_nqs.c) */
+
+/* Who started a run: the queue system's identity of it (exec_launch). */
+struct nqs_tag {
+    int32_t task, entry;
+    uint32_t seq;
 };
 
 struct agent {
@@ -61,6 +73,7 @@ struct agent {
     char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
     size_t nbase_env;
     void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK) */
+    struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
     bool stop;
@@ -80,9 +93,12 @@ int exec_init(struct agent *a, struct hrm_error *err); /* stdin, environment, ch
 void exec_fini(struct agent *a);
 int64_t agent_mono_us(void);
 int64_t agent_now_us(void);
-/* Starts a run from a task_launch message; on failure to start, the run is
- * returned ended (exit 127 and an error) for the caller to report. */
-void exec_launch(struct agent *a, const json_t *msg);
+/* Starts a run from a task_launch message (tag: started by the queue system,
+ * else NULL); a run that cannot start is reported ended (exit 127, error). */
+void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag);
+/* Reports a run that never started (exit 127 with the reason), as a launch failure. */
+void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t attempt,
+                        const char *why);
 void exec_kill(struct agent *a, struct arun *r, int sig);
 void exec_reap(struct agent *a);         /* SIGCHLD: collects ended runs into a->done */
 void exec_deadlines(struct agent *a);    /* SIGKILL runs past their grace period */
@@ -90,5 +106,17 @@ json_t *exec_usage(struct agent *a);     /* samples array for a usage message */
 json_t *exec_end_json(const struct arun *r); /* fields of a task_end */
 void exec_stop_all(struct agent *a);     /* on shutdown: TERM, grace, KILL, reap */
 json_t *exec_read_log(struct agent *a, const json_t *fetch);
+
+/* agent_nqs.c: the node's execution queues (SPEC P4) when the master schedules distributedly */
+void anqs_configure(struct agent *a, const json_t *welcome); /* starts it if "nqs" is there */
+void anqs_free(struct agent *a);
+void anqs_on_msg(struct agent *a, int type, const json_t *msg); /* hold, run, del, migrate_* */
+bool anqs_cancel(struct agent *a, int64_t job, int32_t task, int32_t attempt); /* true if queued */
+void anqs_run_ended(struct agent *a, const struct arun *r);      /* a run it started ended */
+void anqs_list_queued(struct agent *a, json_t *running);         /* for register */
+int64_t anqs_next_timer(const struct agent *a);                  /* mono µs, INT64_MAX none */
+void anqs_run_timers(struct agent *a);
+void anqs_drain(struct agent *a); /* delivers what the executor posted to the queue system */
+void anqs_heartbeat(struct agent *a, json_t *hb); /* queued tasks, free cpu and memory */
 
 #endif

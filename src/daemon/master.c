@@ -133,7 +133,9 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->cpu_us = geti(e, "cpu_us");
     t->rss = geti(e, "rss");
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
-    if (t->sched >= 0 && j->sched >= 0 && m->sched.central) {
+    if (m->dist && t->sched >= 0) {
+        dist_task_end(m, j, (int32_t)task, ok);
+    } else if (t->sched >= 0 && j->sched >= 0 && m->sched.central) {
         struct hrm_error err;
         int rc = sched_task_end(m, j, (int32_t)task, ok, &err);
         if (rc < 0) {
@@ -226,8 +228,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
         for (int32_t k = 0; j && jobs_live(j) && k < j->ntasks; k++) {
             struct rtask *t = &j->tasks[k];
             if (t->state == HRM_RTASK_RUNNING && t->node == n && !t->seen) {
-                t->state = HRM_RTASK_PENDING; /* nobody runs it: placed again */
-                jobs_persist_task(m, j, k);
+                jobs_task_lost(m, j, k); /* nobody runs it: placed again */
                 lost++;
             }
         }
@@ -247,6 +248,8 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     json_t *w = hrm_wire_new(HRM_WIRE_WELCOME);
     json_object_set_new(w, "node", json_integer(n));
     json_object_set_new(w, "boot", json_integer(m->boot));
+    if (m->dist)
+        json_object_set_new(w, "nqs", dist_welcome(m));
     master_send(m, from, w);
 }
 
@@ -257,6 +260,9 @@ static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from
     rn->load = json_number_value(json_object_get(msg, "load"));
     rn->mem_avail = geti(msg, "mem_avail");
     rn->ntasks_reported = (int32_t)geti(msg, "ntasks");
+    rn->queued_reported = (int32_t)geti(msg, "queued");
+    rn->cpu_free_reported = geti(msg, "cpu_free");
+    rn->mem_free_reported = geti(msg, "mem_free");
 }
 
 static void on_task_started(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
@@ -297,6 +303,19 @@ static void on_usage(struct master *m, int32_t n, const struct peer_id *from, js
     }
 }
 
+/* A node queue system's message (distributed scheduling), relayed by the master. */
+static void on_role_msg(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
+{
+    int type = hrm_wire_type_by_name(json_string_value(json_object_get(msg, "type")));
+    if (!m->dist) {
+        master_reply_error(m, from, HRM_WERR_FORBIDDEN, -1,
+                           "'%s': this master schedules centrally (policy %s)",
+                           hrm_wire_name(type), m->cfg.policy);
+        return;
+    }
+    dist_on_role_msg(m, n, type, msg);
+}
+
 static void on_peer_error(struct master *m, const struct peer_id *from, json_t *msg)
 {
     (void)m;
@@ -330,6 +349,17 @@ static const struct handler {
     [HRM_WIRE_CANCEL] = {.peer = on_cancel},
     [HRM_WIRE_WAIT] = {.peer = on_wait},
     [HRM_WIRE_LOGS] = {.peer = on_logs},
+    [HRM_WIRE_HOLD_REPLY] = {.node = on_role_msg},
+    [HRM_WIRE_GET_TASK] = {.node = on_role_msg},
+    [HRM_WIRE_RUN] = {.node = on_role_msg},
+    [HRM_WIRE_MIGRATE_REQUEST] = {.node = on_role_msg},
+    [HRM_WIRE_IDLE_ADVERT] = {.node = on_role_msg},
+    [HRM_WIRE_MIGRATE_OFFER] = {.node = on_role_msg},
+    [HRM_WIRE_MIGRATE_ACCEPT] = {.node = on_role_msg},
+    [HRM_WIRE_MIGRATE_REFUSE] = {.node = on_role_msg},
+    [HRM_WIRE_MIGRATE_PARKED] = {.node = on_role_msg},
+    [HRM_WIRE_MIGRATE_PULL] = {.node = on_role_msg},
+    [HRM_WIRE_MIGRATE_CANCEL] = {.node = on_role_msg},
 };
 
 /* One decoded message of a peer with the given role (a frame or a batch item). */
@@ -562,6 +592,7 @@ static void master_free(struct master *m)
     hrm_free(m->out);
     hrm_free(m->logs);
     sched_fini(m);
+    dist_free(m);
     jobs_free_all(m);
     hrm_free(m->nodes);
     if (m->sigfd >= 0)
@@ -596,12 +627,18 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         hrm_errorf(err, -errno, "%s: %s", m->state_dir, strerror(errno));
         goto fail;
     }
-    /* The policy name is checked before anything is opened. */
-    struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};
-    struct hrm_policy *probe = hrm_policy_new(m->cfg.policy, &params, 1, err);
-    if (!probe)
-        goto fail;
-    hrm_policy_free(probe);
+    /* The policy name is checked before anything is opened.  A distributed
+     * policy (dhrm, sparrow, ...) runs instances here and queues in the agents. */
+    if (dist_policy_known(m->cfg.policy)) {
+        if (dist_new(m, err) < 0)
+            goto fail;
+    } else {
+        struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};
+        struct hrm_policy *probe = hrm_policy_new(m->cfg.policy, &params, 1, err);
+        if (!probe)
+            goto fail;
+        hrm_policy_free(probe);
+    }
     char path[1100];
     snprintf(path, sizeof(path), "%s/hrm.db", m->state_dir);
     if (!(m->store = hrm_store_open(path, err)))

@@ -184,15 +184,15 @@ int jobs_load(struct master *m, struct hrm_error *err)
 
 /* ---- task and job transitions ---- */
 
-void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
-                       uint32_t gpu_mask)
+void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
+                      uint32_t gpu_mask, bool started)
 {
     struct rtask *t = &j->tasks[idx];
     t->state = HRM_RTASK_RUNNING;
     t->node = node;
     t->attempt = attempt;
     t->gpu_mask = gpu_mask;
-    t->start_us = master_now_us();
+    t->start_us = started ? master_now_us() : -1;
     t->end_us = -1;
     t->pid = 0;
     if (j->state == HRM_JOB_PENDING) {
@@ -200,12 +200,25 @@ void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t no
         jobs_persist_state(m, j);
     }
     jobs_persist_task(m, j, idx);
+}
+
+void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
+                       uint32_t gpu_mask)
+{
+    jobs_task_placed(m, j, idx, node, attempt, gpu_mask, true);
+    master_send_node(m, node, jobs_launch_json(m, j, idx));
+}
+
+json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx)
+{
+    (void)m;
+    const struct rtask *t = &j->tasks[idx];
     const json_t *g = json_array_get(json_object_get(j->spec, "tasks"), (size_t)t->group);
     json_t *l = hrm_wire_new(HRM_WIRE_TASK_LAUNCH);
     json_object_set_new(l, "job", json_integer(j->id));
     json_object_set_new(l, "task", json_integer(idx));
-    json_object_set_new(l, "attempt", json_integer(attempt));
-    json_object_set_new(l, "gpu_mask", json_integer(gpu_mask));
+    json_object_set_new(l, "attempt", json_integer(t->attempt));
+    json_object_set_new(l, "gpu_mask", json_integer(t->gpu_mask));
     json_object_set(l, "cmd", json_object_get(g, "cmd"));
     json_object_set(l, "cwd", json_object_get(g, "cwd"));
     json_object_set(l, "env", json_object_get(g, "env"));
@@ -214,7 +227,15 @@ void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t no
     json_object_set_new(l, "gpus", json_integer(j->greq[t->group].v[HRM_DIM_GPU]));
     if (json_is_false(json_object_get(g, "output")))
         json_object_set_new(l, "output", json_false());
-    master_send_node(m, node, l);
+    return l;
+}
+
+void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx)
+{
+    j->tasks[idx].state = HRM_RTASK_PENDING;
+    jobs_persist_task(m, j, idx);
+    if (m->dist)
+        dist_task_lost(m, j, idx);
 }
 
 void jobs_requeue_node(struct master *m, int32_t node)
@@ -224,10 +245,8 @@ void jobs_requeue_node(struct master *m, int32_t node)
         if (!j || !jobs_live(j))
             continue;
         for (int32_t k = 0; k < j->ntasks; k++) {
-            if (j->tasks[k].state == HRM_RTASK_RUNNING && j->tasks[k].node == node) {
-                j->tasks[k].state = HRM_RTASK_PENDING;
-                jobs_persist_task(m, j, k);
-            }
+            if (j->tasks[k].state == HRM_RTASK_RUNNING && j->tasks[k].node == node)
+                jobs_task_lost(m, j, k);
         }
     }
 }
@@ -327,7 +346,9 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
         master_reply_error(m, from, HRM_WERR_BAD_SPEC, req_of(msg), "%s", err.text);
         return;
     }
-    const char *why = fits_nowhere(m, spec);
+    const char *why = m->dist ? dist_refuse_spec(m, spec) : NULL;
+    if (!why)
+        why = fits_nowhere(m, spec);
     if (why) {
         json_decref(spec);
         master_reply_error(m, from, HRM_WERR_BAD_SPEC, req_of(msg), "%s", why);
@@ -368,20 +389,24 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
 
 static json_t *job_summary(const struct rjob *j)
 {
-    int32_t count[6] = {0};
+    int32_t count[6] = {0}, queued = 0;
     int64_t first_start = -1;
     for (int32_t i = 0; i < j->ntasks; i++) {
         const struct rtask *t = &j->tasks[i];
         count[t->state < 6 ? t->state : 0]++;
+        queued += t->state == HRM_RTASK_RUNNING && t->start_us < 0;
         if (t->start_us >= 0 && (first_start < 0 || t->start_us < first_start))
             first_start = t->start_us;
     }
+    /* "running" counts the tasks placed on a node; "queued" those of them that
+     * wait in the node's execution queue (distributed scheduling) to start. */
     return json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i,"
-                     " s:I, s:I, s:I}",
+                     " s:i, s:I, s:I, s:I}",
                      "id", (json_int_t)j->id, "name", j->name, "user", j->user, "queue",
                      j->queue, "priority", j->priority, "state", hrm_job_state_name(j->state),
                      "exit", j->exit, "ntasks", j->ntasks, "pending", count[HRM_RTASK_PENDING],
-                     "running", count[HRM_RTASK_RUNNING], "done", count[HRM_RTASK_DONE],
+                     "running", count[HRM_RTASK_RUNNING], "queued", queued, "done",
+                     count[HRM_RTASK_DONE],
                      "failed", count[HRM_RTASK_FAILED], "skipped", count[HRM_RTASK_SKIPPED],
                      "cancelled", count[HRM_RTASK_CANCELLED], "submit_us",
                      (json_int_t)j->submit_us, "start_us", (json_int_t)first_start, "end_us",
@@ -422,7 +447,11 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
         const struct rtask *t = &j->tasks[i];
         json_array_append_new(
             tasks, json_pack("{s:i, s:s, s:i, s:s, s:i, s:i, s:b, s:I, s:I, s:I, s:I}", "task", i,
-                             "state", hrm_rtask_state_name(t->state), "attempt", t->attempt,
+                             "state",
+                             t->state == HRM_RTASK_RUNNING && t->start_us < 0
+                                 ? "queued"
+                                 : hrm_rtask_state_name(t->state),
+                             "attempt", t->attempt,
                              "node", t->node >= 0 ? m->nodes[t->node].name : "", "exit", t->exit,
                              "signal", t->signal, "oom", t->oom, "start_us",
                              (json_int_t)t->start_us, "end_us", (json_int_t)t->end_us, "cpu_us",
@@ -456,6 +485,9 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
                             (json_int_t)(rn->last_seen_us ? (now - rn->last_seen_us) / 1000 : -1),
                             "tasks", rn->ntasks_reported, "host", rn->host, "cgroup",
                             rn->cgroup));
+        if (m->dist)
+            json_object_set_new(json_array_get(list, json_array_size(list) - 1), "queued",
+                                json_integer(rn->queued_reported));
     }
     json_t *r = hrm_wire_new(HRM_WIRE_NODES_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
@@ -472,6 +504,8 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg)
         return;
     }
     if (jobs_live(j)) {
+        if (m->dist)
+            dist_job_cancelled(m, j); /* before the task states change */
         for (int32_t i = 0; i < j->ntasks; i++) {
             struct rtask *t = &j->tasks[i];
             if (t->state == HRM_RTASK_RUNNING) {

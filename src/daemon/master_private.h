@@ -30,6 +30,7 @@ struct rtask {
     int32_t sched;    /* index in the scheduler's workload, -1 when not there */
     int32_t pid;
     bool seen; /* scratch: reported by its agent at registration */
+    int32_t fails; /* failed runs so far (distributed scheduling's retry count) */
     int exit, signal;
     bool oom;
     int64_t start_us, end_us, cpu_us, rss;
@@ -54,6 +55,9 @@ struct rjob {
     int32_t ntasks, nrunning, ndone, nfailed;
     struct rtask *tasks;
     int32_t sched; /* index in the scheduler's workload, -1 when not there */
+    int32_t inst;  /* distributed scheduling: the instance the job is registered with */
+    int64_t run_us_sum; /* distributed scheduling: run time of its finished tasks, for estimates */
+    int32_t run_n;
     struct waiter *waiters;
     size_t nwaiters, cap_waiters;
 };
@@ -68,6 +72,8 @@ struct rnode {
     double load;
     int64_t mem_avail;
     int32_t ntasks_reported;
+    int32_t queued_reported;      /* distributed scheduling: waiting in its execution queues */
+    int64_t cpu_free_reported, mem_free_reported;
     char host[64], cgroup[32];
 };
 
@@ -90,19 +96,26 @@ struct timer {
     uint64_t cookie;
 };
 
+/* A scheduler's workload entries back to the job table. */
+struct wl_map {
+    struct rjob **job_of; /* per workload job */
+    int32_t *task_of;     /* per workload task: index within its job */
+    size_t cap_job_of, cap_task_of;
+};
+
 struct msched {
     struct hrm_cluster *cluster;
     struct hrm_workload *wl;
     struct hrm_central *central;
-    struct rjob **job_of;   /* per scheduler job */
-    int32_t *task_of;       /* per scheduler task: index within its job */
-    size_t cap_job_of, cap_task_of;
+    struct wl_map map;
     bool dirty;             /* the workload or the cluster must be rebuilt */
     struct timer *timers;
     size_t ntimers, cap_timers;
     struct hrm_env env;
     int64_t rebuilds, passes;
 };
+
+struct mdist; /* distributed scheduling (master_dist.c); NULL on the central path */
 
 struct master {
     /* built in this order by master_new, torn down in reverse */
@@ -121,6 +134,7 @@ struct master {
     int32_t nnodes;
     size_t cap_nodes;
     struct msched sched;
+    struct mdist *dist;
     struct outmsg *out;
     size_t nout, cap_out;
     struct pending_logs *logs;
@@ -152,6 +166,10 @@ void jobs_persist_task(struct master *m, struct rjob *j, int32_t idx);
 void jobs_persist_state(struct master *m, struct rjob *j);
 void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
                        uint32_t gpu_mask);
+/* The record of a task placed on node (persisted), without the launch: started says whether it
+ * starts now (the central path) or waits in the node's queue until task_started. */
+void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
+                      uint32_t gpu_mask, bool started);
 void jobs_finish(struct master *m, struct rjob *j);
 void jobs_requeue_node(struct master *m, int32_t node);
 bool jobs_live(const struct rjob *j);
@@ -164,7 +182,35 @@ void on_wait(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs_data(struct master *m, const struct peer_id *from, json_t *msg);
 
+/* master_jobs.c: the body of a task_launch for the task's current attempt (new reference). */
+json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx);
+/* A task that ran (or was queued) on a node that lost it is pending again; tells the scheduler. */
+void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx);
+
+/* master_dist.c: distributed scheduling (SPEC P4) -- scheduler instances and the negotiator in
+ * the master, node queue systems in the agents (docs/runtime.md, "Distributed scheduling"). */
+bool dist_policy_known(const char *policy);
+int dist_new(struct master *m, struct hrm_error *err); /* m->dist; checks the policy's params */
+void dist_free(struct master *m);
+int dist_rebuild(struct master *m, struct hrm_error *err); /* nodes synced, new jobs registered */
+int64_t dist_next_timer(const struct master *m);
+int dist_run_timers(struct master *m, struct hrm_error *err);
+void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok);
+void dist_task_lost(struct master *m, struct rjob *j, int32_t idx);
+void dist_job_cancelled(struct master *m, struct rjob *j);
+void dist_node_up(struct master *m, int32_t node);
+void dist_node_down(struct master *m, int32_t node);
+void dist_on_role_msg(struct master *m, int32_t node, int type, json_t *msg);
+json_t *dist_welcome(const struct master *m); /* the agents' queue configuration (new ref) */
+const char *dist_refuse_spec(const struct master *m, const json_t *spec); /* NULL if fine */
+
 /* master_sched.c */
+/* Adds j's live tasks (running, or pending unless the job failed) to wl as one job of one stage,
+ * each with est_us as its duration and estimate (0: none), and records them in map and in the
+ * job's and tasks' sched indices.  *sj is the workload job, or -1 when nothing is live. */
+int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j, int64_t est_us,
+                     int32_t *sj, struct hrm_error *err);
+void sched_wl_map_free(struct wl_map *map);
 void sched_init(struct master *m);
 void sched_fini(struct master *m);
 int sched_rebuild(struct master *m, struct hrm_error *err);

@@ -35,8 +35,8 @@ static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
 static void on_launch(struct master *m, const struct hrm_msg *msg)
 {
     struct msched *s = &m->sched;
-    struct rjob *j = s->job_of[s->wl->tasks[msg->task].job];
-    int32_t idx = s->task_of[msg->task];
+    struct rjob *j = s->map.job_of[s->wl->tasks[msg->task].job];
+    int32_t idx = s->map.task_of[msg->task];
     jobs_task_running(m, j, idx, msg->node, msg->attempt, msg->gpu_mask);
 }
 
@@ -45,8 +45,8 @@ static void on_kill(struct master *m, const struct hrm_msg *msg)
     /* Preemption: the role already requeued the task; the run on the node is
      * stopped and its report will be stale (attempt). */
     struct msched *s = &m->sched;
-    struct rjob *j = s->job_of[s->wl->tasks[msg->task].job];
-    int32_t idx = s->task_of[msg->task];
+    struct rjob *j = s->map.job_of[s->wl->tasks[msg->task].job];
+    int32_t idx = s->map.task_of[msg->task];
     struct rtask *t = &j->tasks[idx];
     json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
     json_object_set_new(k, "job", json_integer(j->id));
@@ -71,7 +71,7 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
         on_kill(m, msg);
         break;
     case HRM_MSG_JOB_END: {
-        struct rjob *j = m->sched.job_of[msg->job];
+        struct rjob *j = m->sched.map.job_of[msg->job];
         if (j->sched == msg->job)
             jobs_finish(m, j);
         break;
@@ -105,8 +105,7 @@ void sched_fini(struct master *m)
 {
     struct msched *s = &m->sched;
     sched_drop(s);
-    hrm_free(s->job_of);
-    hrm_free(s->task_of);
+    sched_wl_map_free(&s->map);
     hrm_free(s->timers);
 }
 
@@ -133,19 +132,21 @@ static int build_cluster(struct master *m, struct hrm_error *err)
     return 0;
 }
 
-static int add_job(struct master *m, struct rjob *j, struct hrm_error *err)
+static bool task_live(const struct rjob *j, const struct rtask *t)
 {
-    struct msched *s = &m->sched;
-    struct hrm_workload *wl = s->wl;
+    /* A failed job starts nothing more; its runs still end through the role. */
+    return t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed);
+}
+
+int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j, int64_t est_us,
+                     int32_t *sj_out, struct hrm_error *err)
+{
     int32_t n = 0;
     for (int32_t i = 0; i < j->ntasks; i++) {
         j->tasks[i].sched = -1;
-        uint8_t st = j->tasks[i].state;
-        /* A failed job starts nothing more; its runs still end through the role. */
-        if (st == HRM_RTASK_RUNNING || (st == HRM_RTASK_PENDING && !j->failed))
-            n++;
+        n += task_live(j, &j->tasks[i]);
     }
-    j->sched = -1;
+    j->sched = *sj_out = -1;
     if (n == 0)
         return 0;
     int q = hrm_workload_find_queue(wl, j->queue);
@@ -163,22 +164,30 @@ static int add_job(struct master *m, struct rjob *j, struct hrm_error *err)
     int rc = hrm_workload_add_stage(wl, "tasks", NULL, 0, err);
     if (rc < 0)
         return rc;
-    HRM_GROW(s->job_of, s->cap_job_of, (size_t)sj + 1);
-    s->job_of[sj] = j;
-    j->sched = sj;
+    HRM_GROW(map->job_of, map->cap_job_of, (size_t)sj + 1);
+    map->job_of[sj] = j;
+    j->sched = *sj_out = sj;
     for (int32_t i = 0; i < j->ntasks; i++) {
         struct rtask *t = &j->tasks[i];
-        if (!(t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed)))
+        if (!task_live(j, t))
             continue;
-        struct hrm_task_desc td = {.req = j->greq[t->group]};
+        struct hrm_task_desc td = {
+            .req = j->greq[t->group], .duration_us = est_us, .est_duration_us = est_us};
         int st = hrm_workload_add_task(wl, &td, err);
         if (st < 0)
             return st;
-        HRM_GROW(s->task_of, s->cap_task_of, (size_t)st + 1);
-        s->task_of[st] = i;
+        HRM_GROW(map->task_of, map->cap_task_of, (size_t)st + 1);
+        map->task_of[st] = i;
         t->sched = st;
     }
     return 0;
+}
+
+void sched_wl_map_free(struct wl_map *map)
+{
+    hrm_free(map->job_of);
+    hrm_free(map->task_of);
+    *map = (struct wl_map){0};
 }
 
 /* Puts the live runs back into the new role's state, with their attempt
@@ -191,8 +200,8 @@ static void restore_runs(struct master *m, struct hrm_policy *policy)
     struct hrm_state *st = (struct hrm_state *)hrm_central_state(s->central);
     int64_t now = master_now_us();
     for (int32_t t = 0; t < s->wl->ntasks; t++) {
-        struct rjob *j = s->job_of[s->wl->tasks[t].job];
-        int32_t idx = s->task_of[t];
+        struct rjob *j = s->map.job_of[s->wl->tasks[t].job];
+        int32_t idx = s->map.task_of[t];
         struct rtask *rt = &j->tasks[idx];
         if (rt->state != HRM_RTASK_RUNNING) {
             st->tasks[t].attempt = rt->attempt;
@@ -226,6 +235,10 @@ static void restore_runs(struct master *m, struct hrm_policy *policy)
 int sched_rebuild(struct master *m, struct hrm_error *err)
 {
     struct msched *s = &m->sched;
+    if (m->dist) {
+        s->dirty = false;
+        return dist_rebuild(m, err);
+    }
     sched_drop(s);
     s->dirty = false;
     for (size_t i = 0; i < m->njobs; i++)
@@ -241,7 +254,8 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
         struct rjob *j = m->jobs[i];
         if (!j || !jobs_live(j))
             continue;
-        if ((rc = add_job(m, j, err)) < 0)
+        int32_t sj;
+        if ((rc = sched_wl_add_job(s->wl, &s->map, j, 0, &sj, err)) < 0)
             return rc;
         if (j->sched < 0)
             jobs_finish(m, j); /* every task ended while no scheduler ran (a restart) */
@@ -275,6 +289,8 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
 int64_t sched_next_timer(const struct master *m)
 {
     const struct msched *s = &m->sched;
+    if (m->dist)
+        return dist_next_timer(m);
     int64_t best = INT64_MAX;
     for (size_t i = 0; i < s->ntimers; i++)
         if (s->timers[i].at_us < best)
@@ -285,6 +301,8 @@ int64_t sched_next_timer(const struct master *m)
 int sched_run_timers(struct master *m, struct hrm_error *err)
 {
     struct msched *s = &m->sched;
+    if (m->dist)
+        return dist_run_timers(m, err);
     int64_t now = master_now_us();
     /* Take the due timers out first: the passes they fire arm new ones, which
      * wait for the next turn (one pass per turn batches the turn's events). */
@@ -344,6 +362,10 @@ int sched_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok, struc
 int sched_node_down(struct master *m, int32_t node, struct hrm_error *err)
 {
     struct msched *s = &m->sched;
+    if (m->dist) {
+        dist_node_down(m, node);
+        return 0;
+    }
     if (!s->central || node >= s->cluster->nnodes)
         return 0;
     struct hrm_msg down = {.type = HRM_MSG_NODE_DOWN, .from = HRM_ADDR_CENTRAL, .node = node};
@@ -354,6 +376,10 @@ int sched_node_down(struct master *m, int32_t node, struct hrm_error *err)
 int sched_node_up(struct master *m, int32_t node, struct hrm_error *err)
 {
     struct msched *s = &m->sched;
+    if (m->dist) {
+        dist_node_up(m, node);
+        return 0;
+    }
     if (!s->central || node >= s->cluster->nnodes) {
         s->dirty = true;
         return 0;
@@ -366,6 +392,14 @@ int sched_node_up(struct master *m, int32_t node, struct hrm_error *err)
 bool sched_node_free(const struct master *m, int32_t node, struct hrm_res *free_out)
 {
     const struct msched *s = &m->sched;
+    if (m->dist) { /* the node's queues know; its heartbeat says */
+        if (node < 0 || node >= m->nnodes || !m->nodes[node].up)
+            return false;
+        *free_out = (struct hrm_res){0};
+        free_out->v[HRM_DIM_CPU] = m->nodes[node].cpu_free_reported;
+        free_out->v[HRM_DIM_MEM] = m->nodes[node].mem_free_reported;
+        return true;
+    }
     if (!s->central || node >= s->cluster->nnodes)
         return false;
     *free_out = hrm_central_state(s->central)->nodes[node].free;

@@ -10,6 +10,7 @@
 /* Role messages carry the fields of struct hrm_msg; the agent protocol adds a
  * few of its own to three of them (docs/protocol.md). */
 #define ROLE_GENERIC "status:u? from:z? job:z? task:z? node:z? attempt:z? gpu_mask:i? value:z?"
+#define ROLE_P4 ROLE_GENERIC " to:z? desc:o?"
 
 static const char *const role_names[] = {
 #define ROLE_NAME(name, text) text,
@@ -31,6 +32,20 @@ static const struct {
      "job:i task:u attempt:u status:u exit:z? signal:u? oom:b? start_us:i? end_us:i? "
      "cpu_us:i? rss:i? error:s?",
      HRM_PEER_AGENT},
+    /* Distributed scheduling (docs/protocol.md, "Distributed scheduling"): what a node's
+     * queue system sends travels through the master, addressed by "to"; a task it hands
+     * to another node carries its launch description in "desc". */
+    {HRM_WIRE_HOLD_REPLY, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_GET_TASK, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_RUN, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_MIGRATE_REQUEST, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_IDLE_ADVERT, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_MIGRATE_OFFER, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_MIGRATE_ACCEPT, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_MIGRATE_REFUSE, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_MIGRATE_PARKED, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_MIGRATE_PULL, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_MIGRATE_CANCEL, ROLE_P4, HRM_PEER_AGENT},
 };
 
 static const struct {

@@ -1,0 +1,493 @@
+/* The agent's execution queues: the node queue system role of distributed scheduling (SPEC P4), fed by the master's relay, starting real processes. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent_private.h"
+#include "hrm/alloc.h"
+#include "hrm/log.h"
+#include "hrm/nqs.h"
+#include "hrm/state.h" /* enum hrm_task_outcome */
+#include "hrm/wire.h"
+#include "hrm/workload.h"
+
+/*
+ * The role (src/sched/nqs.c) is the one the simulator runs.  It names tasks
+ * by their index in a workload it borrows, so the agent keeps a workload of
+ * the tasks it has been told about: each is a job of one task ("local" ids,
+ * job k holds task k), added the first time a run or a migration offer brings
+ * its launch description.  On the wire tasks are named as everywhere else in
+ * the daemons: the master's job id and the index within the job.  Ids are
+ * translated at this file's two edges, and nowhere else.
+ *
+ * The role's messages to HRM_ADDR_EXEC are this agent's executor: a launch
+ * starts the process (exec_launch), and the process's end comes back as the
+ * executor's TASK_END.  Everything else goes to the master, addressed by
+ * "to", which relays it.  The end of a run that did start is not forwarded:
+ * the master learns it from the agent's own task_end report, which carries
+ * the exit status; a task the queue refuses becomes a task_end of a launch
+ * that failed.
+ */
+
+enum ltask_where { L_NONE, L_QUEUED, L_RUNNING };
+
+struct ltask {
+    int64_t job;   /* master's job id */
+    int32_t task;  /* index within the job */
+    json_t *desc;  /* launch description (owned) while the task is here */
+    uint8_t where; /* enum ltask_where */
+};
+
+struct qtimer {
+    int64_t at_us;
+    uint64_t cookie;
+};
+
+struct anqs {
+    struct hrm_nqs *q;
+    struct hrm_workload *wl;
+    struct hrm_env env;
+    int32_t node;
+    char policy[32];
+    struct ltask *t; /* per local task */
+    size_t nt, cap_t;
+    int32_t *map; /* open addressing: (job, task) -> local task, -1 empty */
+    size_t map_cap;
+    struct qtimer *timers;
+    size_t ntimers, cap_timers;
+    struct hrm_msg *inbox; /* the executor's reports, delivered outside the role's calls */
+    size_t ninbox, cap_inbox;
+    bool in_role;
+    int64_t nqueued; /* tasks L_QUEUED */
+};
+
+/* ---- local ids ---- */
+
+static size_t key_slot(const struct anqs *x, int64_t job, int32_t task)
+{
+    uint64_t k = ((uint64_t)job << 24) ^ (uint64_t)(uint32_t)task;
+    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (x->map_cap - 1);
+}
+
+static int32_t local_find(const struct anqs *x, int64_t job, int32_t task)
+{
+    if (!x->map_cap)
+        return -1;
+    for (size_t i = key_slot(x, job, task);; i = (i + 1) & (x->map_cap - 1)) {
+        int32_t l = x->map[i];
+        if (l < 0)
+            return -1;
+        if (x->t[l].job == job && x->t[l].task == task)
+            return l;
+    }
+}
+
+static void map_put(struct anqs *x, int32_t l)
+{
+    if ((x->nt + 1) * 2 > x->map_cap) {
+        hrm_free(x->map);
+        x->map_cap = x->map_cap ? x->map_cap * 2 : 1024;
+        x->map = hrm_alloc(x->map_cap * sizeof(*x->map));
+        for (size_t i = 0; i < x->map_cap; i++)
+            x->map[i] = -1;
+        for (size_t k = 0; k < x->nt; k++) {
+            if ((int32_t)k == l)
+                continue;
+            size_t i = key_slot(x, x->t[k].job, x->t[k].task);
+            while (x->map[i] >= 0)
+                i = (i + 1) & (x->map_cap - 1);
+            x->map[i] = (int32_t)k;
+        }
+    }
+    size_t i = key_slot(x, x->t[l].job, x->t[l].task);
+    while (x->map[i] >= 0)
+        i = (i + 1) & (x->map_cap - 1);
+    x->map[i] = l;
+}
+
+/* A task learned from its launch description (already checked against the
+ * task_launch schema): a job of one task in the local workload. */
+static int32_t local_add(struct anqs *x, int64_t job, int32_t task, const json_t *desc)
+{
+    struct hrm_error err;
+    const char *qname = json_string_value(json_object_get(desc, "queue"));
+    int q = qname ? hrm_workload_find_queue(x->wl, qname) : 0;
+    if (q < 0 && (q = hrm_workload_set_queue(x->wl, qname, 0.0, 1.0, &err)) < 0)
+        q = 0;
+    struct hrm_job_desc jd = {
+        .name = "task", .kind = HRM_JOB_BATCH, .queue = q, .user = hrm_workload_user(x->wl, "-"),
+        .priority = (int32_t)json_integer_value(json_object_get(desc, "priority"))};
+    int64_t est = json_integer_value(json_object_get(desc, "est_us"));
+    struct hrm_task_desc td = {.duration_us = est > 0 ? est : 1,
+                               .est_duration_us = est > 0 ? est : 1};
+    td.req.v[HRM_DIM_CPU] = json_integer_value(json_object_get(desc, "cpu"));
+    td.req.v[HRM_DIM_MEM] = json_integer_value(json_object_get(desc, "mem"));
+    int lj = hrm_workload_add_job(x->wl, &jd, &err);
+    if (lj < 0 || hrm_workload_add_stage(x->wl, "t", NULL, 0, &err) < 0 ||
+        hrm_workload_add_task(x->wl, &td, &err) != lj) {
+        hrm_log(HRM_LOG_ERR, "execution queues: cannot add task " HRM_TASK_FMT ": %s",
+                HRM_TASK_ARGS((long long)job, task, 0), err.text);
+        return -1;
+    }
+    HRM_GROW(x->t, x->cap_t, x->nt + 1);
+    x->t[x->nt] = (struct ltask){.job = job, .task = task};
+    map_put(x, (int32_t)x->nt);
+    return (int32_t)x->nt++;
+}
+
+static void set_where(struct anqs *x, int32_t l, uint8_t where)
+{
+    x->nqueued += (where == L_QUEUED) - (x->t[l].where == L_QUEUED);
+    x->t[l].where = where;
+}
+
+static void local_forget(struct anqs *x, int32_t l)
+{
+    json_decref(x->t[l].desc);
+    x->t[l].desc = NULL;
+    set_where(x, l, L_NONE);
+}
+
+/* ---- the role's environment ---- */
+
+static int64_t env_now(struct hrm_env *env)
+{
+    (void)env;
+    return agent_mono_us();
+}
+
+static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
+{
+    struct agent *a = env->ctx;
+    struct anqs *x = a->nqs;
+    HRM_GROW(x->timers, x->cap_timers, x->ntimers + 1);
+    x->timers[x->ntimers++] = (struct qtimer){at_us, cookie};
+}
+
+static void exec_msg(struct agent *a, const struct hrm_msg *m)
+{
+    struct anqs *x = a->nqs;
+    int32_t l = m->task;
+    if (l < 0 || (size_t)l >= x->nt)
+        return;
+    if (m->type == HRM_MSG_TASK_LAUNCH) {
+        struct ltask *t = &x->t[l];
+        if (!t->desc) { /* cannot happen: a queued task keeps its description */
+            struct hrm_msg end = {.type = HRM_MSG_TASK_END, .task = l, .job = l,
+                                  .attempt = m->attempt, .gpu_mask = m->gpu_mask,
+                                  .status = HRM_OUTCOME_FAILED};
+            HRM_GROW(x->inbox, x->cap_inbox, x->ninbox + 1);
+            x->inbox[x->ninbox++] = end;
+            return;
+        }
+        set_where(x, l, L_RUNNING);
+        struct nqs_tag tag = {.task = l, .entry = m->attempt, .seq = m->gpu_mask};
+        exec_launch(a, t->desc, &tag);
+    } else if (m->type == HRM_MSG_TASK_KILL) {
+        for (size_t i = 0; i < a->nruns; i++)
+            if (a->runs[i].via_nqs && a->runs[i].nqs_task == l && a->runs[i].nqs_seq == m->gpu_mask)
+                exec_kill(a, &a->runs[i], SIGTERM);
+    }
+}
+
+static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg)
+{
+    struct agent *a = env->ctx;
+    struct anqs *x = a->nqs;
+    if (to == HRM_ADDR_EXEC) {
+        exec_msg(a, msg);
+        return;
+    }
+    int32_t l = msg->task;
+    bool known = l >= 0 && (size_t)l < x->nt;
+    if (msg->type == HRM_MSG_TASK_END) {
+        /* To the task's scheduler.  A run's end already left as this agent's
+         * task_end; value < 0 is a refusal (-reason): the task never started. */
+        if (known && msg->value < 0) {
+            const json_t *d = x->t[l].desc;
+            char why[120];
+            snprintf(why, sizeof(why), "refused by node queue: %s",
+                     -msg->value == HRM_NQS_OVER_LIMIT ? "it asks more than the queue allows"
+                                                       : "no such queue");
+            exec_report_failed(a, x->t[l].job, x->t[l].task,
+                               (int32_t)json_integer_value(json_object_get(d, "attempt")), why);
+            local_forget(x, l);
+        }
+        return;
+    }
+    struct hrm_msg w = *msg;
+    w.from = hrm_addr_node(x->node);
+    if (known) {
+        w.job = (int32_t)x->t[l].job;
+        w.task = x->t[l].task;
+        if (msg->type == HRM_MSG_RUN)
+            w.attempt = w.task; /* a migration names its hold by the task */
+    }
+    json_t *out = hrm_wire_from_msg(&w);
+    json_object_set_new(out, "to", json_integer(to));
+    if (known && x->t[l].desc &&
+        (msg->type == HRM_MSG_RUN || msg->type == HRM_MSG_MIGRATE_OFFER))
+        json_object_set(out, "desc", x->t[l].desc); /* the target learns the task */
+    agent_send(a, out);
+    if (known && msg->type == HRM_MSG_RUN)
+        local_forget(x, l); /* handed over: it is the target's now */
+}
+
+/* ---- life cycle ---- */
+
+static void reset(struct agent *a)
+{
+    struct anqs *x = a->nqs;
+    hrm_nqs_free(x->q);
+    hrm_workload_free(x->wl);
+    for (size_t i = 0; i < x->nt; i++)
+        json_decref(x->t[i].desc);
+    x->q = NULL;
+    x->wl = NULL;
+    x->nt = 0;
+    x->nqueued = 0;
+    hrm_free(x->map);
+    x->map = NULL;
+    x->map_cap = 0;
+    x->ntimers = x->ninbox = 0;
+}
+
+void anqs_configure(struct agent *a, const json_t *welcome)
+{
+    const json_t *c = json_object_get(welcome, "nqs");
+    int32_t node = (int32_t)json_integer_value(json_object_get(welcome, "node"));
+    if (!json_is_object(c)) {
+        if (a->nqs && hrm_nqs_idle(a->nqs->q)) {
+            hrm_log(HRM_LOG_NOTICE, "the master schedules centrally: execution queues stopped");
+            anqs_free(a);
+        }
+        return;
+    }
+    struct anqs *x = a->nqs;
+    const char *policy = json_string_value(json_object_get(c, "policy"));
+    if (x && x->q) {
+        /* The same master, or a restarted one: the queues carry on.  A restarted
+         * master may number the node differently; the role's own idea of its
+         * number does not matter, since the master stamps every message it
+         * relays with the sender's node and address. */
+        x->node = node;
+        return;
+    }
+    if (!x)
+        x = a->nqs = hrm_calloc(1, sizeof(*x));
+    reset(a);
+    x->node = node;
+    snprintf(x->policy, sizeof(x->policy), "%s", policy ? policy : "?");
+    x->env = (struct hrm_env){.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = a};
+    struct hrm_nqs_config cfg = {
+        .hold_ttl_us = json_integer_value(json_object_get(c, "hold_ttl_us")),
+        .eps_learn = json_is_true(json_object_get(c, "eps_learn")),
+        .no_preempt = true,
+        .balance = json_is_true(json_object_get(c, "balance")),
+        .hw_us = json_integer_value(json_object_get(c, "hw_us")),
+        .lw_us = json_integer_value(json_object_get(c, "lw_us")),
+        .retry_us = json_integer_value(json_object_get(c, "retry_us")),
+        .max_parked = (int32_t)json_integer_value(json_object_get(c, "max_parked"))};
+    for (int k = 0; k < 3; k++)
+        cfg.eps[k] = json_number_value(json_array_get(json_object_get(c, "eps"), (size_t)k));
+    struct hrm_res cap = {0};
+    cap.v[HRM_DIM_CPU] = a->cpu_milli;
+    cap.v[HRM_DIM_MEM] = a->mem;
+    struct hrm_error err;
+    x->wl = hrm_workload_new();
+    if (!(x->q = hrm_nqs_new_capacity(&cap, x->wl, node, &cfg, &err))) {
+        hrm_log(HRM_LOG_ERR, "execution queues: %s", err.text);
+        anqs_free(a);
+        return;
+    }
+    hrm_log(HRM_LOG_NOTICE, "execution queues on (policy %s, node %d%s)", x->policy, node,
+            cfg.balance ? ", balanced by the negotiator" : "");
+}
+
+void anqs_free(struct agent *a)
+{
+    if (!a->nqs)
+        return;
+    reset(a);
+    hrm_free(a->nqs->t);
+    hrm_free(a->nqs->timers);
+    hrm_free(a->nqs->inbox);
+    hrm_free(a->nqs);
+    a->nqs = NULL;
+}
+
+/* ---- feeding the role ---- */
+
+static void deliver(struct agent *a, const struct hrm_msg *m)
+{
+    struct anqs *x = a->nqs;
+    x->in_role = true;
+    int rc = hrm_nqs_on_msg(x->q, &x->env, m);
+    x->in_role = false;
+    if (rc < 0)
+        hrm_log(HRM_LOG_INFO, "execution queues refused a %s from %d: %s", hrm_msg_name(m->type),
+                (int)m->from, hrm_strerror(rc));
+}
+
+void anqs_drain(struct agent *a)
+{
+    struct anqs *x = a->nqs;
+    if (!x || x->in_role)
+        return;
+    for (size_t i = 0; i < x->ninbox && x->q; i++) {
+        struct hrm_msg m = x->inbox[i];
+        deliver(a, &m);
+    }
+    x->ninbox = 0;
+}
+
+void anqs_on_msg(struct agent *a, int type, const json_t *msg)
+{
+    struct anqs *x = a->nqs;
+    if (!x || !x->q) {
+        hrm_log(HRM_LOG_INFO, "'%s' from the master, but this agent runs no execution queues",
+                hrm_wire_name(type));
+        return;
+    }
+    struct hrm_msg m;
+    struct hrm_error err;
+    if (hrm_wire_to_msg(type, msg, &m, &err) < 0) {
+        hrm_log(HRM_LOG_WARNING, "bad message from the master: %s", err.text);
+        return;
+    }
+    const json_t *desc = json_object_get(msg, "desc");
+    if (m.task >= 0) {
+        int32_t l = local_find(x, m.job, m.task);
+        if (desc) {
+            if (hrm_wire_validate(HRM_WIRE_TASK_LAUNCH, desc, &err) < 0 ||
+                json_integer_value(json_object_get(desc, "job")) != m.job ||
+                json_integer_value(json_object_get(desc, "task")) != m.task) {
+                hrm_log(HRM_LOG_WARNING, "bad task description from the master: %s", err.text);
+                return;
+            }
+            if (l < 0 && (l = local_add(x, m.job, m.task, desc)) < 0) {
+                if (type == HRM_MSG_RUN) /* never lost silently: the master hears of it */
+                    exec_report_failed(a, m.job, m.task,
+                                       (int32_t)json_integer_value(json_object_get(desc, "attempt")),
+                                       "the node's execution queues could not take it");
+                return;
+            }
+            json_decref(x->t[l].desc);
+            x->t[l].desc = json_deep_copy(desc);
+        }
+        if (l < 0 && type != HRM_MSG_HOLD)
+            return; /* about a task that is no longer here: stale */
+        if (type == HRM_MSG_RUN && !desc)
+            return; /* a run always brings its task */
+        m.task = l;
+        m.job = l;
+        if (type == HRM_MSG_RUN) {
+            set_where(x, l, L_QUEUED);
+            if (m.status & HRM_RUN_MIGRATED)
+                m.attempt = l;
+        }
+    }
+    deliver(a, &m);
+    anqs_drain(a);
+}
+
+bool anqs_cancel(struct agent *a, int64_t job, int32_t task, int32_t attempt)
+{
+    struct anqs *x = a->nqs;
+    if (!x || !x->q)
+        return false;
+    int32_t l = local_find(x, job, task);
+    if (l < 0 || x->t[l].where != L_QUEUED ||
+        json_integer_value(json_object_get(x->t[l].desc, "attempt")) != attempt)
+        return false;
+    x->in_role = true;
+    int removed = hrm_nqs_cancel(x->q, &x->env, l);
+    x->in_role = false;
+    if (removed > 0)
+        local_forget(x, l);
+    anqs_drain(a);
+    return removed > 0;
+}
+
+void anqs_run_ended(struct agent *a, const struct arun *r)
+{
+    struct anqs *x = a->nqs;
+    if (!x || !x->q || r->nqs_task < 0 || (size_t)r->nqs_task >= x->nt)
+        return;
+    struct hrm_msg end = {.type = HRM_MSG_TASK_END,
+                          .from = HRM_ADDR_EXEC,
+                          .job = r->nqs_task,
+                          .task = r->nqs_task,
+                          .node = x->node,
+                          .attempt = r->nqs_entry,
+                          .gpu_mask = r->nqs_seq,
+                          .status = r->status == 0 ? HRM_OUTCOME_DONE : HRM_OUTCOME_FAILED};
+    HRM_GROW(x->inbox, x->cap_inbox, x->ninbox + 1);
+    x->inbox[x->ninbox++] = end;
+    if (x->t[r->nqs_task].where == L_RUNNING)
+        local_forget(x, r->nqs_task);
+}
+
+void anqs_list_queued(struct agent *a, json_t *running)
+{
+    struct anqs *x = a->nqs;
+    for (size_t l = 0; x && l < x->nt; l++) {
+        const struct ltask *t = &x->t[l];
+        if (t->where != L_QUEUED)
+            continue;
+        json_array_append_new(
+            running, json_pack("{s:I, s:i, s:I, s:i, s:I}", "job", (json_int_t)t->job, "task",
+                               t->task, "attempt",
+                               json_integer_value(json_object_get(t->desc, "attempt")), "pid", 0,
+                               "start_us", (json_int_t)0));
+    }
+}
+
+int64_t anqs_next_timer(const struct agent *a)
+{
+    const struct anqs *x = a->nqs;
+    int64_t best = INT64_MAX;
+    for (size_t i = 0; x && i < x->ntimers; i++)
+        if (x->timers[i].at_us < best)
+            best = x->timers[i].at_us;
+    return best;
+}
+
+void anqs_run_timers(struct agent *a)
+{
+    struct anqs *x = a->nqs;
+    if (!x || !x->q)
+        return;
+    int64_t now = agent_mono_us();
+    uint64_t due[8];
+    size_t ndue = 0, w = 0;
+    for (size_t i = 0; i < x->ntimers; i++) {
+        if (x->timers[i].at_us <= now && ndue < 8)
+            due[ndue++] = x->timers[i].cookie;
+        else
+            x->timers[w++] = x->timers[i];
+    }
+    x->ntimers = w;
+    for (size_t i = 0; i < ndue; i++) {
+        x->in_role = true;
+        hrm_nqs_on_timer(x->q, &x->env, due[i]);
+        x->in_role = false;
+        anqs_drain(a);
+    }
+}
+
+void anqs_heartbeat(struct agent *a, json_t *hb)
+{
+    const struct anqs *x = a->nqs;
+    if (!x || !x->q)
+        return;
+    int64_t cpu = a->cpu_milli, mem = a->mem;
+    for (size_t i = 0; i < a->nruns; i++)
+        if (a->runs[i].via_nqs) {
+            cpu -= a->runs[i].cpu;
+            mem -= a->runs[i].mem;
+        }
+    json_object_set_new(hb, "queued", json_integer(x->nqueued));
+    json_object_set_new(hb, "cpu_free", json_integer(cpu));
+    json_object_set_new(hb, "mem_free", json_integer(mem));
+}

@@ -1,0 +1,633 @@
+/* The master's side of distributed scheduling (SPEC P4): scheduler instances and the negotiator as in-process roles, relaying to the agents' node queue systems. */
+#include <string.h>
+
+#include "hrm/alloc.h"
+#include "hrm/cluster.h"
+#include "hrm/dsched.h"
+#include "hrm/dsetup.h"
+#include "hrm/log.h"
+#include "hrm/negotiator.h"
+#include "hrm/workload.h"
+#include "master_private.h"
+
+/*
+ * Where the roles run (docs/runtime.md, "Distributed scheduling"):
+ *   - every scheduler instance and the negotiator are sans-IO roles driven by
+ *     the master's loop, each with its own hrm_env, exactly as the simulator
+ *     drives them;
+ *   - every node's queue system runs in its agent (agent_nqs.c), which starts
+ *     the tasks itself when a slot frees;
+ *   - what the roles send each other crosses the network through the master:
+ *     probes and runs from the instances go to the agents, replies come back,
+ *     and node-to-node migration traffic is relayed.
+ *
+ * Unlike the central path, nothing is rebuilt: the roles live as long as the
+ * master and take jobs as they come (the workload only grows, and a node that
+ * joins is announced with hrm_dsched_node_up).  A restarted master registers
+ * the live jobs again and adopts what the agents still hold (hrm_dsched_adopt).
+ *
+ * Messages to in-process roles are posted and delivered after the current
+ * call returns, as the simulator's event queue does: a role never re-enters.
+ */
+
+#define DIST_MAX_NODES 4096      /* the negotiator's wait matrix is sized once */
+#define ROUND_TIMEOUT_US 2000000 /* a probing round waits this long for a node that died */
+#define LATENCY_US 250           /* one message over loopback, for the latency-scaled defaults */
+#define DEFAULT_EST_US 1000000   /* a task's estimate before any task has finished */
+#define ROLE_NEGOTIATOR (-1)
+#define DOWN_WAIT_US 3600000000LL /* the wait a down node "reports": an hour */
+
+struct role_env {
+    struct hrm_env env; /* first: the roles get &env and we get back to the wrapper */
+    struct master *m;
+    int32_t role; /* instance index, or ROLE_NEGOTIATOR */
+};
+
+struct dtimer {
+    int64_t at_us;
+    int32_t role;
+    uint64_t cookie;
+};
+
+struct dpost {
+    hrm_addr to;
+    struct hrm_msg msg;
+};
+
+struct mdist {
+    struct hrm_dsetup setup;
+    struct hrm_cluster *cluster;
+    struct hrm_workload *wl;
+    struct hrm_dsched **inst;
+    struct role_env *envs; /* ninst instances, then the negotiator */
+    int32_t ninst;
+    struct hrm_negotiator *nego;
+    bool *node_up;         /* per cluster node: what the instances were told */
+    struct wl_map map;     /* workload jobs and tasks back to the table */
+    struct dtimer *timers;
+    size_t ntimers, cap_timers;
+    struct dpost *posts;
+    size_t nposts, cap_posts;
+    bool draining;
+    int32_t next_inst;
+    double est_ewma_us;
+    int64_t relayed, lost, retried;
+};
+
+bool dist_policy_known(const char *policy)
+{
+    return policy && hrm_dsetup_known(policy);
+}
+
+/* ---- the roles' environment ---- */
+
+static int64_t env_now(struct hrm_env *env)
+{
+    (void)env;
+    return master_now_us();
+}
+
+static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
+{
+    struct role_env *re = (struct role_env *)env;
+    struct mdist *d = re->m->dist;
+    HRM_GROW(d->timers, d->cap_timers, d->ntimers + 1);
+    d->timers[d->ntimers++] = (struct dtimer){at_us, re->role, cookie};
+}
+
+static void post(struct mdist *d, hrm_addr to, const struct hrm_msg *msg)
+{
+    HRM_GROW(d->posts, d->cap_posts, d->nposts + 1);
+    d->posts[d->nposts++] = (struct dpost){to, *msg};
+}
+
+static int32_t inst_of_addr(const struct mdist *d, hrm_addr a)
+{
+    if (a > HRM_ADDR_SCHED0)
+        return -1;
+    int32_t i = hrm_addr_sched_index(a);
+    return i >= 0 && i < d->ninst ? i : -1;
+}
+
+static bool node_ok(const struct master *m, int32_t n)
+{
+    return n >= 0 && n < m->nnodes && m->nodes[n].up && m->nodes[n].peer.len > 0;
+}
+
+/* The estimate a node uses for a task: the mean run time of the job's
+ * finished tasks, else of recent tasks anywhere, else 1 s. */
+static int64_t estimate_us(const struct mdist *d, const struct rjob *j)
+{
+    if (j->run_n > 0)
+        return j->run_us_sum / j->run_n > 0 ? j->run_us_sum / j->run_n : 1;
+    return d->est_ewma_us > 0 ? (int64_t)d->est_ewma_us : DEFAULT_EST_US;
+}
+
+/* A run for a node: the task's launch description travels with it, since the
+ * node starts the task itself when a slot frees. */
+static void relay_run(struct master *m, const struct hrm_msg *msg, int32_t n)
+{
+    struct mdist *d = m->dist;
+    struct rjob *j = d->map.job_of[msg->job];
+    int32_t idx = d->map.task_of[msg->task];
+    struct rtask *t = &j->tasks[idx];
+    struct hrm_msg back = {.type = HRM_MSG_TASK_END,
+                           .from = hrm_addr_node(n),
+                           .job = msg->job,
+                           .task = msg->task,
+                           .node = n};
+    if (!jobs_live(j) || j->failed || t->state != HRM_RTASK_PENDING) {
+        /* Cancelled, or the job failed for good: it is skipped, not run. */
+        back.status = HRM_OUTCOME_FAILED;
+        post(d, msg->from, &back);
+        return;
+    }
+    if (!node_ok(m, n)) {
+        back.status = HRM_OUTCOME_LOST; /* placed again elsewhere */
+        post(d, msg->from, &back);
+        d->lost++;
+        return;
+    }
+    /* Queued on the node until it reports task_started. */
+    jobs_task_placed(m, j, idx, n, t->attempt + 1, 0, false);
+    json_t *desc = jobs_launch_json(m, j, idx);
+    json_object_del(desc, "v");
+    json_object_del(desc, "type");
+    json_object_set_new(desc, "est_us", json_integer(estimate_us(d, j)));
+    json_object_set_new(desc, "queue", json_string(j->queue));
+    json_object_set_new(desc, "priority", json_integer(j->priority));
+    struct hrm_msg w = *msg;
+    w.job = (int32_t)j->id;
+    w.task = idx;
+    json_t *out = hrm_wire_from_msg(&w);
+    json_object_set_new(out, "desc", desc);
+    master_send_node(m, n, out);
+    d->relayed++;
+}
+
+static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg)
+{
+    struct role_env *re = (struct role_env *)env;
+    struct master *m = re->m;
+    struct mdist *d = m->dist;
+    if (to == HRM_ADDR_CLIENT) {
+        if (msg->type == HRM_MSG_JOB_END && msg->job >= 0 && (size_t)msg->job < d->map.cap_job_of) {
+            struct rjob *j = d->map.job_of[msg->job];
+            if (j && j->sched == msg->job && jobs_live(j))
+                jobs_finish(m, j);
+        }
+        return;
+    }
+    if (to < HRM_ADDR_NODE0) { /* another in-process role (an instance failing a task to itself) */
+        post(d, to, msg);
+        return;
+    }
+    int32_t n = to - HRM_ADDR_NODE0;
+    if (msg->type == HRM_MSG_RUN && re->role != ROLE_NEGOTIATOR) {
+        relay_run(m, msg, n);
+        return;
+    }
+    if (!node_ok(m, n)) {
+        if (msg->type == HRM_MSG_HOLD) {
+            /* Answered for the node: no slot and the worst queue there is.  Not a
+             * refusal, which would fail the task if every probe of its round
+             * said so; a run sent here anyway comes back lost (relay_run). */
+            struct hrm_msg r = {.type = HRM_MSG_HOLD_REPLY,
+                                .from = to,
+                                .job = -1,
+                                .task = -1,
+                                .node = n,
+                                .attempt = msg->attempt,
+                                .gpu_mask = 1u << 20,
+                                .value = DOWN_WAIT_US};
+            post(d, msg->from, &r);
+        }
+        return; /* del, migrate_match: nothing to undo on a node that is gone */
+    }
+    struct hrm_msg w = *msg;
+    if (re->role != ROLE_NEGOTIATOR && w.task >= 0 && (size_t)w.task < d->map.cap_task_of &&
+        w.job >= 0 && (size_t)w.job < d->map.cap_job_of && d->map.job_of[w.job]) {
+        w.task = d->map.task_of[w.task]; /* a per-task probe names the task by its global id */
+        w.job = (int32_t)d->map.job_of[w.job]->id;
+    }
+    master_send_node(m, n, hrm_wire_from_msg(&w));
+    d->relayed++;
+}
+
+/* Delivers posted messages to the in-process roles, in order, until none is left. */
+static void drain(struct master *m)
+{
+    struct mdist *d = m->dist;
+    if (d->draining)
+        return;
+    d->draining = true;
+    for (size_t i = 0; i < d->nposts; i++) {
+        struct dpost p = d->posts[i]; /* a copy: delivering may grow the array */
+        int rc = 0;
+        int32_t k = inst_of_addr(d, p.to);
+        if (k >= 0)
+            rc = hrm_dsched_on_msg(d->inst[k], &d->envs[k].env, &p.msg);
+        else if (p.to == HRM_ADDR_NEGOTIATOR && d->nego)
+            rc = hrm_negotiator_on_msg(d->nego, &d->envs[d->ninst].env, &p.msg);
+        if (rc < 0)
+            hrm_log(HRM_LOG_WARNING, "scheduler role %d refused a %s from %d: %s", (int)p.to,
+                    hrm_msg_name(p.msg.type), (int)p.msg.from, hrm_strerror(rc));
+    }
+    d->nposts = 0;
+    d->draining = false;
+}
+
+/* ---- life cycle ---- */
+
+int dist_new(struct master *m, struct hrm_error *err)
+{
+    struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};
+    struct hrm_dsetup su;
+    int rc = hrm_dsetup_parse(m->cfg.policy, &params, LATENCY_US, (uint64_t)master_now_us(), &su,
+                              err);
+    if (rc < 0)
+        return rc;
+    if (su.ideal || su.sched.kind == HRM_DSCHED_CENTRAL || su.sched.kind == HRM_DSCHED_SPARROW_BATCH)
+        return hrm_errorf(err, -HRM_ESPEC,
+                          "policy %s runs in the simulator only; the daemons run d-random, "
+                          "sparrow, dhrm, dhrm-batch and dhrm-nego (or any central policy)",
+                          m->cfg.policy);
+    struct mdist *d = hrm_calloc(1, sizeof(*d));
+    m->dist = d;
+    d->setup = su;
+    /* The agents' queues cannot preempt: a killed run would need a new attempt
+     * number from the master, which only a run message carries. */
+    d->setup.nqs.no_preempt = true;
+    d->setup.sched.round_timeout_us = ROUND_TIMEOUT_US;
+    d->cluster = hrm_cluster_new(NULL);
+    d->wl = hrm_workload_new();
+    d->ninst = su.instances;
+    d->inst = hrm_calloc((size_t)d->ninst, sizeof(*d->inst));
+    d->envs = hrm_calloc((size_t)d->ninst + 1, sizeof(*d->envs));
+    for (int32_t i = 0; i <= d->ninst; i++)
+        d->envs[i] = (struct role_env){
+            .env = {.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = m},
+            .m = m,
+            .role = i < d->ninst ? i : ROLE_NEGOTIATOR};
+    for (int32_t i = 0; i < d->ninst; i++) {
+        struct hrm_dsched_config c = d->setup.sched;
+        c.index = i;
+        c.nqs = &d->setup.nqs;
+        if (!(d->inst[i] = hrm_dsched_new(d->cluster, d->wl, &c, err)))
+            return -HRM_ESPEC;
+    }
+    if (su.negotiator) {
+        struct hrm_negotiator_config nc = d->setup.nego;
+        nc.nnodes = DIST_MAX_NODES;
+        nc.nqueues = 1;
+        if (!(d->nego = hrm_negotiator_new(&nc, err)))
+            return -HRM_ESPEC;
+    }
+    return 0;
+}
+
+void dist_free(struct master *m)
+{
+    struct mdist *d = m->dist;
+    if (!d)
+        return;
+    if (d->relayed)
+        hrm_log(HRM_LOG_INFO, "distributed scheduling: %lld messages relayed, %lld runs lost "
+                "with their node, %lld retried", (long long)d->relayed, (long long)d->lost,
+                (long long)d->retried);
+    for (int32_t i = 0; i < d->ninst; i++)
+        hrm_dsched_free(d->inst[i]);
+    hrm_negotiator_free(d->nego);
+    hrm_workload_free(d->wl);
+    hrm_cluster_free(d->cluster);
+    hrm_free(d->inst);
+    hrm_free(d->envs);
+    hrm_free(d->node_up);
+    sched_wl_map_free(&d->map);
+    hrm_free(d->timers);
+    hrm_free(d->posts);
+    hrm_free(d);
+    m->dist = NULL;
+}
+
+json_t *dist_welcome(const struct master *m)
+{
+    const struct hrm_nqs_config *c = &m->dist->setup.nqs;
+    return json_pack("{s:s, s:I, s:[f, f, f], s:b, s:b, s:I, s:I, s:I, s:i}", "policy",
+                     m->dist->setup.name, "hold_ttl_us", (json_int_t)c->hold_ttl_us, "eps",
+                     c->eps[0], c->eps[1], c->eps[2], "eps_learn", c->eps_learn, "balance",
+                     c->balance, "hw_us", (json_int_t)c->hw_us, "lw_us", (json_int_t)c->lw_us,
+                     "retry_us", (json_int_t)c->retry_us, "max_parked", (int)c->max_parked);
+}
+
+const char *dist_refuse_spec(const struct master *m, const json_t *spec)
+{
+    (void)m;
+    size_t g;
+    const json_t *gr;
+    json_array_foreach(json_object_get(spec, "tasks"), g, gr)
+    {
+        if (json_integer_value(json_object_get(gr, "gpus")) > 0)
+            return "GPU tasks need the central path: the node queues of distributed scheduling "
+                   "place cpu and memory only (start the master with a central policy)";
+    }
+    return NULL;
+}
+
+/* ---- nodes ---- */
+
+static void tell_node(struct master *m, int32_t n, bool up)
+{
+    struct mdist *d = m->dist;
+    if (d->node_up[n] == up)
+        return;
+    d->node_up[n] = up;
+    for (int32_t i = 0; i < d->ninst; i++)
+        hrm_dsched_node_up(d->inst[i], &d->envs[i].env, n, up);
+}
+
+/* The cluster the instances see follows the master's node table. */
+static int sync_nodes(struct master *m, struct hrm_error *err)
+{
+    struct mdist *d = m->dist;
+    for (int32_t n = d->cluster->nnodes; n < m->nnodes && n < DIST_MAX_NODES; n++) {
+        const struct rnode *rn = &m->nodes[n];
+        int rack = hrm_cluster_find_rack(d->cluster, rn->rack);
+        if (rack < 0 && (rack = hrm_cluster_add_rack(d->cluster, rn->rack, err)) < 0)
+            return rack;
+        struct hrm_node_desc nd = {.name = rn->name,
+                                   .rack = rack,
+                                   .cores = rn->cores > 0 ? rn->cores : 1,
+                                   .cpu_speed = 1.0,
+                                   .mem = rn->mem,
+                                   .gpus = 0};
+        int rc = hrm_cluster_add_node(d->cluster, &nd, err);
+        if (rc < 0)
+            return rc;
+        d->node_up = hrm_realloc(d->node_up, (size_t)d->cluster->nnodes * sizeof(*d->node_up));
+        d->node_up[n] = false;
+    }
+    if (m->nnodes > DIST_MAX_NODES)
+        hrm_log(HRM_LOG_WARNING, "distributed scheduling uses the first %d nodes only",
+                DIST_MAX_NODES);
+    for (int32_t n = 0; n < d->cluster->nnodes; n++)
+        tell_node(m, n, m->nodes[n].up);
+    return 0;
+}
+
+void dist_node_up(struct master *m, int32_t node)
+{
+    if (node < m->dist->cluster->nnodes)
+        tell_node(m, node, true);
+    else
+        m->sched.dirty = true;
+    drain(m);
+}
+
+void dist_node_down(struct master *m, int32_t node)
+{
+    if (node < m->dist->cluster->nnodes)
+        tell_node(m, node, false);
+    drain(m);
+}
+
+/* ---- jobs ---- */
+
+static int register_job(struct master *m, struct rjob *j, struct hrm_error *err)
+{
+    struct mdist *d = m->dist;
+    int32_t sj;
+    int rc = sched_wl_add_job(d->wl, &d->map, j, estimate_us(d, j), &sj, err);
+    if (rc < 0)
+        return rc;
+    if (sj < 0) {
+        jobs_finish(m, j); /* every task ended while no scheduler ran (a restart) */
+        return 0;
+    }
+    /* The least busy instance takes it (or the next in turn: register=1). */
+    int32_t k = d->next_inst;
+    if (!d->setup.register_rr)
+        for (int32_t i = 0; i < d->ninst; i++) {
+            int32_t c = (d->next_inst + i) % d->ninst;
+            if (hrm_dsched_load(d->inst[c]) < hrm_dsched_load(d->inst[k]))
+                k = c;
+        }
+    d->next_inst = (k + 1) % d->ninst;
+    j->inst = k;
+    struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = sj};
+    if ((rc = hrm_dsched_on_msg(d->inst[k], &d->envs[k].env, &sub)) < 0)
+        return hrm_errorf(err, rc, "scheduler instance %d refused job_submit", k);
+    /* Runs the agents still hold (a restart) are adopted, not placed again. */
+    for (int32_t i = 0; i < j->ntasks; i++)
+        if (j->tasks[i].sched >= 0 && j->tasks[i].state == HRM_RTASK_RUNNING &&
+            (rc = hrm_dsched_adopt(d->inst[k], j->tasks[i].sched)) < 0)
+            return hrm_errorf(err, rc, "scheduler instance %d refused to adopt a run", k);
+    return 0;
+}
+
+int dist_rebuild(struct master *m, struct hrm_error *err)
+{
+    int rc = sync_nodes(m, err);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < m->njobs; i++) {
+        struct rjob *j = m->jobs[i];
+        if (j && jobs_live(j) && j->sched < 0 && (rc = register_job(m, j, err)) < 0)
+            return rc;
+    }
+    drain(m);
+    return 0;
+}
+
+/* Tells the job's instance how a task's run ended; the task leaves the role
+ * (its sched index is dropped) unless it is to be placed again. */
+static void feed_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_task_outcome outcome)
+{
+    struct mdist *d = m->dist;
+    struct rtask *t = &j->tasks[idx];
+    if (t->sched < 0 || j->sched < 0)
+        return;
+    struct hrm_msg e = {.type = HRM_MSG_TASK_END,
+                        .from = t->node >= 0 ? hrm_addr_node(t->node) : HRM_ADDR_CENTRAL,
+                        .status = (uint16_t)outcome,
+                        .job = j->sched,
+                        .task = t->sched,
+                        .node = t->node};
+    if (outcome == HRM_OUTCOME_DONE || outcome == HRM_OUTCOME_FAILED)
+        t->sched = -1;
+    post(d, hrm_addr_sched(j->inst), &e);
+}
+
+void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok)
+{
+    struct mdist *d = m->dist;
+    struct rtask *t = &j->tasks[idx];
+    if (t->start_us >= 0 && t->end_us >= t->start_us) {
+        int64_t run = t->end_us - t->start_us;
+        j->run_us_sum += run;
+        j->run_n++;
+        d->est_ewma_us = d->est_ewma_us > 0 ? 0.9 * d->est_ewma_us + 0.1 * (double)run : (double)run;
+    }
+    if (ok) {
+        t->state = HRM_RTASK_DONE;
+        feed_end(m, j, idx, HRM_OUTCOME_DONE);
+    } else if (++t->fails < m->cfg.max_attempts && !j->failed) {
+        t->state = HRM_RTASK_PENDING; /* another attempt, placed anew */
+        d->retried++;
+        feed_end(m, j, idx, HRM_OUTCOME_LOST);
+    } else {
+        t->state = HRM_RTASK_FAILED;
+        j->failed = true;
+        feed_end(m, j, idx, HRM_OUTCOME_FAILED);
+    }
+    drain(m);
+}
+
+void dist_task_lost(struct master *m, struct rjob *j, int32_t idx)
+{
+    m->dist->lost++;
+    feed_end(m, j, idx, HRM_OUTCOME_LOST);
+    drain(m);
+}
+
+void dist_job_cancelled(struct master *m, struct rjob *j)
+{
+    /* Every task the instance still holds ends now; rounds skip them, and
+     * runs already sent are killed (running) or dropped (queued) by on_cancel. */
+    for (int32_t i = 0; i < j->ntasks; i++)
+        feed_end(m, j, i, HRM_OUTCOME_FAILED);
+    j->sched = -1; /* the instance's job_end then finds nothing to finish: on_cancel does */
+    drain(m);
+}
+
+/* ---- timers ---- */
+
+int64_t dist_next_timer(const struct master *m)
+{
+    const struct mdist *d = m->dist;
+    int64_t best = INT64_MAX;
+    for (size_t i = 0; i < d->ntimers; i++)
+        if (d->timers[i].at_us < best)
+            best = d->timers[i].at_us;
+    return best;
+}
+
+int dist_run_timers(struct master *m, struct hrm_error *err)
+{
+    struct mdist *d = m->dist;
+    int64_t now = master_now_us();
+    struct dtimer due[32];
+    size_t ndue = 0, w = 0;
+    for (size_t i = 0; i < d->ntimers; i++) {
+        if (d->timers[i].at_us <= now && ndue < sizeof(due) / sizeof(due[0]))
+            due[ndue++] = d->timers[i];
+        else
+            d->timers[w++] = d->timers[i];
+    }
+    d->ntimers = w;
+    for (size_t i = 0; i < ndue; i++) {
+        if (due[i].role < 0 || due[i].role >= d->ninst)
+            continue; /* the negotiator keeps no timers */
+        m->sched.passes++;
+        int rc = hrm_dsched_on_timer(d->inst[due[i].role], &d->envs[due[i].role].env,
+                                     due[i].cookie);
+        if (rc < 0)
+            return hrm_errorf(err, rc, "scheduler instance %d: timer failed", due[i].role);
+        drain(m);
+    }
+    return 0;
+}
+
+/* ---- what the agents' queue systems send ---- */
+
+static void relay_to_node(struct master *m, int32_t from_node, int32_t to_node, json_t *msg,
+                          const struct hrm_msg *parsed)
+{
+    struct hrm_msg w = *parsed;
+    w.from = hrm_addr_node(from_node);
+    json_t *out = hrm_wire_from_msg(&w);
+    json_t *desc = json_object_get(msg, "desc");
+    if (desc)
+        json_object_set(out, "desc", desc);
+    master_send_node(m, to_node, out);
+    m->dist->relayed++;
+}
+
+/* A node hands a queued task to another (migration): the table follows it. */
+static void on_migrated_run(struct master *m, int32_t n, int32_t to, json_t *msg,
+                            const struct hrm_msg *r)
+{
+    struct rjob *j = jobs_find(m, r->job);
+    const json_t *desc = json_object_get(msg, "desc");
+    json_int_t attempt = json_integer_value(json_object_get(desc, "attempt"));
+    if (!j || r->task < 0 || r->task >= j->ntasks || !desc) {
+        hrm_log(HRM_LOG_INFO, "node %s moved an unknown task " HRM_TASK_FMT, m->nodes[n].name,
+                HRM_TASK_ARGS((long long)r->job, r->task, attempt));
+        return;
+    }
+    struct rtask *t = &j->tasks[r->task];
+    if (t->state != HRM_RTASK_RUNNING || t->node != n || t->attempt != attempt)
+        return; /* stale: the task was placed again meanwhile */
+    if (!node_ok(m, to)) {
+        jobs_task_lost(m, j, r->task);
+        return;
+    }
+    t->node = to;
+    jobs_persist_task(m, j, r->task);
+    relay_to_node(m, n, to, msg, r);
+}
+
+void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
+{
+    struct mdist *d = m->dist;
+    struct hrm_msg r;
+    struct hrm_error err;
+    if (hrm_wire_to_msg(type, msg, &r, &err) < 0) {
+        hrm_log(HRM_LOG_INFO, "node %s: %s", m->nodes[n].name, err.text);
+        return;
+    }
+    r.from = hrm_addr_node(n); /* a node speaks for itself only */
+    json_int_t to = json_integer_value(json_object_get(msg, "to"));
+    switch (type) {
+    case HRM_MSG_HOLD_REPLY:
+    case HRM_MSG_GET_TASK:
+        if (inst_of_addr(d, (hrm_addr)to) < 0) {
+            hrm_log(HRM_LOG_INFO, "node %s: %s to no instance (%lld)", m->nodes[n].name,
+                    hrm_msg_name(r.type), (long long)to);
+            return;
+        }
+        r.node = n;
+        post(d, (hrm_addr)to, &r);
+        break;
+    case HRM_MSG_MIGRATE_REQUEST:
+    case HRM_MSG_IDLE_ADVERT:
+        if (!d->nego || n >= DIST_MAX_NODES || r.status != 0)
+            return;
+        r.node = n;
+        post(d, HRM_ADDR_NEGOTIATOR, &r);
+        break;
+    default: { /* node to node: migration */
+        int32_t k = (int32_t)(to - HRM_ADDR_NODE0);
+        if (to < HRM_ADDR_NODE0 || k >= m->nnodes || k == n) {
+            hrm_log(HRM_LOG_INFO, "node %s: %s to no node (%lld)", m->nodes[n].name,
+                    hrm_msg_name(r.type), (long long)to);
+            return;
+        }
+        if (type == HRM_MSG_RUN) {
+            on_migrated_run(m, n, k, msg, &r);
+        } else if (node_ok(m, k)) {
+            relay_to_node(m, n, k, msg, &r);
+        } else if (type == HRM_MSG_MIGRATE_OFFER) { /* the target is gone: it refuses */
+            struct hrm_msg no = {.type = HRM_MSG_MIGRATE_REFUSE,
+                                 .from = hrm_addr_node(k),
+                                 .job = r.job,
+                                 .task = r.task,
+                                 .node = k,
+                                 .status = HRM_NQS_OVERLOADED};
+            master_send_node(m, n, hrm_wire_from_msg(&no));
+        }
+        break;
+    }
+    }
+    drain(m);
+}

@@ -1,0 +1,110 @@
+# Distributed scheduling in the daemons (dhrm-nego): scheduler instances and the negotiator in the master, execution queues in the agents; the issue's end-to-end checks on that path.
+. "$(dirname "$0")/rtlib.sh"
+keygen
+POL=(--policy dhrm-nego --param instances=3 --param hw_ms=50)
+start_master "${POL[@]}" --node-timeout 2s --reconcile 3s
+start_agent n1 --cpus 2 --mem 2G
+start_agent n2 --cpus 2 --mem 2G
+start_agent n3 --cpus 2 --mem 2G
+until_ok 20 nodes_up 3 || fail "nodes did not register"
+grep -q "execution queues on (policy dhrm-nego" "$TMP/n1.log" || fail "n1 runs no execution queues"
+mkdir -p "$TMP/runs"
+
+# 1,000 short tasks: all complete with their exit codes and their output captured.
+ok=$("$HRM" submit --count 600 --cpus 250m -- sh -c 'echo out-$HRM_TASK_ID') || fail "submit ok"
+bad=$("$HRM" submit --count 400 --cpus 250m -- sh -c 'echo err-$HRM_TASK_ID >&2; exit 5') || fail "submit bad"
+expect_exit 0 timeout 240 "$HRM" wait "$ok"
+expect_exit 5 timeout 240 "$HRM" wait "$bad"
+"$HRM" job "$ok" --json >"$TMP/ok.json"
+grep -q '"done": 600' "$TMP/ok.json" || fail "not all 600 tasks done"
+"$HRM" job "$bad" --json >"$TMP/bad.json"
+# Tasks of a failed job that had not been sent to a node are skipped; none is left pending.
+python3 - "$TMP/bad.json" <<'P' || fail "job bad: tasks neither failed nor skipped"
+import json, sys
+d = json.load(open(sys.argv[1])); j = d.get("job", d)
+assert j["failed"] >= 1 and j["failed"] + j["skipped"] == 400 and j["pending"] == 0, j
+P
+for t in 0 311 599; do
+  [ "$("$HRM" logs "$ok" --task $t)" = "out-$t" ] || fail "stdout of task $t"
+done
+[ "$("$HRM" logs "$bad" --task 0 --err)" = "err-0" ] || fail "stderr of a failed task"
+# Every node ran some of them: the instances probe all the nodes.
+for n in n1 n2 n3; do grep -q "\"node\": \"$n\"" "$TMP/ok.json" || fail "$n ran none of 600 tasks"; done
+
+# A task larger than every node is refused at submission, as on the central path; GPU tasks
+# need the central path.
+expect_exit 2 "$HRM" submit --cpus 16 -- true
+grep -q "more than any node" "$TMP/err" || fail "oversized request"
+expect_exit 2 "$HRM" submit --gpus 1 -- true
+grep -q "central path" "$TMP/err" || fail "GPU request not refused clearly"
+
+# Cancel: six tasks run, six wait in the execution queues; all stop, none starts later.
+c=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/c-\$HRM_TASK_ID; exec sleep 60.321") || fail "submit c"
+until_ok 20 sh -c "'$HRM' job $c --json | grep -q '\"queued\": 6'" || fail "c was not queued on the nodes"
+until_ok 20 sh -c "ls $TMP/runs/c-* 2>/dev/null | wc -l | grep -qx 6" || fail "c did not start"
+expect_exit 0 "$HRM" cancel "$c"
+expect_exit 143 timeout 30 "$HRM" wait "$c"
+until_ok 10 sh -c "! pgrep -fx 'sleep 60.321'" || fail "a task survived cancel"
+sleep 1
+[ "$(ls "$TMP"/runs/c-* | wc -l)" -eq 6 ] || fail "cancelled tasks: $(ls "$TMP"/runs/c-* | wc -l) started, expected the 6 that had a core"
+
+# Agent SIGKILL: 6 one-CPU tasks of 3 s fill the nodes; n1 dies; its tasks run again elsewhere.
+j=$("$HRM" submit --count 6 --cpus 1 -- sh -c "echo \$HRM_NODE >> $TMP/runs/a-\$HRM_TASK_ID; sleep 3") || fail "submit j"
+until_ok 20 sh -c "grep -qs n1 $TMP/runs/a-*" || fail "nothing ran on n1"
+kill -KILL "$AGENT_n1"
+expect_exit 0 timeout 90 "$HRM" wait "$j"
+"$HRM" job "$j" --json >"$TMP/j"
+grep -q '"attempt": 2' "$TMP/j" || fail "no task was placed again"
+[ "$(cat "$TMP"/runs/a-* | grep -vc n1)" -ge 6 ] || fail "not every task ended away from n1"
+"$HRM" nodes >"$TMP/nodes"; grep -q "n1 .*down" "$TMP/nodes" || fail "n1 not down"
+start_agent n1 --cpus 2 --mem 2G
+until_ok 20 nodes_up 3 || fail "n1 did not come back"
+
+# Malformed and hostile role messages from a registered agent: logged and dropped, never fatal.
+mkdir "$TMP/agentkeys"; cp "$S/keys/master.pub" "$TMP/agentkeys/"; cp "$S/keys/agent.key" "$TMP/agentkeys/client.key"
+echo '{"v":1,"type":"register","name":"evil","rack":"rx","cpu":2000,"mem":1000000000,"gpus":0,"running":[],"finished":[]}' >"$TMP/reg.json"
+cat >"$TMP/evil.json" <<'J'
+{"v":1,"type":"batch","msgs":[
+ {"v":1,"type":"hold_reply","to":12345,"attempt":3,"status":9,"value":0},
+ {"v":1,"type":"hold_reply","to":-16,"attempt":-5,"status":65535,"value":-3},
+ {"v":1,"type":"hold_reply","to":-16,"attempt":2147483647,"status":1,"value":5},
+ {"v":1,"type":"run","to":2,"job":1,"task":0,"status":2},
+ {"v":1,"type":"run","to":99999,"job":1,"task":0,"status":2,"desc":{}},
+ {"v":1,"type":"run","to":3,"job":424242,"task":7,"status":2,"desc":{"job":424242,"task":7,"attempt":1,"cmd":["true"],"cwd":"/","cpu":1000,"mem":0}},
+ {"v":1,"type":"migrate_offer","to":-2,"job":1,"task":0},
+ {"v":1,"type":"migrate_offer","to":3,"job":-1,"task":-1},
+ {"v":1,"type":"migrate_request","job":1,"task":0,"status":7,"node":-9},
+ {"v":1,"type":"idle_advert","status":0,"node":5000,"gpu_mask":4,"attempt":4,"value":0},
+ {"v":1,"type":"migrate_pull","to":2,"task":123456},
+ {"v":1,"type":"get_task","to":-17,"job":3,"attempt":1},
+ {"v":1,"type":"hold_reply","to":"x"}
+]}
+J
+set +e; "$HRM" raw --keys "$TMP/agentkeys" --timeout 2 "$TMP/reg.json" "$TMP/evil.json" >"$TMP/out" 2>&1; set -e
+grep -q '"nqs"' "$TMP/out" || { cat "$TMP/out" >&2; fail "no queue configuration in the welcome"; }
+grep -q '"code":"bad_field"' "$TMP/out" || fail "a bad role message was not answered"
+kill -0 "$MASTER" || fail "master died on hostile role messages"
+e=$("$HRM" submit --count 20 --cpus 500m -- true) || fail "submit after the hostile messages"
+expect_exit 0 timeout 60 "$HRM" wait "$e"
+
+# Master SIGKILL mid-load: tasks running and queued on the nodes are kept, acknowledged jobs are
+# not lost, and nothing that finished runs again.
+k=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/k-\$HRM_TASK_ID; sleep 2") || fail "submit k"
+acked=()
+for i in $(seq 20); do acked+=("$("$HRM" submit --name q -- sh -c "echo x >> $TMP/runs/q-$i")") || fail "submit q$i"; done
+until_ok 20 sh -c "ls $TMP/runs/k-* 2>/dev/null | wc -l | grep -qx 6" || fail "k never ran"
+kill -KILL "$MASTER"
+sleep 0.5
+start_master "${POL[@]}" --node-timeout 2s --reconcile 3s
+until_ok 30 nodes_up 3 || fail "agents did not re-register"
+expect_exit 0 timeout 90 "$HRM" wait "$k"
+for id in "${acked[@]}"; do expect_exit 0 timeout 60 "$HRM" wait "$id"; done
+for f in "$TMP"/runs/k-* "$TMP"/runs/q-*; do
+  [ "$(wc -l <"$f")" -eq 1 ] || fail "$(basename "$f") ran $(wc -l <"$f") times"
+done
+[ "$(ls "$TMP"/runs/k-* | wc -l)" -eq 12 ] || fail "not every task of k ran"
+[ "$(ls "$TMP"/runs/q-* | wc -l)" -eq 20 ] || fail "an acknowledged job was lost"
+
+# A policy the daemons do not run is refused with a reason.
+expect_exit 1 "$HRM" master --state "$TMP/other" --policy sparrow-batch
+grep -q "simulator only" "$TMP/err" || fail "sparrow-batch not refused clearly"
