@@ -490,4 +490,7 @@ void anqs_heartbeat(struct agent *a, json_t *hb)
     json_object_set_new(hb, "queued", json_integer(x->nqueued));
     json_object_set_new(hb, "cpu_free", json_integer(cpu));
     json_object_set_new(hb, "mem_free", json_integer(mem));
+    const struct hrm_nqs_stats *st = hrm_nqs_stats(x->q);
+    json_object_set_new(hb, "moved_in", json_integer(st->migrated_in));
+    json_object_set_new(hb, "moved_out", json_integer(st->migrated_out));
 }

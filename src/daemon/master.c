@@ -263,6 +263,8 @@ static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from
     rn->queued_reported = (int32_t)geti(msg, "queued");
     rn->cpu_free_reported = geti(msg, "cpu_free");
     rn->mem_free_reported = geti(msg, "mem_free");
+    rn->moved_in = geti(msg, "moved_in");
+    rn->moved_out = geti(msg, "moved_out");
 }
 
 static void on_task_started(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)

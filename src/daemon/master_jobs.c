@@ -485,9 +485,12 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
                             (json_int_t)(rn->last_seen_us ? (now - rn->last_seen_us) / 1000 : -1),
                             "tasks", rn->ntasks_reported, "host", rn->host, "cgroup",
                             rn->cgroup));
-        if (m->dist)
-            json_object_set_new(json_array_get(list, json_array_size(list) - 1), "queued",
-                                json_integer(rn->queued_reported));
+        if (m->dist) {
+            json_t *o = json_array_get(list, json_array_size(list) - 1);
+            json_object_set_new(o, "queued", json_integer(rn->queued_reported));
+            json_object_set_new(o, "moved_in", json_integer(rn->moved_in));
+            json_object_set_new(o, "moved_out", json_integer(rn->moved_out));
+        }
     }
     json_t *r = hrm_wire_new(HRM_WIRE_NODES_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));

@@ -10,6 +10,19 @@ until_ok 20 nodes_up 3 || fail "nodes did not register"
 grep -q "execution queues on (policy dhrm-nego" "$TMP/n1.log" || fail "n1 runs no execution queues"
 mkdir -p "$TMP/runs"
 
+# The negotiator moves work: one node is busy with a long task while tasks queue behind it and
+# the others go idle.  (First, while every estimate is still the 1 s default.)
+long=$("$HRM" submit --cpus 2 -- sleep 3) || fail "submit long"
+started() { "$HRM" job "$1" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); j=d.get("job", d); sys.exit(0 if j["running"] - j["queued"] == int(sys.argv[1]) else 1)' "$2"; }
+until_ok 20 started "$long" 1 || fail "long never started"
+mv=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/m-\$HRM_TASK_ID; sleep 0.2") || fail "submit mv"
+expect_exit 0 timeout 60 "$HRM" wait "$mv"
+expect_exit 0 timeout 60 "$HRM" wait "$long"
+moved() { "$HRM" nodes --json | python3 -c 'import json,sys; n=json.load(sys.stdin); i=sum(x["moved_in"] for x in n); o=sum(x["moved_out"] for x in n); sys.exit(0 if i >= 1 and i == o else 1)'; }
+until_ok 5 moved || { "$HRM" nodes --json >&2; fail "the negotiator moved no task (or moves in != moves out)"; }
+for f in "$TMP"/runs/m-*; do [ "$(wc -l <"$f")" -eq 1 ] || fail "$(basename "$f") ran $(wc -l <"$f") times"; done
+[ "$(ls "$TMP"/runs/m-* | wc -l)" -eq 12 ] || fail "not every moved-job task ran"
+
 # 1,000 short tasks: all complete with their exit codes and their output captured.
 ok=$("$HRM" submit --count 600 --cpus 250m -- sh -c 'echo out-$HRM_TASK_ID') || fail "submit ok"
 bad=$("$HRM" submit --count 400 --cpus 250m -- sh -c 'echo err-$HRM_TASK_ID >&2; exit 5') || fail "submit bad"
