@@ -18,6 +18,8 @@ struct hrm_master_config {
     int64_t node_timeout_us;  /* silence after which a node is down (default 5 s) */
     int64_t reconcile_us;     /* after a restart, how long to wait for agents (default 5 s) */
     int64_t pass_delay_us;    /* central's batching delay (default 0) */
+    int32_t compact_tasks;    /* distributed policies: the instances' workload is rebuilt when
+                                 every instance is idle and it holds this many tasks (65536) */
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the

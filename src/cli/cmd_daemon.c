@@ -67,6 +67,7 @@ int cmd_master(int argc, char **argv)
         {"param", required_argument, NULL, 'P'},   {"max-attempts", required_argument, NULL, 'a'},
         {"node-timeout", required_argument, NULL, 't'},
         {"reconcile", required_argument, NULL, 'r'}, {"log-level", required_argument, NULL, 'L'},
+        {"compact-tasks", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -107,6 +108,14 @@ int cmd_master(int argc, char **argv)
             if (parse_dur("reconcile", optarg, &cfg.reconcile_us) < 0)
                 return CLI_USAGE;
             break;
+        case 'C':
+        {
+            long long v;
+            if (cli_parse_int("master", "--compact-tasks", optarg, 1, INT32_MAX, &v) < 0)
+                return CLI_USAGE;
+            cfg.compact_tasks = (int32_t)v;
+            break;
+        }
         case 'L':
             if (parse_level(optarg, &level) < 0)
                 return CLI_USAGE;
@@ -114,7 +123,7 @@ int cmd_master(int argc, char **argv)
         case 'h':
             printf("usage: hrm master [options]\n\n"
                    "Runs the master in the foreground: job table in DIR/hrm.db (SQLite, WAL),\n"
-                   "the central scheduler, and a CURVE-encrypted ZeroMQ endpoint written to\n"
+                   "the scheduler, and a CURVE-encrypted ZeroMQ endpoint written to\n"
                    "DIR/endpoint.  SIGINT/SIGTERM stop it; a restart resumes from DIR.\n\noptions:\n"
                    "  --state DIR         state folder (default $HRM_STATE, else .hrm)\n"
                    "  --keys DIR          keys (default DIR/keys; create with hrm keygen)\n"
@@ -127,6 +136,8 @@ int cmd_master(int argc, char **argv)
                    "  --max-attempts N    runs of a task before its failure is final (default 1)\n"
                    "  --node-timeout D    silence after which a node is down (default 5s)\n"
                    "  --reconcile D       after a restart, wait this long for agents (default 5s)\n"
+                   "  --compact-tasks N   distributed policies: rebuild the idle scheduler\n"
+                   "                      instances once they hold N tasks (default 65536)\n"
                    "  --log-level L       emerg..debug (default notice)\n"
                    "  -h, --help          this help\n\n"
                    "exit status: 0 stopped by a signal, 1 failed (store, keys, address), 2 bad usage\n");

@@ -18,7 +18,12 @@
  * job k holds task k), added the first time a run or a migration offer brings
  * its launch description.  On the wire tasks are named as everywhere else in
  * the daemons: the master's job id and the index within the job.  Ids are
- * translated at this file's two edges, and nowhere else.
+ * translated at this file's two edges, and nowhere else.  A local id whose task
+ * has left (ended, moved away, cancelled, refused) is reused for the next new
+ * task, its workload entry rewritten in place: the role keeps nothing about a
+ * task id between calls but its queue entries, which it matches by entry and
+ * run sequence, so the agent's memory follows the tasks it holds, not the
+ * tasks it ever ran.
  *
  * The role's messages to HRM_ADDR_EXEC are this agent's executor: a launch
  * starts the process (exec_launch), and the process's end comes back as the
@@ -51,6 +56,8 @@ struct anqs {
     char policy[32];
     struct ltask *t; /* per local task */
     size_t nt, cap_t;
+    int32_t *free_ids; /* local ids whose task has left, for reuse */
+    size_t nfree, cap_free;
     int32_t *map; /* open addressing: (job, task) -> local task, -1 empty */
     size_t map_cap;
     struct qtimer *timers;
@@ -82,6 +89,25 @@ static int32_t local_find(const struct anqs *x, int64_t job, int32_t task)
     }
 }
 
+static void map_del(struct anqs *x, int32_t l)
+{
+    size_t mask = x->map_cap - 1, i = key_slot(x, x->t[l].job, x->t[l].task);
+    while (x->map[i] != l) {
+        if (x->map[i] < 0)
+            return;
+        i = (i + 1) & mask;
+    }
+    /* Backward shift: pull later entries of the probe run into the hole. */
+    for (size_t j = (i + 1) & mask; x->map[j] >= 0; j = (j + 1) & mask) {
+        size_t home = key_slot(x, x->t[x->map[j]].job, x->t[x->map[j]].task);
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            x->map[i] = x->map[j];
+            i = j;
+        }
+    }
+    x->map[i] = -1;
+}
+
 static void map_put(struct anqs *x, int32_t l)
 {
     if ((x->nt + 1) * 2 > x->map_cap) {
@@ -91,7 +117,7 @@ static void map_put(struct anqs *x, int32_t l)
         for (size_t i = 0; i < x->map_cap; i++)
             x->map[i] = -1;
         for (size_t k = 0; k < x->nt; k++) {
-            if ((int32_t)k == l)
+            if ((int32_t)k == l || !x->t[k].desc)
                 continue;
             size_t i = key_slot(x, x->t[k].job, x->t[k].task);
             while (x->map[i] >= 0)
@@ -122,6 +148,18 @@ static int32_t local_add(struct anqs *x, int64_t job, int32_t task, const json_t
                                .est_duration_us = est > 0 ? est : 1};
     td.req.v[HRM_DIM_CPU] = json_integer_value(json_object_get(desc, "cpu"));
     td.req.v[HRM_DIM_MEM] = json_integer_value(json_object_get(desc, "mem"));
+    if (x->nfree > 0) { /* an id whose task has left: its entries take the new task */
+        int32_t l = x->free_ids[--x->nfree];
+        struct hrm_task *wt = &x->wl->tasks[l];
+        wt->req = td.req;
+        wt->duration_us = td.duration_us;
+        wt->est_duration_us = td.est_duration_us;
+        x->wl->jobs[l].queue = q;
+        x->wl->jobs[l].priority = jd.priority;
+        x->t[l] = (struct ltask){.job = job, .task = task};
+        map_put(x, l);
+        return l;
+    }
     int lj = hrm_workload_add_job(x->wl, &jd, &err);
     if (lj < 0 || hrm_workload_add_stage(x->wl, "t", NULL, 0, &err) < 0 ||
         hrm_workload_add_task(x->wl, &td, &err) != lj) {
@@ -143,9 +181,14 @@ static void set_where(struct anqs *x, int32_t l, uint8_t where)
 
 static void local_forget(struct anqs *x, int32_t l)
 {
+    if (!x->t[l].desc)
+        return; /* already gone */
+    map_del(x, l);
     json_decref(x->t[l].desc);
     x->t[l].desc = NULL;
     set_where(x, l, L_NONE);
+    HRM_GROW(x->free_ids, x->cap_free, x->nfree + 1);
+    x->free_ids[x->nfree++] = l;
 }
 
 /* ---- the role's environment ---- */
@@ -199,7 +242,7 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
         return;
     }
     int32_t l = msg->task;
-    bool known = l >= 0 && (size_t)l < x->nt;
+    bool known = l >= 0 && (size_t)l < x->nt && x->t[l].desc;
     if (msg->type == HRM_MSG_TASK_END) {
         /* To the task's scheduler.  A run's end already left as this agent's
          * task_end; value < 0 is a refusal (-reason): the task never started. */
@@ -229,8 +272,10 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
         (msg->type == HRM_MSG_RUN || msg->type == HRM_MSG_MIGRATE_OFFER))
         json_object_set(out, "desc", x->t[l].desc); /* the target learns the task */
     agent_send(a, out);
-    if (known && msg->type == HRM_MSG_RUN)
-        local_forget(x, l); /* handed over: it is the target's now */
+    /* Handed over, it is the target's now; an offer this node refused leaves nothing here. */
+    if (known && (msg->type == HRM_MSG_RUN ||
+                  (msg->type == HRM_MSG_MIGRATE_REFUSE && x->t[l].where == L_NONE)))
+        local_forget(x, l);
 }
 
 /* ---- life cycle ---- */
@@ -245,6 +290,7 @@ static void reset(struct agent *a)
     x->q = NULL;
     x->wl = NULL;
     x->nt = 0;
+    x->nfree = 0;
     x->nqueued = 0;
     hrm_free(x->map);
     x->map = NULL;
@@ -310,6 +356,7 @@ void anqs_free(struct agent *a)
         return;
     reset(a);
     hrm_free(a->nqs->t);
+    hrm_free(a->nqs->free_ids);
     hrm_free(a->nqs->timers);
     hrm_free(a->nqs->inbox);
     hrm_free(a->nqs);
@@ -388,6 +435,9 @@ void anqs_on_msg(struct agent *a, int type, const json_t *msg)
         }
     }
     deliver(a, &m);
+    /* A migration the source withdrew before the task came: nothing of it stays. */
+    if (type == HRM_MSG_MIGRATE_CANCEL && m.task >= 0 && x->t[m.task].where == L_NONE)
+        local_forget(x, m.task);
     anqs_drain(a);
 }
 

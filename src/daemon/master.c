@@ -619,6 +619,8 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         m->cfg.node_timeout_us = 5000000;
     if (m->cfg.reconcile_us <= 0)
         m->cfg.reconcile_us = 5000000;
+    if (m->cfg.compact_tasks <= 0)
+        m->cfg.compact_tasks = 65536;
     snprintf(m->state_dir, sizeof(m->state_dir), "%s", cfg->state_dir);
     if (cfg->keys_dir)
         snprintf(m->keys_dir, sizeof(m->keys_dir), "%s", cfg->keys_dir);

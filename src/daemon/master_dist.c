@@ -71,7 +71,7 @@ struct mdist {
     bool draining;
     int32_t next_inst;
     double est_ewma_us;
-    int64_t relayed, lost, retried;
+    int64_t relayed, lost, retried, compactions;
 };
 
 bool dist_policy_known(const char *policy)
@@ -239,6 +239,20 @@ static void drain(struct master *m)
 
 /* ---- life cycle ---- */
 
+/* A fresh workload and instances over it (the cluster and the negotiator stay). */
+static int make_instances(struct mdist *d, struct hrm_error *err)
+{
+    d->wl = hrm_workload_new();
+    for (int32_t i = 0; i < d->ninst; i++) {
+        struct hrm_dsched_config c = d->setup.sched;
+        c.index = i;
+        c.nqs = &d->setup.nqs;
+        if (!(d->inst[i] = hrm_dsched_new(d->cluster, d->wl, &c, err)))
+            return -HRM_ESPEC;
+    }
+    return 0;
+}
+
 int dist_new(struct master *m, struct hrm_error *err)
 {
     struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};
@@ -260,7 +274,6 @@ int dist_new(struct master *m, struct hrm_error *err)
     d->setup.nqs.no_preempt = true;
     d->setup.sched.round_timeout_us = ROUND_TIMEOUT_US;
     d->cluster = hrm_cluster_new(NULL);
-    d->wl = hrm_workload_new();
     d->ninst = su.instances;
     d->inst = hrm_calloc((size_t)d->ninst, sizeof(*d->inst));
     d->envs = hrm_calloc((size_t)d->ninst + 1, sizeof(*d->envs));
@@ -269,13 +282,8 @@ int dist_new(struct master *m, struct hrm_error *err)
             .env = {.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = m},
             .m = m,
             .role = i < d->ninst ? i : ROLE_NEGOTIATOR};
-    for (int32_t i = 0; i < d->ninst; i++) {
-        struct hrm_dsched_config c = d->setup.sched;
-        c.index = i;
-        c.nqs = &d->setup.nqs;
-        if (!(d->inst[i] = hrm_dsched_new(d->cluster, d->wl, &c, err)))
-            return -HRM_ESPEC;
-    }
+    if ((rc = make_instances(d, err)) < 0)
+        return rc;
     if (su.negotiator) {
         struct hrm_negotiator_config nc = d->setup.nego;
         nc.nnodes = DIST_MAX_NODES;
@@ -293,8 +301,8 @@ void dist_free(struct master *m)
         return;
     if (d->relayed)
         hrm_log(HRM_LOG_INFO, "distributed scheduling: %lld messages relayed, %lld runs lost "
-                "with their node, %lld retried", (long long)d->relayed, (long long)d->lost,
-                (long long)d->retried);
+                "with their node, %lld retried, %lld compactions", (long long)d->relayed,
+                (long long)d->lost, (long long)d->retried, (long long)d->compactions);
     for (int32_t i = 0; i < d->ninst; i++)
         hrm_dsched_free(d->inst[i]);
     hrm_negotiator_free(d->nego);
@@ -425,9 +433,42 @@ static int register_job(struct master *m, struct rjob *j, struct hrm_error *err)
     return 0;
 }
 
+/*
+ * The workload only grows while the master runs (the roles name tasks by
+ * index), so once every instance is idle -- no task of any job registered,
+ * which also means no job refers to the workload -- and it has grown past
+ * --compact-tasks, the instances start over on an empty one.  Replies to
+ * probes of the old instances find no round and are dropped (their holds get
+ * DEL, or expire).
+ */
+static int maybe_compact(struct master *m, struct hrm_error *err)
+{
+    struct mdist *d = m->dist;
+    if (d->wl->ntasks < m->cfg.compact_tasks || d->nposts > 0)
+        return 0;
+    for (int32_t i = 0; i < d->ninst; i++)
+        if (hrm_dsched_load(d->inst[i]) > 0)
+            return 0;
+    hrm_log(HRM_LOG_INFO, "scheduler instances idle: their workload of %d tasks is dropped",
+            d->wl->ntasks);
+    for (int32_t i = 0; i < d->ninst; i++) {
+        hrm_dsched_free(d->inst[i]);
+        d->inst[i] = NULL;
+    }
+    hrm_workload_free(d->wl);
+    sched_wl_map_free(&d->map);
+    d->ntimers = 0; /* the old instances' passes and round timeouts */
+    for (int32_t n = 0; n < d->cluster->nnodes; n++)
+        d->node_up[n] = true; /* new instances take the cluster's nodes as up; sync corrects */
+    d->compactions++;
+    return make_instances(d, err);
+}
+
 int dist_rebuild(struct master *m, struct hrm_error *err)
 {
-    int rc = sync_nodes(m, err);
+    int rc = maybe_compact(m, err);
+    if (rc == 0)
+        rc = sync_nodes(m, err);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < m->njobs; i++) {

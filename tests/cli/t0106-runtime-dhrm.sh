@@ -1,7 +1,7 @@
 # Distributed scheduling in the daemons (dhrm-nego): scheduler instances and the negotiator in the master, execution queues in the agents; the issue's end-to-end checks on that path.
 . "$(dirname "$0")/rtlib.sh"
 keygen
-POL=(--policy dhrm-nego --param instances=3 --param hw_ms=50)
+POL=(--policy dhrm-nego --param instances=3 --param hw_ms=50 --compact-tasks 500)
 start_master "${POL[@]}" --node-timeout 2s --reconcile 3s
 start_agent n1 --cpus 2 --mem 2G
 start_agent n2 --cpus 2 --mem 2G
@@ -60,6 +60,10 @@ expect_exit 143 timeout 30 "$HRM" wait "$c"
 until_ok 10 sh -c "! pgrep -fx 'sleep 60.321'" || fail "a task survived cancel"
 sleep 1
 [ "$(ls "$TMP"/runs/c-* | wc -l)" -eq 6 ] || fail "cancelled tasks: $(ls "$TMP"/runs/c-* | wc -l) started, expected the 6 that had a core"
+
+# The 1,000 tasks passed --compact-tasks 500: once idle, the instances started over on an empty
+# workload (everything after this point runs on the compacted instances).
+grep -q "workload of [0-9]* tasks is dropped" "$TMP/master.log" || fail "the instances never compacted"
 
 # Agent SIGKILL: 6 one-CPU tasks of 3 s fill the nodes; n1 dies; its tasks run again elsewhere.
 j=$("$HRM" submit --count 6 --cpus 1 -- sh -c "echo \$HRM_NODE >> $TMP/runs/a-\$HRM_TASK_ID; sleep 3") || fail "submit j"
