@@ -338,7 +338,16 @@ int cmd_sim(int argc, char **argv)
         if (cfg.progress)
             fprintf(stderr, "\r%*s\r", 60, "");
         if (r < 0) {
-            fprintf(stderr, "hrm sim: %s: %s\n", names[i], err.text);
+            /* Name the policy once: most errors of a policy's own checks already do. */
+            char quoted[HRM_NAME_MAX + 3];
+            snprintf(quoted, sizeof(quoted), "'%s'", names[i]);
+            size_t nl = strlen(names[i]);
+            bool named = strstr(err.text, quoted) ||
+                         (strncmp(err.text, names[i], nl) == 0 && err.text[nl] == ':');
+            if (named)
+                fprintf(stderr, "hrm sim: %s\n", err.text);
+            else
+                fprintf(stderr, "hrm sim: %s: %s\n", names[i], err.text);
             rc = r == -HRM_EUNKNOWN_POLICY || r == -HRM_ESPEC ? CLI_USAGE : CLI_FAIL;
             break;
         }
