@@ -46,6 +46,12 @@ int hrm_params_double(const struct hrm_params *p, const char *key, double *out,
                       struct hrm_error *err);
 int hrm_params_int(const struct hrm_params *p, const char *key, int64_t *out,
                    struct hrm_error *err);
+/* 0 or 1 into *out (absent leaves it); -HRM_ESPEC for anything else. */
+int hrm_params_bool(const struct hrm_params *p, const char *key, bool *out, struct hrm_error *err);
+/* A duration given in milliseconds, 0 .. max_ms, into *us (absent leaves it).  With
+ * negative_is_none a negative value is accepted and stored as -1 ("no bound"). */
+int hrm_params_ms(const struct hrm_params *p, const char *key, int64_t *us, double max_ms,
+                  bool negative_is_none, struct hrm_error *err);
 /* -HRM_ESPEC naming the first key not in known (NULL-terminated). */
 int hrm_params_check(const struct hrm_params *p, const char *const *known, const char *policy,
                      struct hrm_error *err);

@@ -11,33 +11,19 @@
 static const char *const known_keys[] = {"lend",      "flex", "stream_aware", "fair", "stack",
                                          "partition", NULL};
 
-static int param_bool(const struct hrm_params *params, const char *key, bool *out,
-                      struct hrm_error *err)
-{
-    int64_t v = *out;
-    int rc = hrm_params_int(params, key, &v, err);
-    if (rc)
-        return rc;
-    if (v != 0 && v != 1)
-        return hrm_errorf(err, -HRM_ESPEC, "parameter '%s': must be 0 or 1, not %lld", key,
-                          (long long)v);
-    *out = v != 0;
-    return 0;
-}
-
 static int read_cfg(const char *name, const struct hrm_params *params, struct hrmp_cfg *cfg,
                     struct hrm_error *err)
 {
     int64_t stack = cfg->stack;
     int rc = hrm_params_check(params, known_keys, name, err);
     if (!rc)
-        rc = param_bool(params, "lend", &cfg->lend, err);
+        rc = hrm_params_bool(params, "lend", &cfg->lend, err);
     if (!rc)
-        rc = param_bool(params, "flex", &cfg->flex, err);
+        rc = hrm_params_bool(params, "flex", &cfg->flex, err);
     if (!rc)
-        rc = param_bool(params, "stream_aware", &cfg->stream_aware, err);
+        rc = hrm_params_bool(params, "stream_aware", &cfg->stream_aware, err);
     if (!rc)
-        rc = param_bool(params, "fair", &cfg->fair, err);
+        rc = hrm_params_bool(params, "fair", &cfg->fair, err);
     if (!rc)
         rc = hrm_params_int(params, "stack", &stack, err);
     if (!rc)

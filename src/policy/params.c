@@ -52,6 +52,31 @@ int hrm_params_int(const struct hrm_params *p, const char *key, int64_t *out, st
     return 0;
 }
 
+int hrm_params_bool(const struct hrm_params *p, const char *key, bool *out, struct hrm_error *err)
+{
+    int64_t v = *out ? 1 : 0;
+    int rc = hrm_params_int(p, key, &v, err);
+    if (rc)
+        return rc;
+    if (v != 0 && v != 1)
+        return hrm_errorf(err, -HRM_ESPEC, "parameter '%s': %lld is not 0 or 1", key, (long long)v);
+    *out = v == 1;
+    return 0;
+}
+
+int hrm_params_ms(const struct hrm_params *p, const char *key, int64_t *us, double max_ms,
+                  bool negative_is_none, struct hrm_error *err)
+{
+    double ms = *us < 0 ? -1.0 : (double)*us / 1000.0;
+    int rc = hrm_params_double(p, key, &ms, err);
+    if (rc)
+        return rc;
+    if (!(ms >= 0 && ms <= max_ms) && !(ms < 0 && negative_is_none))
+        return hrm_errorf(err, -HRM_ESPEC, "parameter '%s': %g is not a duration in ms", key, ms);
+    *us = ms < 0 ? -1 : (int64_t)llround(ms * 1000.0);
+    return 0;
+}
+
 /* "a, b, c" or "none" into buf. */
 static void format_known(const char *const *known, char *buf, size_t len)
 {

@@ -78,26 +78,7 @@ static const char *const keys_none[] = {NULL};
 
 static int get_ms(const struct hrm_params *p, const char *key, int64_t *us, struct hrm_error *err)
 {
-    double ms = (double)*us / 1000.0;
-    int rc = hrm_params_double(p, key, &ms, err);
-    if (rc)
-        return rc;
-    if (!(ms >= 0 && ms <= 1e9) && !(ms < 0 && strcmp(key, "max_wait_ms") == 0))
-        return hrm_errorf(err, -HRM_ESPEC, "parameter '%s': %g is not a duration in ms", key, ms);
-    *us = ms < 0 ? -1 : (int64_t)llround(ms * 1000.0);
-    return 0;
-}
-
-static int get_bool(const struct hrm_params *p, const char *key, bool *out, struct hrm_error *err)
-{
-    int64_t v = *out ? 1 : 0;
-    int rc = hrm_params_int(p, key, &v, err);
-    if (rc)
-        return rc;
-    if (v != 0 && v != 1)
-        return hrm_errorf(err, -HRM_ESPEC, "parameter '%s': %lld is not 0 or 1", key, (long long)v);
-    *out = v == 1;
-    return 0;
+    return hrm_params_ms(p, key, us, 1e9, strcmp(key, "max_wait_ms") == 0, err);
 }
 
 int hrm_dsetup_parse(const char *policy, const struct hrm_params *params, int64_t latency_us,
@@ -134,10 +115,10 @@ int hrm_dsetup_parse(const char *policy, const struct hrm_params *params, int64_
         (rc = hrm_params_double(params, "eps_batch", &eps[HRM_JOB_BATCH], err)) ||
         (rc = hrm_params_double(params, "eps_stream", &eps[HRM_JOB_STREAM], err)) ||
         (rc = hrm_params_double(params, "eps_service", &eps[HRM_JOB_SERVICE], err)) ||
-        (rc = get_bool(params, "eps_learn", &eps_learn, err)) ||
-        (rc = get_bool(params, "preempt", &preempt, err)) ||
+        (rc = hrm_params_bool(params, "eps_learn", &eps_learn, err)) ||
+        (rc = hrm_params_bool(params, "preempt", &preempt, err)) ||
         (rc = hrm_params_int(params, "order", &order, err)) ||
-        (rc = get_bool(params, "locality", &locality, err)) ||
+        (rc = hrm_params_bool(params, "locality", &locality, err)) ||
         (rc = hrm_params_int(params, "register", &reg, err)) ||
         (rc = get_ms(params, "max_wait_ms", &max_wait, err)) ||
         (rc = get_ms(params, "hw_ms", &hw, err)) || (rc = get_ms(params, "lw_ms", &lw, err)) ||
@@ -145,7 +126,7 @@ int hrm_dsetup_parse(const char *policy, const struct hrm_params *params, int64_
         (rc = get_ms(params, "min_gain_ms", &min_gain, err)) ||
         (rc = hrm_params_int(params, "max_parked", &max_parked, err)) ||
         (rc = hrm_params_int(params, "decision_us", &decision_us, err)) ||
-        (rc = get_bool(params, "cancel", &cancel, err)))
+        (rc = hrm_params_bool(params, "cancel", &cancel, err)))
         return rc;
     if (instances < 1 || instances > 4096)
         return hrm_errorf(err, -HRM_ESPEC, "%s: instances = %lld: must be 1..4096", dp->name,

@@ -56,29 +56,11 @@ static const char *const keys_shared[] = {"instances",   "t_job_ms",   "t_task_m
 static const char *const keys_central[] = {"t_job_ms", "t_task_ms", "lock_stream", "fair_share",
                                            NULL};
 
-static int get_flag(const struct hrm_params *p, const char *key, bool *out, struct hrm_error *err)
-{
-    int64_t v = *out ? 1 : 0;
-    int rc = hrm_params_int(p, key, &v, err);
-    if (rc)
-        return rc;
-    if (v != 0 && v != 1)
-        return hrm_errorf(err, -HRM_ESPEC, "parameter '%s': %lld is not 0 or 1", key, (long long)v);
-    *out = v == 1;
-    return 0;
-}
-
 static int get_ms(const struct hrm_params *p, const char *key, double def, int64_t *us,
                   struct hrm_error *err)
 {
-    double ms = def;
-    int rc = hrm_params_double(p, key, &ms, err);
-    if (rc)
-        return rc;
-    if (!(ms >= 0 && ms <= 1e7))
-        return hrm_errorf(err, -HRM_ESPEC, "parameter '%s': %g is not a duration in ms", key, ms);
-    *us = (int64_t)llround(ms * 1000.0);
-    return 0;
+    *us = (int64_t)llround(def * 1000.0);
+    return hrm_params_ms(p, key, us, 1e7, false, err);
 }
 
 int ssim_setup_parse(const char *policy, const struct hrm_params *params, uint64_t seed,
@@ -98,10 +80,10 @@ int ssim_setup_parse(const char *policy, const struct hrm_params *params, uint64
     if ((rc = hrm_params_int(params, "instances", &instances, err)) ||
         (rc = get_ms(params, "t_job_ms", DEFAULT_T_JOB_MS, &t_job, err)) ||
         (rc = get_ms(params, "t_task_ms", DEFAULT_T_TASK_MS, &t_task, err)) ||
-        (rc = get_flag(params, "strict", &strict, err)) ||
-        (rc = get_flag(params, "lock_stream", &lock_stream, err)) ||
-        (rc = get_flag(params, "fair_share", &fair, err)) ||
-        (rc = get_flag(params, "register", &rr, err)))
+        (rc = hrm_params_bool(params, "strict", &strict, err)) ||
+        (rc = hrm_params_bool(params, "lock_stream", &lock_stream, err)) ||
+        (rc = hrm_params_bool(params, "fair_share", &fair, err)) ||
+        (rc = hrm_params_bool(params, "register", &rr, err)))
         return rc;
     /* Each instance keeps a snapshot of every node, and one more travels to it:
      * 2 x instances x nodes x 56 bytes; 256 instances of 10,000 nodes take 290 MB. */
