@@ -26,6 +26,17 @@ until_ok() {
     sleep 0.1
   done
 }
+# ran_once PREFIX N WHAT: the tasks writing $TMP/runs/PREFIX-<task> (one line per run) number
+# N and each ran exactly once
+ran_once() {
+  local f n
+  for f in "$TMP"/runs/"$1"-*; do
+    [ -e "$f" ] || break
+    n=$(wc -l <"$f"); [ "$n" -eq 1 ] || fail "$(basename "$f") ran $n times"
+  done
+  n=$(find "$TMP/runs" -maxdepth 1 -name "$1-*" | wc -l)
+  [ "$n" -eq "$2" ] || fail "$3: $n of $2 tasks ran"
+}
 keygen() { "$HRM" keygen >/dev/null || fail "keygen"; }
 started_since() { [ "$(starts)" -gt "$1" ]; }
 starts() { grep -c "master up on" "$TMP/master.log" 2>/dev/null || true; }

@@ -30,8 +30,5 @@ start_master --node-timeout 2s --reconcile 3s
 until_ok 30 nodes_up 2 || fail "agents did not re-register"
 expect_exit 0 timeout 90 "$HRM" wait "$k"
 for id in "${acked[@]}"; do expect_exit 0 timeout 60 "$HRM" wait "$id"; done
-for f in "$TMP"/runs/k-* "$TMP"/runs/q-*; do
-  [ "$(wc -l <"$f")" -eq 1 ] || fail "$(basename "$f") ran $(wc -l <"$f") times"
-done
-[ "$(ls "$TMP"/runs/k-* | wc -l)" -eq 8 ] || fail "not every task of k ran"
-[ "$(ls "$TMP"/runs/q-* | wc -l)" -eq 20 ] || fail "an acknowledged job was lost"
+ran_once k 8 "job k"
+ran_once q 20 "acknowledged one-task jobs"

@@ -20,8 +20,7 @@ expect_exit 0 timeout 60 "$HRM" wait "$mv"
 expect_exit 0 timeout 60 "$HRM" wait "$long"
 moved() { "$HRM" nodes --json | python3 -c 'import json,sys; n=json.load(sys.stdin); i=sum(x["moved_in"] for x in n); o=sum(x["moved_out"] for x in n); sys.exit(0 if i >= 1 and i == o else 1)'; }
 until_ok 5 moved || { "$HRM" nodes --json >&2; fail "the negotiator moved no task (or moves in != moves out)"; }
-for f in "$TMP"/runs/m-*; do [ "$(wc -l <"$f")" -eq 1 ] || fail "$(basename "$f") ran $(wc -l <"$f") times"; done
-[ "$(ls "$TMP"/runs/m-* | wc -l)" -eq 12 ] || fail "not every moved-job task ran"
+ran_once m 12 "the job the negotiator balanced"
 
 # 1,000 short tasks: all complete with their exit codes and their output captured.
 ok=$("$HRM" submit --count 600 --cpus 250m -- sh -c 'echo out-$HRM_TASK_ID') || fail "submit ok"
@@ -59,7 +58,7 @@ expect_exit 0 "$HRM" cancel "$c"
 expect_exit 143 timeout 30 "$HRM" wait "$c"
 until_ok 10 sh -c "! pgrep -fx 'sleep 60.321'" || fail "a task survived cancel"
 sleep 1
-[ "$(ls "$TMP"/runs/c-* | wc -l)" -eq 6 ] || fail "cancelled tasks: $(ls "$TMP"/runs/c-* | wc -l) started, expected the 6 that had a core"
+ran_once c 6 "cancelled job (only the 6 that had a core start)"
 
 # The 1,000 tasks passed --compact-tasks 500: once idle, the instances started over on an empty
 # workload (everything after this point runs on the compacted instances).
@@ -116,11 +115,8 @@ start_master "${POL[@]}" --node-timeout 2s --reconcile 3s
 until_ok 30 nodes_up 3 || fail "agents did not re-register"
 expect_exit 0 timeout 90 "$HRM" wait "$k"
 for id in "${acked[@]}"; do expect_exit 0 timeout 60 "$HRM" wait "$id"; done
-for f in "$TMP"/runs/k-* "$TMP"/runs/q-*; do
-  [ "$(wc -l <"$f")" -eq 1 ] || fail "$(basename "$f") ran $(wc -l <"$f") times"
-done
-[ "$(ls "$TMP"/runs/k-* | wc -l)" -eq 12 ] || fail "not every task of k ran"
-[ "$(ls "$TMP"/runs/q-* | wc -l)" -eq 20 ] || fail "an acknowledged job was lost"
+ran_once k 12 "job k"
+ran_once q 20 "acknowledged one-task jobs"
 
 # A policy the daemons do not run is refused with a reason.
 expect_exit 1 "$HRM" master --state "$TMP/other" --policy sparrow-batch
