@@ -499,6 +499,27 @@ static void feed_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_tas
     post(d, hrm_addr_sched(j->inst), &e);
 }
 
+/* The job failed for good: as on the central path, its tasks that have not
+ * started are skipped -- here also those already waiting in a node's queue,
+ * which the node drops on task_kill.  (Pending ones are skipped when their
+ * instance sends their run: relay_run.) */
+static void skip_queued(struct master *m, struct rjob *j)
+{
+    for (int32_t i = 0; i < j->ntasks; i++) {
+        struct rtask *t = &j->tasks[i];
+        if (t->state != HRM_RTASK_RUNNING || t->start_us >= 0)
+            continue;
+        json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
+        json_object_set_new(k, "job", json_integer(j->id));
+        json_object_set_new(k, "task", json_integer(i));
+        json_object_set_new(k, "attempt", json_integer(t->attempt));
+        master_send_node(m, t->node, k);
+        feed_end(m, j, i, HRM_OUTCOME_FAILED);
+        t->state = HRM_RTASK_SKIPPED;
+        jobs_persist_task(m, j, i);
+    }
+}
+
 void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok)
 {
     struct mdist *d = m->dist;
@@ -518,8 +539,10 @@ void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok)
         feed_end(m, j, idx, HRM_OUTCOME_LOST);
     } else {
         t->state = HRM_RTASK_FAILED;
-        j->failed = true;
         feed_end(m, j, idx, HRM_OUTCOME_FAILED);
+        if (!j->failed)
+            skip_queued(m, j);
+        j->failed = true;
     }
     drain(m);
 }

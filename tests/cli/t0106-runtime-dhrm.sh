@@ -22,6 +22,21 @@ moved() { "$HRM" nodes --json | python3 -c 'import json,sys; n=json.load(sys.std
 until_ok 5 moved || { "$HRM" nodes --json >&2; fail "the negotiator moved no task (or moves in != moves out)"; }
 ran_once m 12 "the job the negotiator balanced"
 
+# A job that fails for good skips its tasks that have not started, those waiting in a node's
+# queue included: 6 run (task 0 fails after 0.3 s), 6 wait and are skipped.
+f=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/f-\$HRM_TASK_ID; if [ \$HRM_TASK_ID = 0 ]; then sleep 0.3; exit 4; fi; sleep 1") || fail "submit f"
+expect_exit 4 timeout 60 "$HRM" wait "$f"
+"$HRM" job "$f" --json >"$TMP/f.json"
+python3 - "$TMP/f.json" <<'P' || fail "job f: expected 1 failed, 5 done, 6 skipped"
+import json, sys
+d = json.load(open(sys.argv[1])); j = d.get("job", d)
+assert (j["failed"], j["done"], j["skipped"]) == (1, 5, 6), j
+P
+# The failed task's node may start its next queued task in the freed core before the kill
+# arrives (it is killed and stays skipped); no other queued task starts.
+n=$(ls "$TMP"/runs/f-* | wc -l)
+[ "$n" -ge 6 ] && [ "$n" -le 7 ] || fail "the failed job: $n tasks started, expected 6 (or 7)"
+
 # 1,000 short tasks: all complete with their exit codes and their output captured.
 ok=$("$HRM" submit --count 600 --cpus 250m -- sh -c 'echo out-$HRM_TASK_ID') || fail "submit ok"
 bad=$("$HRM" submit --count 400 --cpus 250m -- sh -c 'echo err-$HRM_TASK_ID >&2; exit 5') || fail "submit bad"
