@@ -1,4 +1,6 @@
 /* The master's side of distributed scheduling (SPEC P4): scheduler instances and the negotiator as in-process roles, relaying to the agents' node queue systems. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hrm/alloc.h"
@@ -641,13 +643,28 @@ static void on_migrated_run(struct master *m, int32_t n, int32_t to, json_t *msg
     relay_to_node(m, n, to, msg, r);
 }
 
+/* A role message the master cannot deliver: the sender hears why (and the log). */
+static void refuse(struct master *m, int32_t n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void refuse(struct master *m, int32_t n, const char *fmt, ...)
+{
+    char text[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    hrm_log(HRM_LOG_INFO, "node %s: %s", m->nodes[n].name, text);
+    master_reply_error(m, &m->nodes[n].peer, HRM_WERR_BAD_FIELD, -1, "%s", text);
+}
+
 void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
 {
     struct mdist *d = m->dist;
     struct hrm_msg r;
     struct hrm_error err;
     if (hrm_wire_to_msg(type, msg, &r, &err) < 0) {
-        hrm_log(HRM_LOG_INFO, "node %s: %s", m->nodes[n].name, err.text);
+        refuse(m, n, "%s", err.text);
         return;
     }
     r.from = hrm_addr_node(n); /* a node speaks for itself only */
@@ -656,8 +673,8 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
     case HRM_MSG_HOLD_REPLY:
     case HRM_MSG_GET_TASK:
         if (inst_of_addr(d, (hrm_addr)to) < 0) {
-            hrm_log(HRM_LOG_INFO, "node %s: %s to no instance (%lld)", m->nodes[n].name,
-                    hrm_msg_name(r.type), (long long)to);
+            refuse(m, n, "%s: 'to' (%lld) is no scheduler instance", hrm_msg_name(r.type),
+                   (long long)to);
             return;
         }
         r.node = n;
@@ -665,16 +682,20 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
         break;
     case HRM_MSG_MIGRATE_REQUEST:
     case HRM_MSG_IDLE_ADVERT:
-        if (!d->nego || n >= DIST_MAX_NODES || r.status != 0)
+        if (!d->nego || n >= DIST_MAX_NODES || r.status != 0) {
+            refuse(m, n, "%s: %s", hrm_msg_name(r.type),
+                   !d->nego ? "no negotiator runs (policy dhrm-nego runs one)"
+                            : "queue out of range (nodes have one execution queue)");
             return;
+        }
         r.node = n;
         post(d, HRM_ADDR_NEGOTIATOR, &r);
         break;
     default: { /* node to node: migration */
         int32_t k = (int32_t)(to - HRM_ADDR_NODE0);
         if (to < HRM_ADDR_NODE0 || k >= m->nnodes || k == n) {
-            hrm_log(HRM_LOG_INFO, "node %s: %s to no node (%lld)", m->nodes[n].name,
-                    hrm_msg_name(r.type), (long long)to);
+            refuse(m, n, "%s: 'to' (%lld) is no other node", hrm_msg_name(r.type),
+                   (long long)to);
             return;
         }
         if (type == HRM_MSG_RUN) {
