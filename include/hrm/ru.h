@@ -120,10 +120,17 @@ static inline bool hrm_ru_has_core(const struct hrm_ru *ru, int32_t core)
  * hrm_ru_prefer; in every field smaller is better.  The wait comes first: it
  * is what SPEC P0 minimises.  Among units with the same wait, the fewest GPU
  * kernels to share with (each slows the others).  Then, at no cost in wait or
- * run time, fragmentation: the tightest GPU (best fit on its free memory:
- * an exact fit leaves 0) and then the tightest node, so fractional GPU tasks
- * fill GPUs already in use and leave whole GPUs and whole nodes free for the
- * tasks that need them.  Then the shortest queue.
+ * run time, fragmentation.  A GPU task: the tightest GPU (best fit on its
+ * free memory: an exact fit leaves 0) and then the tightest node, so
+ * fractional GPU tasks fill GPUs already in use and leave whole GPUs and
+ * whole nodes free for the tasks that need them.  A CPU task (no GPU to fit):
+ * the node where it strands the least GPU capacity, i.e. whose free GPU share
+ * exceeds its free CPU share the least once the task holds its cores (a GPU
+ * cannot run without cores, so cores taken from a node with idle GPUs turn
+ * those GPUs into fragments), and then the node left with the least free
+ * resources (free CPU share + free GPU share, best fit: CPU-only nodes and
+ * busy GPU nodes first).  Then the shortest queue.  hrm_ru_cost_cpu_task
+ * fills the two CPU-task fields; they stay 0 for GPU tasks.
  */
 struct hrm_ru_cost {
     int64_t wait;      /* until the task could start there, 0 = at once (or a queue length) */
@@ -131,11 +138,22 @@ struct hrm_ru_cost {
                           sharing costs no run time) */
     int64_t gpu_left;  /* GPU memory the unit's GPU keeps free with the task on it (0: no GPU) */
     int64_t node_left; /* GPU memory the node keeps free with the task on it (0: no GPU) */
+    int64_t stranded;  /* CPU task: millionths of the node's GPU capacity left free beyond
+                          its free CPU share with the task on it (0 for GPU tasks) */
+    int64_t node_free; /* CPU task: the node's free CPU share + free GPU share with the task
+                          on it, in millionths (0 for GPU tasks) */
     int32_t queue;     /* tasks held or queued at the unit */
 };
 
 /* Whether a is the better choice than b (strictly; on a tie keep the first seen). */
 bool hrm_ru_prefer(const struct hrm_ru_cost *a, const struct hrm_ru_cost *b);
+
+/* Sets cost->stranded and cost->node_free for a CPU task on a node that,
+ * with the task on it, keeps cpu_free of its cpu_cap (any one unit, e.g.
+ * milli-cores) and gpu_free of its gpu_cap (GPU memory or shares; gpu_cap 0
+ * for a node without GPU).  Negative frees count as 0.  Pure. */
+void hrm_ru_cost_cpu_task(struct hrm_ru_cost *cost, int64_t cpu_free, int64_t cpu_cap,
+                          int64_t gpu_free, int64_t gpu_cap);
 
 /* SPEC P0/P1 fair share when GPUs are scarce: A_j = min(floor(Q/K), N_j),
  * Q GPUs, K running jobs, N_j the job's GPU tasks.  K <= 0 gives N_j. */

@@ -206,7 +206,29 @@ bool hrm_ru_prefer(const struct hrm_ru_cost *a, const struct hrm_ru_cost *b)
         return a->gpu_left < b->gpu_left;
     if (a->node_left != b->node_left)
         return a->node_left < b->node_left;
+    if (a->stranded != b->stranded)
+        return a->stranded < b->stranded;
+    if (a->node_free != b->node_free)
+        return a->node_free < b->node_free;
     return a->queue < b->queue;
+}
+
+/* Millionths of cap that part is, with part clamped to [0, cap]; 0 when cap <= 0. */
+static int64_t share_ppm(int64_t part, int64_t cap)
+{
+    if (cap <= 0 || part <= 0)
+        return 0;
+    if (part >= cap)
+        return 1000000;
+    return (int64_t)((double)part * 1e6 / (double)cap);
+}
+
+void hrm_ru_cost_cpu_task(struct hrm_ru_cost *cost, int64_t cpu_free, int64_t cpu_cap,
+                          int64_t gpu_free, int64_t gpu_cap)
+{
+    int64_t cpu = share_ppm(cpu_free, cpu_cap), gpu = share_ppm(gpu_free, gpu_cap);
+    cost->stranded = gpu > cpu ? gpu - cpu : 0;
+    cost->node_free = cpu + gpu;
 }
 
 int64_t hrm_ru_fair_share(int64_t q, int64_t k, int64_t n_j)

@@ -380,14 +380,26 @@ static int64_t node_gpu_free(const struct hrmp *p, int32_t node)
     return free;
 }
 
+/* GPU memory of the node's GPU units. */
+static int64_t node_gpu_cap(const struct hrmp *p, int32_t node)
+{
+    int64_t cap = 0;
+    for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++)
+        if (p->ru[u].gpu >= 0)
+            cap += p->ru[u].gmem;
+    return cap;
+}
+
 /*
  * SPEC P0 placement, by hrm_ru_prefer: the least wait first.  Stream: the
  * simulated wait (simulaterun); batch: the queue length (0 when it starts
  * now).  A unit that cannot start the task now waits at least 1.  Among
  * equal waits, GPU tasks with GPU phases prefer fewer kernels to share with,
  * and then every GPU task the tightest GPU and node (fragmentation, at no
- * cost in wait); then the shortest queue.  A CPU unit whose free cores equal
- * a CPU task's request is taken at once (no fragment left).
+ * cost in wait); CPU tasks the node where their cores strand the least GPU
+ * capacity, then the node left with the least free CPU + GPU share
+ * (hrm_ru_cost_cpu_task); then the shortest queue.  A CPU unit whose free
+ * cores equal a CPU task's request is taken at once (no fragment left).
  */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now)
 {
@@ -418,7 +430,14 @@ int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int
                 int64_t w = stream ? unit_wait(p, s, task, u, now) : len;
                 cost.wait = w < INT64_MAX ? w + 1 : w;
             }
-            if (gpu) {
+            if (!gpu) {
+                /* the GPU capacity its cores would strand (node-level, hrm_ru_cost_cpu_task) */
+                if (node_free < 0)
+                    node_free = node_gpu_free(p, node);
+                hrm_ru_cost_cpu_task(
+                    &cost, s->nodes[node].free.v[HRM_DIM_CPU] - req->v[HRM_DIM_CPU],
+                    p->c->nodes[node].capacity.v[HRM_DIM_CPU], node_free, node_gpu_cap(p, node));
+            } else {
                 /* what it leaves to stack into: a task that runs alone takes its GPUs whole */
                 int64_t takes = shares ? hrm_ru_task_gmem(req) : gpu_free(p, u);
                 if (node_free < 0)

@@ -131,7 +131,10 @@ static void consider(const struct hrm_ru_cost *cost, const struct hrm_frag_choic
  * share (an exact fit leaves 0), then the node left with the least free GPU
  * share, then the shortest queue (fewest pods on the GPU), first in node
  * order.  Whole-GPU pods take idle RUs, on the node left with the least free
- * share; pods without GPU go to the CPU RU with the fewest tasks.
+ * share.  Pods without GPU go to the node where they strand the least GPU
+ * share (free GPU share beyond free CPU share, hrm_ru_cost_cpu_task), then
+ * to the node left with the least free CPU + GPU share, then to the CPU RU
+ * with the fewest tasks.
  */
 static int choose_stack(const struct hrm_frag_cluster *c, const struct hrm_frag_pod *p,
                         struct hrm_frag_choice *out)
@@ -145,6 +148,8 @@ static int choose_stack(const struct hrm_frag_cluster *c, const struct hrm_frag_
         struct hrm_frag_choice ch = {.node = i};
         if (p->num_gpu == 0) {
             struct hrm_ru_cost cost = {.queue = n->cpu_tasks};
+            hrm_ru_cost_cpu_task(&cost, n->cpu_left - p->cpu, n->cpu_cap, gpu_left_total(n),
+                                 (int64_t)n->gpus * HRM_FRAG_MILLI);
             consider(&cost, &ch, &best, out, &found);
             continue;
         }

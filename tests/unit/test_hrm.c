@@ -375,6 +375,26 @@ Test(hrm, zero_wait_ties_go_to_the_tightest_node)
     cr_assert_eq(first_start(text, "hrm", NULL, 2), 2 * SEC);
 }
 
+/* Among units that start a CPU task at once, the node where its cores strand
+ * the least GPU capacity.  c (12 cores, 100 s) fits both nodes: on g it would
+ * leave 4 of 16 cores beside an idle GPU (0.75 of the GPU stranded), on the
+ * CPU-only node nothing is stranded.  So c goes to node cpu, and the GPU task
+ * (8 cores) starts on g at once.  (By the shortest queue alone c took g,
+ * first in node order, and the GPU task waited 99 s for its cores.) */
+Test(hrm, cpu_task_spares_the_cores_of_an_idle_gpu)
+{
+    const char *text =
+        "{\"cluster\": {\"nodes\": [{\"name\": \"g\", \"cores\": 16, \"mem\": \"64G\","
+        " \"gpus\": 1, \"gpu_mem\": \"10G\"}, {\"name\": \"cpu\", \"cores\": 16,"
+        " \"mem\": \"64G\"}], \"network\": {\"latency\": 0}},"
+        " \"workload\": {\"jobs\": [{\"name\": \"c\", \"task\": {\"cpu\": 12, \"mem\": \"1G\","
+        " \"duration\": \"100s\"}},"
+        " {\"name\": \"g\", \"submit\": \"1s\", \"task\": {\"cpu\": 8, \"mem\": \"1G\","
+        " \"gpus\": 1, \"duration\": \"5s\"}}]}}";
+    cr_assert_eq(first_start(text, "hrm", NULL, 1), 1 * SEC);
+    cr_assert_eq(first_start(text, "hrm", NULL, 0), 0);
+}
+
 /* hrm's placement in the fragmentation experiment (hrm trace frag) follows
  * the same rule: no pod waits there, so the tightest GPU wins (it used to
  * be the GPU with the fewest pods, which spread fractional pods over idle

@@ -162,7 +162,8 @@ Test(ru, fair_share_arithmetic)
 }
 
 /* The placement preference: wait, then kernels to share with, then the
- * tightest GPU and node (fragmentation), then the queue; ties keep the first. */
+ * tightest GPU and node (fragmentation), then a CPU task's stranded GPU share
+ * and the node's free share, then the queue; ties keep the first. */
 Test(ru, prefer_orders_wait_sharing_fit_queue)
 {
     struct hrm_ru_cost idle = {.wait = 0, .sharing = 0, .gpu_left = 8, .node_left = 18, .queue = 0};
@@ -181,4 +182,48 @@ Test(ru, prefer_orders_wait_sharing_fit_queue)
     longer.queue = 2;
     cr_assert(hrm_ru_prefer(&idle, &longer));
     cr_assert(!hrm_ru_prefer(&idle, &idle));
+    /* a CPU task's terms come after the GPU ones and before the queue */
+    struct hrm_ru_cost strands = {.stranded = 1, .node_free = 0, .queue = 0};
+    struct hrm_ru_cost spares = {.stranded = 0, .node_free = 9, .queue = 5};
+    struct hrm_ru_cost loose = {.stranded = 0, .node_free = 10, .queue = 0};
+    cr_assert(hrm_ru_prefer(&spares, &strands));
+    cr_assert(hrm_ru_prefer(&spares, &loose));
+    struct hrm_ru_cost gpu_tight = {.gpu_left = 0, .node_left = 0, .stranded = 5};
+    struct hrm_ru_cost gpu_loose = {.gpu_left = 1, .node_left = 0, .stranded = 0};
+    cr_assert(hrm_ru_prefer(&gpu_tight, &gpu_loose));
+}
+
+/*
+ * A CPU task's fragmentation terms, by hand.  It asks 6 of a node's 8 cores.
+ * On node G (one idle GPU) it leaves 2/8 of the cores and all the GPU: the GPU
+ * share beyond the CPU share, 1 - 0.25 = 0.75, is stranded (too few cores are
+ * left to run work on that GPU).  On node C (no GPU) it strands nothing and
+ * leaves 0.25.  On node B (GPU 0.75 taken, 7 cores free) it leaves 1/8 of the
+ * cores and 0.25 of the GPU: 0.125 stranded.  So C, then B, then G, whatever
+ * their queues: the old rule (the shortest queue alone) took G's empty CPU unit.
+ */
+Test(ru, cpu_task_cost_counts_stranded_gpu_share)
+{
+    struct hrm_ru_cost g = {.queue = 0}, c = {.queue = 3}, b = {.queue = 1};
+    hrm_ru_cost_cpu_task(&g, 8000 - 6000, 8000, 1000, 1000);
+    hrm_ru_cost_cpu_task(&c, 8000 - 6000, 8000, 0, 0);
+    hrm_ru_cost_cpu_task(&b, 7000 - 6000, 8000, 250, 1000);
+    cr_assert_eq(g.stranded, 750000);
+    cr_assert_eq(g.node_free, 1250000);
+    cr_assert_eq(c.stranded, 0);
+    cr_assert_eq(c.node_free, 250000);
+    cr_assert_eq(b.stranded, 125000);
+    cr_assert_eq(b.node_free, 375000);
+    cr_assert(hrm_ru_prefer(&c, &b));
+    cr_assert(hrm_ru_prefer(&b, &g));
+    struct hrm_ru_cost old_g = {.queue = 0}, old_c = {.queue = 3};
+    cr_assert(hrm_ru_prefer(&old_g, &old_c));
+    /* CPU short of the GPU share is 0, not negative; no stranding where CPU is left */
+    struct hrm_ru_cost x = {0};
+    hrm_ru_cost_cpu_task(&x, -500, 8000, 2000, 1000);
+    cr_assert_eq(x.stranded, 1000000);
+    cr_assert_eq(x.node_free, 1000000);
+    hrm_ru_cost_cpu_task(&x, 8000, 8000, 500, 1000);
+    cr_assert_eq(x.stranded, 0);
+    cr_assert_eq(x.node_free, 1500000);
 }

@@ -650,6 +650,42 @@ Test(trace_frag, each_policy_on_a_tiny_case)
     check_leaks();
 }
 
+/*
+ * hrm stacking places a pod without GPU where its cores strand the least GPU
+ * capacity.  Node 0 (8 cores, 1 GPU) is empty.  Node 1 (8 cores, 1 GPU) holds
+ * a whole-GPU pod of 1 core and a CPU pod of 1 core.  A CPU pod of 6 cores:
+ *   on node 0 it leaves 2/8 of the cores and the whole GPU: 1 - 0.25 = 0.75 of
+ *   the GPU stranded;
+ *   on node 1 it leaves no core and no GPU: nothing stranded.
+ * So node 1.  The old rule (the CPU RU with the fewest pods) took node 0, and
+ * with a target workload of <4 cores, 1 GPU> its GPU became a fragment:
+ * F = 1000 on node 0 (2 cores left), against F = 0 with the pod on node 1.
+ */
+Test(trace_frag, hrm_cpu_pod_strands_no_gpu)
+{
+    int64_t cpu[] = {8000, 8000};
+    int32_t gpus[] = {1, 1};
+    struct hrm_trace *t = frag_trace(cpu, gpus, 2);
+    struct hrm_frag_type types[] = {{fpod(4000, 1, 1000), 1.0}};
+    struct hrm_frag_cluster c;
+    hrm_frag_cluster_init(&c, t, types, 1);
+    place(&c, fpod(1000, 1, 1000), 1, 0);
+    place(&c, fpod(1000, 0, 0), 1, -1);
+    struct hrm_frag_pod six = fpod(6000, 0, 0);
+    struct hrm_frag_choice ch;
+    cr_assert_eq(hrm_frag_choose(&c, HRM_FRAG_STACK, &six, -1, &ch), 0);
+    cr_assert_eq(ch.node, 1);
+    cr_assert_eq(ch.gpus, 0u);
+    struct hrm_frag_node old = c.nodes[0];
+    old.cpu_left -= 6000;
+    cr_assert_float_eq(hrm_frag_node_amount(&old, types, 1), 1000.0, 1e-9);
+    hrm_frag_apply(&c, &six, &ch);
+    cr_assert_float_eq(c.frag_total, 0.0, 1e-9);
+    hrm_frag_cluster_fini(&c);
+    hrm_trace_free(t);
+    check_leaks();
+}
+
 Test(trace_frag, names)
 {
     for (int p = 0; p < HRM_FRAG_NPOLICIES; p++)
