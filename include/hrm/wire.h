@@ -51,8 +51,7 @@ enum hrm_peer {
       "finished:a cgroup:s? host:s?",                                                          \
       HRM_PEER_AGENT)                                                                          \
     X(WELCOME, "welcome", "node:u boot:i", 0)                                                  \
-    X(HEARTBEAT, "heartbeat", "load:n? mem_avail:i? ntasks:u? queued:u? cpu_free:z? mem_free:z? "  \
-                             "moved_in:i? moved_out:i?", \
+    X(HEARTBEAT, "heartbeat", "load:n? mem_avail:i? ntasks:u? moved_in:i? moved_out:i?", \
       HRM_PEER_AGENT)                                                                          \
     X(TASK_STARTED, "task_started", "job:i task:u attempt:u pid:u start_us:i", HRM_PEER_AGENT) \
     X(USAGE, "usage", "samples:a", HRM_PEER_AGENT)                                                 \

@@ -436,8 +436,6 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     r.task = (int32_t)json_integer_value(json_object_get(msg, "task"));
     r.attempt = (int32_t)json_integer_value(json_object_get(msg, "attempt"));
     r.gpu_mask = (uint32_t)json_integer_value(json_object_get(msg, "gpu_mask"));
-    r.cpu = json_integer_value(json_object_get(msg, "cpu"));
-    r.mem = json_integer_value(json_object_get(msg, "mem"));
     r.start_us = agent_now_us();
     r.start_mono_us = agent_mono_us();
     for (size_t i = 0; i < a->nruns; i++)

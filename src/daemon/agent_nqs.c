@@ -65,7 +65,6 @@ struct anqs {
     struct hrm_msg *inbox; /* the executor's reports, delivered outside the role's calls */
     size_t ninbox, cap_inbox;
     bool in_role;
-    int64_t nqueued; /* tasks L_QUEUED */
 };
 
 /* ---- local ids ---- */
@@ -173,12 +172,6 @@ static int32_t local_add(struct anqs *x, int64_t job, int32_t task, const json_t
     return (int32_t)x->nt++;
 }
 
-static void set_where(struct anqs *x, int32_t l, uint8_t where)
-{
-    x->nqueued += (where == L_QUEUED) - (x->t[l].where == L_QUEUED);
-    x->t[l].where = where;
-}
-
 static void local_forget(struct anqs *x, int32_t l)
 {
     if (!x->t[l].desc)
@@ -186,7 +179,7 @@ static void local_forget(struct anqs *x, int32_t l)
     map_del(x, l);
     json_decref(x->t[l].desc);
     x->t[l].desc = NULL;
-    set_where(x, l, L_NONE);
+    x->t[l].where = L_NONE;
     HRM_GROW(x->free_ids, x->cap_free, x->nfree + 1);
     x->free_ids[x->nfree++] = l;
 }
@@ -223,7 +216,7 @@ static void exec_msg(struct agent *a, const struct hrm_msg *m)
             x->inbox[x->ninbox++] = end;
             return;
         }
-        set_where(x, l, L_RUNNING);
+        t->where = L_RUNNING;
         struct nqs_tag tag = {.task = l, .entry = m->attempt, .seq = m->gpu_mask};
         exec_launch(a, t->desc, &tag);
     } else if (m->type == HRM_MSG_TASK_KILL) {
@@ -291,7 +284,6 @@ static void reset(struct agent *a)
     x->wl = NULL;
     x->nt = 0;
     x->nfree = 0;
-    x->nqueued = 0;
     hrm_free(x->map);
     x->map = NULL;
     x->map_cap = 0;
@@ -429,7 +421,7 @@ void anqs_on_msg(struct agent *a, int type, const json_t *msg)
         m.task = l;
         m.job = l;
         if (type == HRM_MSG_RUN) {
-            set_where(x, l, L_QUEUED);
+            x->t[l].where = L_QUEUED;
             if (m.status & HRM_RUN_MIGRATED)
                 m.attempt = l;
         }
@@ -531,15 +523,6 @@ void anqs_heartbeat(struct agent *a, json_t *hb)
     const struct anqs *x = a->nqs;
     if (!x || !x->q)
         return;
-    int64_t cpu = a->cpu_milli, mem = a->mem;
-    for (size_t i = 0; i < a->nruns; i++)
-        if (a->runs[i].via_nqs) {
-            cpu -= a->runs[i].cpu;
-            mem -= a->runs[i].mem;
-        }
-    json_object_set_new(hb, "queued", json_integer(x->nqueued));
-    json_object_set_new(hb, "cpu_free", json_integer(cpu));
-    json_object_set_new(hb, "mem_free", json_integer(mem));
     const struct hrm_nqs_stats *st = hrm_nqs_stats(x->q);
     json_object_set_new(hb, "moved_in", json_integer(st->migrated_in));
     json_object_set_new(hb, "moved_out", json_integer(st->migrated_out));

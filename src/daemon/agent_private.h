@@ -33,7 +33,6 @@ struct arun {
     bool via_nqs;             /* started by the node's queue system (distributed scheduling) */
     int32_t nqs_task, nqs_entry; /* its local task and the queue system's run identity */
     uint32_t nqs_seq;
-    int64_t cpu, mem;         /* what it asked for (milli-cores, bytes) */
     uint64_t started_gen;     /* flush generation and outq index of its task_started */
     size_t started_idx;
     /* filled when it ends */
@@ -117,6 +116,6 @@ void anqs_list_queued(struct agent *a, json_t *running);         /* for register
 int64_t anqs_next_timer(const struct agent *a);                  /* mono µs, INT64_MAX none */
 void anqs_run_timers(struct agent *a);
 void anqs_drain(struct agent *a); /* delivers what the executor posted to the queue system */
-void anqs_heartbeat(struct agent *a, json_t *hb); /* queued tasks, free cpu and memory */
+void anqs_heartbeat(struct agent *a, json_t *hb); /* tasks the negotiator moved in and out */
 
 #endif

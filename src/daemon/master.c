@@ -260,9 +260,6 @@ static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from
     rn->load = json_number_value(json_object_get(msg, "load"));
     rn->mem_avail = geti(msg, "mem_avail");
     rn->ntasks_reported = (int32_t)geti(msg, "ntasks");
-    rn->queued_reported = (int32_t)geti(msg, "queued");
-    rn->cpu_free_reported = geti(msg, "cpu_free");
-    rn->mem_free_reported = geti(msg, "mem_free");
     rn->moved_in = geti(msg, "moved_in");
     rn->moved_out = geti(msg, "moved_out");
 }

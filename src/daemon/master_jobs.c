@@ -465,14 +465,49 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
     master_send(m, from, r);
 }
 
+/* Distributed scheduling: what each node runs and queues, from the table (exact as of this
+ * turn, where the agents' heartbeats would be up to a second old). */
+struct node_use {
+    int32_t running, queued;
+    int64_t cpu, mem;
+};
+
+static struct node_use *nodes_use(struct master *m)
+{
+    struct node_use *u = hrm_calloc((size_t)m->nnodes + 1, sizeof(*u));
+    for (size_t i = 0; i < m->njobs; i++) {
+        const struct rjob *j = m->jobs[i];
+        for (int32_t k = 0; j && jobs_live(j) && k < j->ntasks; k++) {
+            const struct rtask *t = &j->tasks[k];
+            if (t->state != HRM_RTASK_RUNNING || t->node < 0 || t->node >= m->nnodes)
+                continue;
+            struct node_use *x = &u[t->node];
+            if (t->start_us < 0) {
+                x->queued++;
+                continue;
+            }
+            x->running++;
+            x->cpu += j->greq[t->group].v[HRM_DIM_CPU];
+            x->mem += j->greq[t->group].v[HRM_DIM_MEM];
+        }
+    }
+    return u;
+}
+
 void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
 {
     json_t *list = json_array();
     int64_t now = master_mono_us();
+    struct node_use *use = m->dist ? nodes_use(m) : NULL;
     for (int32_t n = 0; n < m->nnodes; n++) {
         const struct rnode *rn = &m->nodes[n];
         struct hrm_res fr = {0};
         bool known = sched_node_free(m, n, &fr);
+        if (use) {
+            known = rn->up;
+            fr.v[HRM_DIM_CPU] = (int64_t)rn->cores * 1000 - use[n].cpu;
+            fr.v[HRM_DIM_MEM] = rn->mem - use[n].mem;
+        }
         json_array_append_new(
             list, json_pack("{s:s, s:s, s:s, s:i, s:I, s:i, s:I, s:I, s:I, s:f, s:I, s:i, s:s,"
                             " s:s}",
@@ -483,15 +518,16 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
                             (json_int_t)(known ? fr.v[HRM_DIM_GPU] : 0), "load", rn->load,
                             "seen_ms_ago",
                             (json_int_t)(rn->last_seen_us ? (now - rn->last_seen_us) / 1000 : -1),
-                            "tasks", rn->ntasks_reported, "host", rn->host, "cgroup",
-                            rn->cgroup));
-        if (m->dist) {
+                            "tasks", use ? use[n].running : rn->ntasks_reported, "host", rn->host,
+                            "cgroup", rn->cgroup));
+        if (use) {
             json_t *o = json_array_get(list, json_array_size(list) - 1);
-            json_object_set_new(o, "queued", json_integer(rn->queued_reported));
+            json_object_set_new(o, "queued", json_integer(use[n].queued));
             json_object_set_new(o, "moved_in", json_integer(rn->moved_in));
             json_object_set_new(o, "moved_out", json_integer(rn->moved_out));
         }
     }
+    hrm_free(use);
     json_t *r = hrm_wire_new(HRM_WIRE_NODES_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
     json_object_set_new(r, "nodes", list);

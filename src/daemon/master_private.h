@@ -72,8 +72,6 @@ struct rnode {
     double load;
     int64_t mem_avail;
     int32_t ntasks_reported;
-    int32_t queued_reported;      /* distributed scheduling: waiting in its execution queues */
-    int64_t cpu_free_reported, mem_free_reported;
     int64_t moved_in, moved_out;  /* tasks the negotiator moved here / away */
     char host[64], cgroup[32];
 };

@@ -392,14 +392,8 @@ int sched_node_up(struct master *m, int32_t node, struct hrm_error *err)
 bool sched_node_free(const struct master *m, int32_t node, struct hrm_res *free_out)
 {
     const struct msched *s = &m->sched;
-    if (m->dist) { /* the node's queues know; its heartbeat says */
-        if (node < 0 || node >= m->nnodes || !m->nodes[node].up)
-            return false;
-        *free_out = (struct hrm_res){0};
-        free_out->v[HRM_DIM_CPU] = m->nodes[node].cpu_free_reported;
-        free_out->v[HRM_DIM_MEM] = m->nodes[node].mem_free_reported;
-        return true;
-    }
+    if (m->dist)
+        return false; /* on_nodes counts from the table */
     if (!s->central || node >= s->cluster->nnodes)
         return false;
     *free_out = hrm_central_state(s->central)->nodes[node].free;

@@ -69,6 +69,8 @@ grep -q "central path" "$TMP/err" || fail "GPU request not refused clearly"
 c=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/c-\$HRM_TASK_ID; exec sleep 60.321") || fail "submit c"
 until_ok 20 sh -c "'$HRM' job $c --json | grep -q '\"queued\": 6'" || fail "c was not queued on the nodes"
 until_ok 20 sh -c "ls $TMP/runs/c-* 2>/dev/null | wc -l | grep -qx 6" || fail "c did not start"
+"$HRM" nodes --json | python3 -c 'import json,sys; n=json.load(sys.stdin); u=[x for x in n if x["state"] == "up"]; r=sum(x["tasks"] for x in u); q=sum(x["queued"] for x in u); sys.exit(0 if (r, q) == (6, 6) else "nodes: %d running, %d queued" % (r, q))' \
+  || fail "hrm nodes does not show 6 running and 6 queued"
 expect_exit 0 "$HRM" cancel "$c"
 expect_exit 143 timeout 30 "$HRM" wait "$c"
 until_ok 10 sh -c "! pgrep -fx 'sleep 60.321'" || fail "a task survived cancel"
