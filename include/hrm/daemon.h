@@ -20,6 +20,9 @@ struct hrm_master_config {
     int64_t pass_delay_us;    /* central's batching delay (default 0) */
     int32_t compact_tasks;    /* distributed policies: the instances' workload is rebuilt when
                                  every instance is idle and it holds this many tasks (65536) */
+    const char *const *exec_queues; /* distributed policies: the nodes' execution queues, each
+                                       "NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]" */
+    int nexec_queues;               /* 0: one queue without limits */
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the

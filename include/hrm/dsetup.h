@@ -38,4 +38,13 @@ bool hrm_dsetup_known(const char *policy);
 int hrm_dsetup_parse(const char *policy, const struct hrm_params *params, int64_t latency_us,
                      uint64_t seed, struct hrm_dsetup *setup, struct hrm_error *err);
 
+/*
+ * One execution queue of the nodes from its text form,
+ *   NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]
+ * (priority: higher runs first, default 0; max: tasks it runs at once on a node, default no
+ * limit; cpus, mem: the most one task of it may ask, default no limit; units as in specs).
+ * 0, or -HRM_ESPEC with detail naming the part that is wrong.
+ */
+int hrm_dsetup_queue_parse(const char *text, struct hrm_nqs_queue_cfg *out, struct hrm_error *err);
+
 #endif

@@ -68,10 +68,11 @@ int cmd_master(int argc, char **argv)
         {"node-timeout", required_argument, NULL, 't'},
         {"reconcile", required_argument, NULL, 'r'}, {"log-level", required_argument, NULL, 'L'},
         {"compact-tasks", required_argument, NULL, 'C'},
+        {"exec-queue", required_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
-    const char *params[MAX_PARAMS];
+    const char *params[MAX_PARAMS], *queues[MAX_PARAMS];
     int level = HRM_LOG_NOTICE, c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -108,6 +109,13 @@ int cmd_master(int argc, char **argv)
             if (parse_dur("reconcile", optarg, &cfg.reconcile_us) < 0)
                 return CLI_USAGE;
             break;
+        case 'Q':
+            if (cfg.nexec_queues == MAX_PARAMS) {
+                fprintf(stderr, "hrm master: --exec-queue: at most %d\n", MAX_PARAMS);
+                return CLI_USAGE;
+            }
+            queues[cfg.nexec_queues++] = optarg;
+            break;
         case 'C':
         {
             long long v;
@@ -136,6 +144,10 @@ int cmd_master(int argc, char **argv)
                    "  --max-attempts N    runs of a task before its failure is final (default 1)\n"
                    "  --node-timeout D    silence after which a node is down (default 5s)\n"
                    "  --reconcile D       after a restart, wait this long for agents (default 5s)\n"
+                   "  --exec-queue SPEC   distributed policies: an execution queue of every node,\n"
+                   "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]\n"
+                   "                      (repeatable; jobs choose one with their queue; default:\n"
+                   "                      one queue without limits)\n"
                    "  --compact-tasks N   distributed policies: rebuild the idle scheduler\n"
                    "                      instances once they hold N tasks (default 65536)\n"
                    "  --log-level L       emerg..debug (default notice)\n"
@@ -151,6 +163,7 @@ int cmd_master(int argc, char **argv)
         return CLI_USAGE;
     }
     cfg.params = params;
+    cfg.exec_queues = queues;
     hrm_log_setup("master", level);
     block_signals();
     struct hrm_error err = {{0}};

@@ -155,12 +155,14 @@ int up_start(struct up_cluster *u, const char *who)
 
     char a_state[1100], a_log[1300];
     snprintf(a_state, sizeof(a_state), "%s", u->state);
-    char *margs[40] = {"hrm", "master", "--state", a_state};
+    char *margs[80] = {"hrm", "master", "--state", a_state};
     int k = 4;
     if (u->policy)
         margs[k++] = "--policy", margs[k++] = (char *)u->policy;
     for (int i = 0; i < u->nparams; i++)
         margs[k++] = "--param", margs[k++] = (char *)u->params[i];
+    for (int i = 0; i < u->nexec_queues; i++)
+        margs[k++] = "--exec-queue", margs[k++] = (char *)u->exec_queues[i];
     if (u->node_timeout)
         margs[k++] = "--node-timeout", margs[k++] = (char *)u->node_timeout;
     if (u->log_level)
@@ -225,6 +227,8 @@ static void up_usage(FILE *out)
             "  --racks R           spread agents over R racks (default 2)\n"
             "  --policy NAME       the master's policy (default drf)\n"
             "  --param KEY=VALUE   a policy parameter (repeatable, at most 8)\n"
+            "  --exec-queue SPEC   an execution queue of every agent (distributed policies;\n"
+            "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]; at most 16)\n"
             "  --node-timeout D    silence after which a node is down (default 5s)\n"
             "  --log-level L       daemons' log level (default notice)\n"
             "  --no-cgroup         agents never limit tasks with cgroups\n"
@@ -240,7 +244,7 @@ int cmd_up(int argc, char **argv)
         {"cpus", required_argument, NULL, 'c'},   {"mem", required_argument, NULL, 'm'},
         {"gpus", required_argument, NULL, 'g'},   {"racks", required_argument, NULL, 'r'},
         {"policy", required_argument, NULL, 'p'}, {"node-timeout", required_argument, NULL, 't'},
-        {"param", required_argument, NULL, 'P'},
+        {"param", required_argument, NULL, 'P'}, {"exec-queue", required_argument, NULL, 'Q'},
         {"log-level", required_argument, NULL, 'L'}, {"no-cgroup", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -275,6 +279,13 @@ int cmd_up(int argc, char **argv)
             break;
         case 'p':
             u.policy = optarg;
+            break;
+        case 'Q':
+            if (u.nexec_queues == (int)(sizeof(u.exec_queues) / sizeof(u.exec_queues[0]))) {
+                fprintf(stderr, "hrm up: --exec-queue: at most 16\n");
+                return CLI_USAGE;
+            }
+            u.exec_queues[u.nexec_queues++] = optarg;
             break;
         case 'P':
             if (u.nparams == (int)(sizeof(u.params) / sizeof(u.params[0])) || !strchr(optarg, '=')) {

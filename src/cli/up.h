@@ -15,6 +15,8 @@ struct up_cluster {
     const char *policy, *node_timeout, *log_level;
     const char *params[8];        /* the master's --param K=V */
     int nparams;
+    const char *exec_queues[16];  /* the master's --exec-queue SPEC */
+    int nexec_queues;
     bool no_cgroup;               /* agents' --no-cgroup */
     /* filled by up_start */
     pid_t master, agents[UP_MAX_NODES];

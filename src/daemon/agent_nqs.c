@@ -54,6 +54,7 @@ struct anqs {
     struct hrm_env env;
     int32_t node;
     char policy[32];
+    struct hrm_nqs_queue_cfg queues[64]; /* the master's execution queues (the role borrows) */
     struct ltask *t; /* per local task */
     size_t nt, cap_t;
     int32_t *free_ids; /* local ids whose task has left, for reuse */
@@ -328,6 +329,28 @@ void anqs_configure(struct agent *a, const json_t *welcome)
         .max_parked = (int32_t)json_integer_value(json_object_get(c, "max_parked"))};
     for (int k = 0; k < 3; k++)
         cfg.eps[k] = json_number_value(json_array_get(json_object_get(c, "eps"), (size_t)k));
+    const json_t *qs = json_object_get(c, "queues");
+    size_t nq = json_array_size(qs);
+    if (nq > sizeof(x->queues) / sizeof(x->queues[0])) {
+        hrm_log(HRM_LOG_ERR, "execution queues: the master configures %zu, at most %zu", nq,
+                sizeof(x->queues) / sizeof(x->queues[0]));
+        anqs_free(a);
+        return;
+    }
+    for (size_t i = 0; i < nq; i++) {
+        const json_t *q = json_array_get(qs, i);
+        struct hrm_nqs_queue_cfg *o = &x->queues[i];
+        memset(o, 0, sizeof(*o));
+        snprintf(o->name, sizeof(o->name), "%s", json_string_value(json_object_get(q, "name")) ?: "");
+        o->priority = (int32_t)json_integer_value(json_object_get(q, "priority"));
+        o->max_running = (int32_t)json_integer_value(json_object_get(q, "max"));
+        o->limit.v[HRM_DIM_CPU] = json_integer_value(json_object_get(q, "cpu"));
+        o->limit.v[HRM_DIM_MEM] = json_integer_value(json_object_get(q, "mem"));
+    }
+    if (nq > 0) {
+        cfg.queues = x->queues;
+        cfg.nqueues = (int32_t)nq;
+    }
     struct hrm_res cap = {0};
     cap.v[HRM_DIM_CPU] = a->cpu_milli;
     cap.v[HRM_DIM_MEM] = a->mem;
@@ -338,8 +361,8 @@ void anqs_configure(struct agent *a, const json_t *welcome)
         anqs_free(a);
         return;
     }
-    hrm_log(HRM_LOG_NOTICE, "execution queues on (policy %s, node %d%s)", x->policy, node,
-            cfg.balance ? ", balanced by the negotiator" : "");
+    hrm_log(HRM_LOG_NOTICE, "execution queues on (policy %s, node %d, %zu queue%s%s)", x->policy,
+            node, nq ? nq : 1, nq > 1 ? "s" : "", cfg.balance ? ", balanced by the negotiator" : "");
 }
 
 void anqs_free(struct agent *a)

@@ -56,8 +56,12 @@ struct dpost {
     struct hrm_msg msg;
 };
 
+#define MAX_EXEC_QUEUES 16
+
 struct mdist {
     struct hrm_dsetup setup;
+    struct hrm_nqs_queue_cfg queues[MAX_EXEC_QUEUES]; /* the nodes' execution queues */
+    int32_t nqueues;                                  /* 0: one unlimited queue */
     struct hrm_cluster *cluster;
     struct hrm_workload *wl;
     struct hrm_dsched **inst;
@@ -74,6 +78,7 @@ struct mdist {
     int32_t next_inst;
     double est_ewma_us;
     int64_t relayed, lost, retried, compactions;
+    char why[512]; /* dist_refuse_spec's answer */
 };
 
 bool dist_policy_known(const char *policy)
@@ -268,9 +273,26 @@ int dist_new(struct master *m, struct hrm_error *err)
                           "policy %s runs in the simulator only; the daemons run d-random, "
                           "sparrow, dhrm, dhrm-batch and dhrm-nego (or any central policy)",
                           m->cfg.policy);
+    if (m->cfg.nexec_queues > MAX_EXEC_QUEUES)
+        return hrm_errorf(err, -HRM_ESPEC, "at most %d execution queues", MAX_EXEC_QUEUES);
+    struct hrm_nqs_queue_cfg queues[MAX_EXEC_QUEUES];
+    for (int i = 0; i < m->cfg.nexec_queues; i++) {
+        if ((rc = hrm_dsetup_queue_parse(m->cfg.exec_queues[i], &queues[i], err)) < 0)
+            return rc;
+        for (int k = 0; k < i; k++)
+            if (strcmp(queues[k].name, queues[i].name) == 0)
+                return hrm_errorf(err, -HRM_ESPEC, "execution queue '%s' given twice",
+                                  queues[i].name);
+    }
     struct mdist *d = hrm_calloc(1, sizeof(*d));
     m->dist = d;
     d->setup = su;
+    d->nqueues = m->cfg.nexec_queues;
+    memcpy(d->queues, queues, (size_t)d->nqueues * sizeof(*queues));
+    if (d->nqueues > 0) {
+        d->setup.nqs.queues = d->queues;
+        d->setup.nqs.nqueues = d->nqueues;
+    }
     /* The agents' queues cannot preempt: a killed run would need a new attempt
      * number from the master, which only a run message carries. */
     d->setup.nqs.no_preempt = true;
@@ -289,7 +311,7 @@ int dist_new(struct master *m, struct hrm_error *err)
     if (su.negotiator) {
         struct hrm_negotiator_config nc = d->setup.nego;
         nc.nnodes = DIST_MAX_NODES;
-        nc.nqueues = 1;
+        nc.nqueues = d->nqueues > 0 ? d->nqueues : 1;
         if (!(d->nego = hrm_negotiator_new(&nc, err)))
             return -HRM_ESPEC;
     }
@@ -322,17 +344,28 @@ void dist_free(struct master *m)
 
 json_t *dist_welcome(const struct master *m)
 {
-    const struct hrm_nqs_config *c = &m->dist->setup.nqs;
-    return json_pack("{s:s, s:I, s:[f, f, f], s:b, s:b, s:I, s:I, s:I, s:i}", "policy",
+    const struct mdist *d = m->dist;
+    const struct hrm_nqs_config *c = &d->setup.nqs;
+    json_t *queues = json_array();
+    for (int32_t i = 0; i < d->nqueues; i++) {
+        const struct hrm_nqs_queue_cfg *q = &d->queues[i];
+        json_array_append_new(queues, json_pack("{s:s, s:i, s:i, s:I, s:I}", "name", q->name,
+                                                "priority", q->priority, "max", q->max_running,
+                                                "cpu", (json_int_t)q->limit.v[HRM_DIM_CPU], "mem",
+                                                (json_int_t)q->limit.v[HRM_DIM_MEM]));
+    }
+    json_t *w = json_pack("{s:s, s:I, s:[f, f, f], s:b, s:b, s:I, s:I, s:I, s:i}", "policy",
                      m->dist->setup.name, "hold_ttl_us", (json_int_t)c->hold_ttl_us, "eps",
                      c->eps[0], c->eps[1], c->eps[2], "eps_learn", c->eps_learn, "balance",
                      c->balance, "hw_us", (json_int_t)c->hw_us, "lw_us", (json_int_t)c->lw_us,
                      "retry_us", (json_int_t)c->retry_us, "max_parked", (int)c->max_parked);
+    json_object_set_new(w, "queues", queues);
+    return w;
 }
 
-const char *dist_refuse_spec(const struct master *m, const json_t *spec)
+const char *dist_refuse_spec(struct master *m, const json_t *spec)
 {
-    (void)m;
+    struct mdist *d = m->dist;
     size_t g;
     const json_t *gr;
     json_array_foreach(json_object_get(spec, "tasks"), g, gr)
@@ -340,6 +373,42 @@ const char *dist_refuse_spec(const struct master *m, const json_t *spec)
         if (json_integer_value(json_object_get(gr, "gpus")) > 0)
             return "GPU tasks need the central path: the node queues of distributed scheduling "
                    "place cpu and memory only (start the master with a central policy)";
+    }
+    if (d->nqueues == 0)
+        return NULL;
+    /* A job names one of the execution queues; "default" (the name when none is given)
+     * means the first.  Each task keeps within its queue's per-task limit. */
+    const char *qname = json_string_value(json_object_get(spec, "queue"));
+    int32_t q = -1;
+    for (int32_t i = 0; i < d->nqueues && qname; i++)
+        if (strcmp(d->queues[i].name, qname) == 0)
+            q = i;
+    if (q < 0 && qname && strcmp(qname, "default") == 0)
+        q = 0;
+    if (q < 0) {
+        size_t off = (size_t)snprintf(d->why, sizeof(d->why),
+                                      "queue '%s' is not an execution queue of this cluster (",
+                                      qname ? qname : "");
+        for (int32_t i = 0; i < d->nqueues && off < sizeof(d->why); i++)
+            off += (size_t)snprintf(d->why + off, sizeof(d->why) - off, "%s%s", i ? ", " : "",
+                                    d->queues[i].name);
+        if (off < sizeof(d->why))
+            snprintf(d->why + off, sizeof(d->why) - off, ")");
+        return d->why;
+    }
+    const struct hrm_res *lim = &d->queues[q].limit;
+    json_array_foreach(json_object_get(spec, "tasks"), g, gr)
+    {
+        int64_t cpu = json_integer_value(json_object_get(gr, "cpu"));
+        int64_t mem = json_integer_value(json_object_get(gr, "mem"));
+        if ((lim->v[HRM_DIM_CPU] > 0 && cpu > lim->v[HRM_DIM_CPU]) ||
+            (lim->v[HRM_DIM_MEM] > 0 && mem > lim->v[HRM_DIM_MEM])) {
+            snprintf(d->why, sizeof(d->why),
+                     "tasks[%zu] asks more than queue '%s' allows a task (cpus %.3g, mem %lld MiB)",
+                     g, d->queues[q].name, (double)lim->v[HRM_DIM_CPU] / 1000.0,
+                     (long long)(lim->v[HRM_DIM_MEM] >> 20));
+            return d->why;
+        }
     }
     return NULL;
 }
@@ -682,10 +751,10 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
         break;
     case HRM_MSG_MIGRATE_REQUEST:
     case HRM_MSG_IDLE_ADVERT:
-        if (!d->nego || n >= DIST_MAX_NODES || r.status != 0) {
+        if (!d->nego || n >= DIST_MAX_NODES || r.status >= (d->nqueues > 0 ? d->nqueues : 1)) {
             refuse(m, n, "%s: %s", hrm_msg_name(r.type),
                    !d->nego ? "no negotiator runs (policy dhrm-nego runs one)"
-                            : "queue out of range (nodes have one execution queue)");
+                            : "queue out of range");
             return;
         }
         r.node = n;

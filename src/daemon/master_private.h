@@ -201,7 +201,7 @@ void dist_node_up(struct master *m, int32_t node);
 void dist_node_down(struct master *m, int32_t node);
 void dist_on_role_msg(struct master *m, int32_t node, int type, json_t *msg);
 json_t *dist_welcome(const struct master *m); /* the agents' queue configuration (new ref) */
-const char *dist_refuse_spec(const struct master *m, const json_t *spec); /* NULL if fine */
+const char *dist_refuse_spec(struct master *m, const json_t *spec); /* NULL if fine */
 
 /* master_sched.c */
 /* Adds j's live tasks (running, or pending unless the job failed) to wl as one job of one stage,

@@ -1,8 +1,11 @@
 /* The distributed policies by name (random, Sparrow, DHRM, central, ideal) and their parameters. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hrm/dsetup.h"
+#include "hrm/units.h"
 
 enum pol_flag { P_NEGO = 1, P_IDEAL = 2, P_CENTRAL = 4, P_MULTI = 8, P_LATE = 16 };
 
@@ -165,5 +168,56 @@ int hrm_dsetup_parse(const char *policy, const struct hrm_params *params, int64_
                                            .seed = seed};
     su->nego = (struct hrm_negotiator_config){
         .hw_us = hw, .min_gain_us = min_gain, .request_ttl_us = retry > 0 ? retry : hw};
+    return 0;
+}
+
+int hrm_dsetup_queue_parse(const char *text, struct hrm_nqs_queue_cfg *out, struct hrm_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    size_t n = strcspn(text, ",");
+    if (n == 0 || n >= sizeof(out->name))
+        return hrm_errorf(err, -HRM_ESPEC, "execution queue '%s': a name of 1..%d characters first",
+                          text, (int)sizeof(out->name) - 1);
+    memcpy(out->name, text, n);
+    out->name[n] = '\0';
+    for (const char *p = text + n; *p == ',';) {
+        p++;
+        size_t len = strcspn(p, ",");
+        char part[64];
+        if (len >= sizeof(part))
+            return hrm_errorf(err, -HRM_ESPEC, "execution queue '%s': '%.*s' is too long",
+                              out->name, (int)len, p);
+        memcpy(part, p, len);
+        part[len] = '\0';
+        p += len;
+        char *eq = strchr(part, '=');
+        if (!eq)
+            return hrm_errorf(err, -HRM_ESPEC, "execution queue '%s': '%s' is not key=value",
+                              out->name, part);
+        *eq++ = '\0';
+        char *end;
+        if (strcmp(part, "priority") == 0 || strcmp(part, "max") == 0) {
+            long v = strtol(eq, &end, 10);
+            bool prio = part[0] == 'p';
+            if (end == eq || *end || (prio && (v < -1000000 || v > 1000000)) ||
+                (!prio && (v < 0 || v > 1000000)))
+                return hrm_errorf(err, -HRM_ESPEC, "execution queue '%s': %s=%s: expected %s",
+                                  out->name, part, eq,
+                                  prio ? "an integer in -1000000..1000000"
+                                       : "0 (no limit) .. 1000000 tasks");
+            *(prio ? &out->priority : &out->max_running) = (int32_t)v;
+        } else if (strcmp(part, "cpus") == 0) {
+            if (hrm_parse_cpu(eq, &out->limit.v[HRM_DIM_CPU]) < 0)
+                return hrm_errorf(err, -HRM_ESPEC, "execution queue '%s': cpus=%s: not a cpu "
+                                  "amount (2, 0.5, 500m)", out->name, eq);
+        } else if (strcmp(part, "mem") == 0) {
+            if (hrm_parse_size(eq, &out->limit.v[HRM_DIM_MEM]) < 0)
+                return hrm_errorf(err, -HRM_ESPEC, "execution queue '%s': mem=%s: not a size "
+                                  "(512M, 4G)", out->name, eq);
+        } else {
+            return hrm_errorf(err, -HRM_ESPEC, "execution queue '%s': unknown key '%s' (known: "
+                              "priority, max, cpus, mem)", out->name, part);
+        }
+    }
     return 0;
 }

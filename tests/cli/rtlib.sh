@@ -37,6 +37,12 @@ ran_once() {
   n=$(find "$TMP/runs" -maxdepth 1 -name "$1-*" | wc -l)
   [ "$n" -eq "$2" ] || fail "$3: $n of $2 tasks ran"
 }
+# started JOB N: exactly N of the job's tasks have started (placed and not waiting in a queue)
+started() {
+  "$HRM" job "$1" --json | python3 -c 'import json, sys
+d = json.load(sys.stdin); j = d.get("job", d)
+sys.exit(0 if j["running"] - j["queued"] == int(sys.argv[1]) else 1)' "$2"
+}
 keygen() { "$HRM" keygen >/dev/null || fail "keygen"; }
 started_since() { [ "$(starts)" -gt "$1" ]; }
 starts() { grep -c "master up on" "$TMP/master.log" 2>/dev/null || true; }

@@ -13,7 +13,6 @@ mkdir -p "$TMP/runs"
 # The negotiator moves work: one node is busy with a long task while tasks queue behind it and
 # the others go idle.  (First, while every estimate is still the 1 s default.)
 long=$("$HRM" submit --cpus 2 -- sleep 3) || fail "submit long"
-started() { "$HRM" job "$1" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); j=d.get("job", d); sys.exit(0 if j["running"] - j["queued"] == int(sys.argv[1]) else 1)' "$2"; }
 until_ok 20 started "$long" 1 || fail "long never started"
 mv=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/m-\$HRM_TASK_ID; sleep 0.2") || fail "submit mv"
 expect_exit 0 timeout 60 "$HRM" wait "$mv"
