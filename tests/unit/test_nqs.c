@@ -3,6 +3,7 @@
 
 #include "dhrm_env.h"
 #include "fixture.h"
+#include "hrm/dsetup.h"
 #include "hrm/nqs.h"
 #include "hrm/state.h"
 
@@ -580,4 +581,47 @@ Test(nqs, idle_means_nothing_queued_running_held_or_parked)
     cr_assert(hrm_nqs_idle(q));
     hrm_nqs_free(q);
     world_fini(&w);
+}
+
+/* ---- execution queues from their text form (hrm master --exec-queue) ---- */
+
+Test(nqs, queue_text_form_sets_each_field)
+{
+    struct hrm_nqs_queue_cfg q;
+    struct hrm_error err;
+    cr_assert_eq(hrm_dsetup_queue_parse("batch,priority=-3,max=2,cpus=500m,mem=1G", &q, &err), 0,
+                 "%s", err.text);
+    cr_assert_str_eq(q.name, "batch");
+    cr_assert_eq(q.priority, -3);
+    cr_assert_eq(q.max_running, 2);
+    cr_assert_eq(q.limit.v[HRM_DIM_CPU], 500);
+    cr_assert_eq(q.limit.v[HRM_DIM_MEM], (int64_t)1 << 30);
+    cr_assert_eq(hrm_dsetup_queue_parse("plain", &q, &err), 0);
+    cr_assert_str_eq(q.name, "plain");
+    cr_assert(q.priority == 0 && q.max_running == 0 && q.limit.v[HRM_DIM_CPU] == 0 &&
+              q.limit.v[HRM_DIM_MEM] == 0);
+}
+
+Test(nqs, queue_text_form_names_what_is_wrong)
+{
+    static const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"", "a name of 1.."},
+        {",priority=1", "a name of 1.."},
+        {"q,priority", "is not key=value"},
+        {"q,speed=2", "unknown key 'speed'"},
+        {"q,priority=high", "priority=high"},
+        {"q,max=-1", "max=-1"},
+        {"q,cpus=lots", "cpus=lots"},
+        {"q,mem=4X", "mem=4X"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct hrm_nqs_queue_cfg q;
+        struct hrm_error err = {0};
+        cr_assert_eq(hrm_dsetup_queue_parse(bad[i].text, &q, &err), -HRM_ESPEC, "'%s' accepted",
+                     bad[i].text);
+        cr_assert(strstr(err.text, bad[i].says), "'%s': '%s' does not say '%s'", bad[i].text,
+                  err.text, bad[i].says);
+    }
 }
