@@ -143,10 +143,19 @@ static void relay_run(struct master *m, const struct hrm_msg *msg, int32_t n)
                            .job = msg->job,
                            .task = msg->task,
                            .node = n};
-    if (!jobs_live(j) || j->failed || t->state != HRM_RTASK_PENDING) {
+    if (!jobs_live(j) || j->failed) {
         /* Cancelled, or the job failed for good: it is skipped, not run. */
         back.status = HRM_OUTCOME_FAILED;
         post(d, msg->from, &back);
+        return;
+    }
+    if (t->state != HRM_RTASK_PENDING) {
+        /* Placed twice: cannot happen (a task goes back to its instance only once the table
+         * has it pending).  The run the table knows ends it at the instance; this one is
+         * dropped. */
+        hrm_log(HRM_LOG_WARNING, "instance %d placed task " HRM_TASK_FMT " while it is %s; "
+                "ignored", hrm_addr_sched_index(msg->from),
+                HRM_TASK_ARGS((long long)j->id, idx, t->attempt), hrm_rtask_state_name(t->state));
         return;
     }
     if (!node_ok(m, n)) {
