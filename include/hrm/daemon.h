@@ -23,6 +23,9 @@ struct hrm_master_config {
     const char *const *exec_queues; /* distributed policies: the nodes' execution queues, each
                                        "NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]" */
     int nexec_queues;               /* 0: one queue without limits */
+    int32_t local_instances;        /* distributed policies: scheduler instances in the master;
+                                       0: the policy's `instances`; -1: none (only hrm sched
+                                       processes schedule) */
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the
@@ -48,6 +51,18 @@ struct hrm_agent_config {
 };
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err);
+
+/* hrm sched: scheduler instances of the master's distributed policy in a process of their
+ * own (docs/runtime.md, "Scheduler processes"). */
+struct hrm_sched_config {
+    const char *master;    /* endpoint; NULL: read <state_dir>/endpoint */
+    const char *state_dir; /* keys (unless keys_dir) */
+    const char *keys_dir;  /* holds scheduler.key and master.pub */
+    const char *name;      /* NULL: the host name; the master numbers instances by it */
+    int32_t instances;     /* how many (default 1) */
+};
+
+int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err);
 
 /* What `hrm agent --check` prints: discovered hardware and the cgroup mode
  * tasks would get.  Writes text or JSON to stdout; returns 0. */

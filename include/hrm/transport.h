@@ -28,6 +28,9 @@ struct hrm_keypair {
 /* Writes the key files into dir (created 0700 if missing).  Refuses to
  * overwrite existing keys unless force.  0 or a negative code with detail. */
 int hrm_keys_generate(const char *dir, bool force, struct hrm_error *err);
+/* Adds the scheduler key pair (hrm sched) to a key folder made before it existed: the pair and
+ * its line in authorized; 0 when it is there already. */
+int hrm_keys_add_scheduler(const char *dir, struct hrm_error *err);
 /* Loads DIR/<name>.key (pub and sec) or, with only_public, DIR/<name>.pub. */
 int hrm_keys_load(const char *dir, const char *name, bool only_public, struct hrm_keypair *kp,
                   struct hrm_error *err);

@@ -39,12 +39,13 @@
 enum hrm_peer {
     HRM_PEER_AGENT = 1,  /* a node agent (key listed as "agent") */
     HRM_PEER_CLIENT = 2, /* a user's CLI (key listed as "client") */
+    HRM_PEER_SCHED = 4,  /* a scheduler process, hrm sched (key listed as "scheduler") */
 };
 
 #define HRM_WIRE_MAP(X)                                                                        \
     X(ERROR, "error", "code:s message:s req:i? about:s?", HRM_PEER_AGENT | HRM_PEER_CLIENT)    \
     /* several messages in one frame, between master and agent (not nested) */                 \
-    X(BATCH, "batch", "msgs:a", HRM_PEER_AGENT)                                                \
+    X(BATCH, "batch", "msgs:a", HRM_PEER_AGENT | HRM_PEER_SCHED)                               \
     /* agent <-> master */                                                                     \
     X(REGISTER, "register",                                                                    \
       "name:s rack:s cpu:i mem:i gpus:u gpu_mem:i? cores:u? numa:u? pci:u? running:a "        \
@@ -52,12 +53,17 @@ enum hrm_peer {
       HRM_PEER_AGENT)                                                                          \
     X(WELCOME, "welcome", "node:u boot:i", 0)                                                  \
     X(HEARTBEAT, "heartbeat", "load:n? mem_avail:i? ntasks:u? moved_in:i? moved_out:i?", \
-      HRM_PEER_AGENT)                                                                          \
+      HRM_PEER_AGENT | HRM_PEER_SCHED)                                                         \
     X(TASK_STARTED, "task_started", "job:i task:u attempt:u pid:u start_us:i", HRM_PEER_AGENT) \
     X(USAGE, "usage", "samples:a", HRM_PEER_AGENT)                                                 \
     X(TASK_END_ACK, "task_end_ack", "job:i task:u attempt:u", 0)                               \
     X(LOGS_FETCH, "logs_fetch", "req:i job:i task:u attempt:u stream:s max:i", 0)              \
     X(LOGS_DATA, "logs_data", "req:i data:s? size:i? error:s?", HRM_PEER_AGENT)               \
+    /* scheduler process (hrm sched) <-> master */                                             \
+    X(SCHED_REGISTER, "sched_register", "name:s instances:u", HRM_PEER_SCHED)                  \
+    X(SCHED_WELCOME, "sched_welcome", "base:u boot:i policy:s params:S queues:S nodes:a", 0)   \
+    X(SCHED_JOB, "sched_job", "inst:u job:i queue:s? tasks:a last:b", 0)                       \
+    X(SCHED_NODE, "sched_node", "node:u up:b", 0)                                              \
     /* client <-> master */                                                                    \
     X(SUBMIT, "submit", "req:i job:o", HRM_PEER_CLIENT)                                        \
     X(SUBMITTED, "submitted", "req:i id:i", 0)                                                 \

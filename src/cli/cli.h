@@ -18,6 +18,7 @@ int cmd_bench(int argc, char **argv);
 /* the runtime: cmd_daemon.c, cmd_up.c, cmd_client.c */
 int cmd_master(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
+int cmd_sched(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_up(int argc, char **argv);
 int cmd_submit(int argc, char **argv);

@@ -1,4 +1,4 @@
-/* hrm master, agent, keygen and up: the daemons in the foreground, keys, and a whole local cluster. */
+/* hrm master, agent, sched, keygen and up: the daemons in the foreground, keys, and a whole local cluster. */
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
@@ -69,6 +69,7 @@ int cmd_master(int argc, char **argv)
         {"reconcile", required_argument, NULL, 'r'}, {"log-level", required_argument, NULL, 'L'},
         {"compact-tasks", required_argument, NULL, 'C'},
         {"exec-queue", required_argument, NULL, 'Q'},
+        {"local-instances", required_argument, NULL, 'I'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -109,6 +110,14 @@ int cmd_master(int argc, char **argv)
             if (parse_dur("reconcile", optarg, &cfg.reconcile_us) < 0)
                 return CLI_USAGE;
             break;
+        case 'I':
+        {
+            long long v;
+            if (cli_parse_int("master", "--local-instances", optarg, 0, 4096, &v) < 0)
+                return CLI_USAGE;
+            cfg.local_instances = v == 0 ? -1 : (int32_t)v;
+            break;
+        }
         case 'Q':
             if (cfg.nexec_queues == MAX_PARAMS) {
                 fprintf(stderr, "hrm master: --exec-queue: at most %d\n", MAX_PARAMS);
@@ -148,6 +157,9 @@ int cmd_master(int argc, char **argv)
                    "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]\n"
                    "                      (repeatable; jobs choose one with their queue; default:\n"
                    "                      one queue without limits)\n"
+                   "  --local-instances N distributed policies: scheduler instances in the master\n"
+                   "                      (default: the policy's instances; 0: only hrm sched\n"
+                   "                      processes schedule)\n"
                    "  --compact-tasks N   distributed policies: rebuild the idle scheduler\n"
                    "                      instances once they hold N tasks (default 65536)\n"
                    "  --log-level L       emerg..debug (default notice)\n"
@@ -302,26 +314,101 @@ int cmd_agent(int argc, char **argv)
     return CLI_OK;
 }
 
+int cmd_sched(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"state", required_argument, NULL, 's'},     {"keys", required_argument, NULL, 'k'},
+        {"master", required_argument, NULL, 'm'},    {"name", required_argument, NULL, 'n'},
+        {"instances", required_argument, NULL, 'i'}, {"log-level", required_argument, NULL, 'L'},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+    };
+    struct hrm_sched_config cfg = {.state_dir = default_state(), .instances = 1};
+    int level = HRM_LOG_NOTICE, c;
+    long long v;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            cfg.state_dir = optarg;
+            break;
+        case 'k':
+            cfg.keys_dir = optarg;
+            break;
+        case 'm':
+            cfg.master = optarg;
+            break;
+        case 'n':
+            cfg.name = optarg;
+            break;
+        case 'i':
+            if (cli_parse_int("sched", "--instances", optarg, 1, 4096, &v) < 0)
+                return CLI_USAGE;
+            cfg.instances = (int32_t)v;
+            break;
+        case 'L':
+            if (parse_level(optarg, &level) < 0)
+                return CLI_USAGE;
+            break;
+        case 'h':
+            printf("usage: hrm sched [options]\n\n"
+                   "Runs scheduler instances of the master's distributed policy (dhrm,\n"
+                   "dhrm-batch, dhrm-nego, sparrow, d-random) in a process of their own, in the\n"
+                   "foreground.  The master gives them jobs and relays their probes and runs to\n"
+                   "the agents' execution queues; if the process stops, its jobs go to other\n"
+                   "instances.  SIGINT/SIGTERM stop it.\n\noptions:\n"
+                   "  --state DIR       where keys/ and endpoint are (default $HRM_STATE, else .hrm)\n"
+                   "  --keys DIR        keys (default DIR/keys): scheduler.key and master.pub\n"
+                   "  --master ADDR     the master's endpoint (default: DIR/endpoint)\n"
+                   "  --name NAME       identity; the master numbers its instances by it\n"
+                   "                    (default: the host name)\n"
+                   "  --instances N     scheduler instances in this process (default 1)\n"
+                   "  --log-level L     emerg..debug (default notice)\n"
+                   "  -h, --help        this help\n\n"
+                   "exit status: 0 stopped by a signal, 1 failed (keys, master), 2 bad usage\n");
+            return CLI_OK;
+        default:
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "hrm sched: unexpected argument '%s'\n", argv[optind]);
+        return CLI_USAGE;
+    }
+    hrm_log_setup("sched", level);
+    block_signals();
+    struct hrm_error err = {{0}};
+    if (hrm_sched_run(&cfg, &err) < 0) {
+        fprintf(stderr, "hrm sched: %s\n", err.text);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 int cmd_keygen(int argc, char **argv)
 {
     static const struct option opts[] = {{"force", no_argument, NULL, 'f'},
                                          {"json", no_argument, NULL, 'j'},
+                                         {"add-scheduler", no_argument, NULL, 'a'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    bool force = false, json = false;
+    bool force = false, json = false, add = false;
     int c;
     while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
         if (c == 'f')
             force = true;
+        else if (c == 'a')
+            add = true;
         else if (c == 'j')
             json = true;
         else if (c == 'h') {
-            printf("usage: hrm keygen [DIR] [--force]\n\n"
+            printf("usage: hrm keygen [DIR] [--force | --add-scheduler]\n\n"
                    "Writes the cluster's CURVE keys into DIR (default $HRM_STATE/keys, else\n"
-                   ".hrm/keys): master.key, agent.key, client.key (secret, 0600), their .pub\n"
-                   "files, and authorized, the master's allow-list.  Copy master.pub with\n"
-                   "agent.key to each node and with client.key to each user.\n\noptions:\n"
+                   ".hrm/keys): master.key, agent.key, client.key, scheduler.key (secret, 0600),\n"
+                   "their .pub files, and authorized, the master's allow-list.  Copy master.pub\n"
+                   "with agent.key to each node, with client.key to each user and with\n"
+                   "scheduler.key to each host of an hrm sched process.\n\noptions:\n"
                    "  -f, --force     replace existing keys\n"
+                   "  --add-scheduler add the scheduler key pair (hrm sched) to a folder made\n"
+                   "                  without it, and list it in authorized; other keys stay\n"
                    "  --json          print the public keys as JSON\n"
                    "  -h, --help      this help\n");
             return CLI_OK;
@@ -341,6 +428,14 @@ int cmd_keygen(int argc, char **argv)
         snprintf(dir, sizeof(dir), "%.1000s/keys", default_state());
     }
     struct hrm_error err;
+    if (add) {
+        if (hrm_keys_add_scheduler(dir, &err) < 0) {
+            fprintf(stderr, "hrm keygen: %s\n", err.text);
+            return CLI_FAIL;
+        }
+        printf("%s/scheduler.key: the scheduler key pair; restart the master to admit it\n", dir);
+        return CLI_OK;
+    }
     if (hrm_keys_generate(dir, force, &err) < 0) {
         fprintf(stderr, "hrm keygen: %s\n", err.text);
         return CLI_FAIL;

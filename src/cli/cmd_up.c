@@ -81,6 +81,10 @@ void up_stop(struct up_cluster *u)
         stop_child(u->agents[i], 5);
         u->agents[i] = 0;
     }
+    for (int i = 0; i < u->sched_procs; i++) {
+        stop_child(u->scheds[i], 5);
+        u->scheds[i] = 0;
+    }
     stop_child(u->master, 5);
     u->master = 0;
 }
@@ -147,6 +151,13 @@ int up_start(struct up_cluster *u, const char *who)
             fprintf(stderr, "%s: %s\n", who, err.text);
             return -1;
         }
+    } else if (u->sched_procs > 0) { /* a key folder made before scheduler processes existed */
+        struct hrm_error err;
+        snprintf(path, sizeof(path), "%.1000s/keys", u->state);
+        if (hrm_keys_add_scheduler(path, &err) < 0) {
+            fprintf(stderr, "%s: %s\n", who, err.text);
+            return -1;
+        }
     }
     snprintf(u->logs, sizeof(u->logs), "%.1000s/logs", u->state);
     mkdir(u->logs, 0755);
@@ -163,6 +174,8 @@ int up_start(struct up_cluster *u, const char *who)
         margs[k++] = "--param", margs[k++] = (char *)u->params[i];
     for (int i = 0; i < u->nexec_queues; i++)
         margs[k++] = "--exec-queue", margs[k++] = (char *)u->exec_queues[i];
+    if (u->sched_procs > 0) /* the instances run in the scheduler processes only */
+        margs[k++] = "--local-instances", margs[k++] = "0";
     if (u->node_timeout)
         margs[k++] = "--node-timeout", margs[k++] = (char *)u->node_timeout;
     if (u->log_level)
@@ -194,6 +207,30 @@ int up_start(struct up_cluster *u, const char *who)
         aargs[ak] = NULL;
         snprintf(a_log, sizeof(a_log), "%s/%s.log", u->logs, name);
         u->agents[i] = spawn(u, aargs, a_log);
+    }
+    if (u->sched_procs > 0) {
+        /* The policy's instances, shared out over the processes. */
+        long total = 10;
+        for (int i = 0; i < u->nparams; i++)
+            if (strncmp(u->params[i], "instances=", 10) == 0)
+                total = strtol(u->params[i] + 10, NULL, 10);
+        if (total < 1 || total > 4096)
+            total = 10; /* the master refuses it with the reason */
+        long per = (total + u->sched_procs - 1) / u->sched_procs;
+        char inst[24];
+        snprintf(inst, sizeof(inst), "%d", (int)per);
+        for (int i = 0; i < u->sched_procs; i++) {
+            char name[32];
+            snprintf(name, sizeof(name), "sched%d", i + 1);
+            char *sargs[16] = {"hrm",        "sched", "--state", a_state, "--name", name,
+                               "--instances", inst};
+            int sk = 8;
+            if (u->log_level)
+                sargs[sk++] = "--log-level", sargs[sk++] = (char *)u->log_level;
+            sargs[sk] = NULL;
+            snprintf(a_log, sizeof(a_log), "%s/%s.log", u->logs, name);
+            u->scheds[i] = spawn(u, sargs, a_log);
+        }
     }
     int up = 0;
     while ((up = nodes_up(u)) < u->nodes && mono_s() < deadline)
@@ -227,6 +264,8 @@ static void up_usage(FILE *out)
             "  --racks R           spread agents over R racks (default 2)\n"
             "  --policy NAME       the master's policy (default drf)\n"
             "  --param KEY=VALUE   a policy parameter (repeatable, at most 8)\n"
+            "  --sched-procs N     run the scheduler instances of a distributed policy in N\n"
+            "                      hrm sched processes instead of the master (1..16)\n"
             "  --exec-queue SPEC   an execution queue of every agent (distributed policies;\n"
             "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]; at most 16)\n"
             "  --node-timeout D    silence after which a node is down (default 5s)\n"
@@ -245,6 +284,7 @@ int cmd_up(int argc, char **argv)
         {"gpus", required_argument, NULL, 'g'},   {"racks", required_argument, NULL, 'r'},
         {"policy", required_argument, NULL, 'p'}, {"node-timeout", required_argument, NULL, 't'},
         {"param", required_argument, NULL, 'P'}, {"exec-queue", required_argument, NULL, 'Q'},
+        {"sched-procs", required_argument, NULL, 'S'},
         {"log-level", required_argument, NULL, 'L'}, {"no-cgroup", no_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -279,6 +319,11 @@ int cmd_up(int argc, char **argv)
             break;
         case 'p':
             u.policy = optarg;
+            break;
+        case 'S':
+            if (cli_parse_int("up", "--sched-procs", optarg, 1, UP_MAX_SCHEDS, &v) < 0)
+                return CLI_USAGE;
+            u.sched_procs = (int)v;
             break;
         case 'Q':
             if (u.nexec_queues == (int)(sizeof(u.exec_queues) / sizeof(u.exec_queues[0]))) {

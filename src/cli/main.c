@@ -11,6 +11,7 @@ static const struct cli_command commands[] = {
     {"up", "run a local cluster: master and N agents on 127.0.0.1", cmd_up},
     {"master", "run the master (job table, store, scheduler)", cmd_master},
     {"agent", "run a node agent (discovery, launching, reporting)", cmd_agent},
+    {"sched", "run scheduler instances of a distributed policy as a process", cmd_sched},
     {"keygen", "write the cluster's CURVE keys", cmd_keygen},
     {"submit", "submit a job (JSON file, or -- CMD ARGS)", cmd_submit},
     {"jobs", "list jobs", cmd_jobs},

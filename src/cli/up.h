@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #define UP_MAX_NODES 256
+#define UP_MAX_SCHEDS 16
 
 struct up_cluster {
     /* options: set before up_start (up_init gives the defaults) */
@@ -17,9 +18,10 @@ struct up_cluster {
     int nparams;
     const char *exec_queues[16];  /* the master's --exec-queue SPEC */
     int nexec_queues;
+    int sched_procs;              /* hrm sched processes (the master then runs no instances) */
     bool no_cgroup;               /* agents' --no-cgroup */
     /* filled by up_start */
-    pid_t master, agents[UP_MAX_NODES];
+    pid_t master, agents[UP_MAX_NODES], scheds[UP_MAX_SCHEDS];
     char self[4096];              /* this executable */
     char logs[1200];              /* DIR/logs */
 };

@@ -366,10 +366,21 @@ static void dispatch_msg(struct master *m, const struct peer_id *from, int role,
                          json_t *msg)
 {
     const struct handler *h = &handlers[type];
-    if (!(hrm_wire_senders(type) & role) || (!h->peer && !h->node)) {
+    if (!(hrm_wire_senders(type) & role) ||
+        (role != HRM_PEER_SCHED && !h->peer && !h->node)) {
         master_reply_error(m, from, HRM_WERR_FORBIDDEN, geti(msg, "req"),
-                           "a %s may not send '%s'", role == HRM_PEER_AGENT ? "agent" : "client",
+                           "a %s may not send '%s'",
+                           role == HRM_PEER_AGENT   ? "agent"
+                           : role == HRM_PEER_SCHED ? "scheduler process"
+                                                    : "client",
                            hrm_wire_name(type));
+    } else if (role == HRM_PEER_SCHED) {
+        if (m->dist)
+            dist_on_sched_msg(m, from, type, msg);
+        else
+            master_reply_error(m, from, HRM_WERR_FORBIDDEN, -1,
+                               "this master schedules centrally (policy %s): it takes no "
+                               "scheduler processes", m->cfg.policy);
     } else if (h->peer) {
         h->peer(m, from, msg);
     } else {
@@ -446,6 +457,8 @@ static void housekeeping(struct master *m)
     for (int32_t n = 0; n < m->nnodes; n++)
         if (m->nodes[n].up && now - m->nodes[n].last_seen_us > m->cfg.node_timeout_us)
             node_down(m, n, "no heartbeat");
+    if (m->dist)
+        dist_housekeeping(m);
     if (m->reconciling) {
         bool all = true;
         for (int32_t n = 0; n < m->nnodes; n++)
@@ -494,7 +507,7 @@ static void flush_out(struct master *m)
         struct outmsg *o = &m->out[i];
         if (!o->msg)
             continue;
-        if (node_of_peer(m, &o->to) < 0) {
+        if (node_of_peer(m, &o->to) < 0 && !dist_is_sched_peer(m, &o->to)) {
             send_one(m, &o->to, o->msg);
             continue;
         }

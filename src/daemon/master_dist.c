@@ -10,7 +10,7 @@
 #include "hrm/log.h"
 #include "hrm/negotiator.h"
 #include "hrm/workload.h"
-#include "master_private.h"
+#include "dist_private.h"
 
 /*
  * Where the roles run (docs/runtime.md, "Distributed scheduling"):
@@ -31,55 +31,6 @@
  * Messages to in-process roles are posted and delivered after the current
  * call returns, as the simulator's event queue does: a role never re-enters.
  */
-
-#define DIST_MAX_NODES 4096      /* the negotiator's wait matrix is sized once */
-#define ROUND_TIMEOUT_US 2000000 /* a probing round waits this long for a node that died */
-#define LATENCY_US 250           /* one message over loopback, for the latency-scaled defaults */
-#define DEFAULT_EST_US 1000000   /* a task's estimate before any task has finished */
-#define ROLE_NEGOTIATOR (-1)
-#define DOWN_WAIT_US 3600000000LL /* the wait a down node "reports": an hour */
-
-struct role_env {
-    struct hrm_env env; /* first: the roles get &env and we get back to the wrapper */
-    struct master *m;
-    int32_t role; /* instance index, or ROLE_NEGOTIATOR */
-};
-
-struct dtimer {
-    int64_t at_us;
-    int32_t role;
-    uint64_t cookie;
-};
-
-struct dpost {
-    hrm_addr to;
-    struct hrm_msg msg;
-};
-
-#define MAX_EXEC_QUEUES 16
-
-struct mdist {
-    struct hrm_dsetup setup;
-    struct hrm_nqs_queue_cfg queues[MAX_EXEC_QUEUES]; /* the nodes' execution queues */
-    int32_t nqueues;                                  /* 0: one unlimited queue */
-    struct hrm_cluster *cluster;
-    struct hrm_workload *wl;
-    struct hrm_dsched **inst;
-    struct role_env *envs; /* ninst instances, then the negotiator */
-    int32_t ninst;
-    struct hrm_negotiator *nego;
-    bool *node_up;         /* per cluster node: what the instances were told */
-    struct wl_map map;     /* workload jobs and tasks back to the table */
-    struct dtimer *timers;
-    size_t ntimers, cap_timers;
-    struct dpost *posts;
-    size_t nposts, cap_posts;
-    bool draining;
-    int32_t next_inst;
-    double est_ewma_us;
-    int64_t relayed, lost, retried, compactions;
-    char why[512]; /* dist_refuse_spec's answer */
-};
 
 bool dist_policy_known(const char *policy)
 {
@@ -102,7 +53,7 @@ static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
     d->timers[d->ntimers++] = (struct dtimer){at_us, re->role, cookie};
 }
 
-static void post(struct mdist *d, hrm_addr to, const struct hrm_msg *msg)
+void dist_post(struct mdist *d, hrm_addr to, const struct hrm_msg *msg)
 {
     HRM_GROW(d->posts, d->cap_posts, d->nposts + 1);
     d->posts[d->nposts++] = (struct dpost){to, *msg};
@@ -116,27 +67,38 @@ static int32_t inst_of_addr(const struct mdist *d, hrm_addr a)
     return i >= 0 && i < d->ninst ? i : -1;
 }
 
-static bool node_ok(const struct master *m, int32_t n)
+bool dist_node_ok(const struct master *m, int32_t n)
 {
     return n >= 0 && n < m->nnodes && m->nodes[n].up && m->nodes[n].peer.len > 0;
 }
 
 /* The estimate a node uses for a task: the mean run time of the job's
  * finished tasks, else of recent tasks anywhere, else 1 s. */
-static int64_t estimate_us(const struct mdist *d, const struct rjob *j)
+int64_t dist_estimate_us(const struct mdist *d, const struct rjob *j)
 {
     if (j->run_n > 0)
         return j->run_us_sum / j->run_n > 0 ? j->run_us_sum / j->run_n : 1;
     return d->est_ewma_us > 0 ? (int64_t)d->est_ewma_us : DEFAULT_EST_US;
 }
 
-/* A run for a node: the task's launch description travels with it, since the
- * node starts the task itself when a slot frees. */
-static void relay_run(struct master *m, const struct hrm_msg *msg, int32_t n)
+void dist_to_instance(struct master *m, hrm_addr to, const struct hrm_msg *msg)
 {
     struct mdist *d = m->dist;
-    struct rjob *j = d->map.job_of[msg->job];
-    int32_t idx = d->map.task_of[msg->task];
+    int32_t g = to <= HRM_ADDR_SCHED0 ? hrm_addr_sched_index(to) : -1;
+    if (g >= 0 && g < d->ninst) {
+        dist_post(d, to, msg);
+        return;
+    }
+    struct rsched *r = g >= 0 ? remote_of_inst(d, g) : NULL;
+    if (r && r->up)
+        remote_send_msg(m, r, to, msg);
+}
+
+/* A run for a node: the task's launch description travels with it, since the
+ * node starts the task itself when a slot frees. */
+void dist_place(struct master *m, struct rjob *j, int32_t idx, int32_t n, const struct hrm_msg *msg)
+{
+    struct mdist *d = m->dist;
     struct rtask *t = &j->tasks[idx];
     struct hrm_msg back = {.type = HRM_MSG_TASK_END,
                            .from = hrm_addr_node(n),
@@ -146,7 +108,7 @@ static void relay_run(struct master *m, const struct hrm_msg *msg, int32_t n)
     if (!jobs_live(j) || j->failed) {
         /* Cancelled, or the job failed for good: it is skipped, not run. */
         back.status = HRM_OUTCOME_FAILED;
-        post(d, msg->from, &back);
+        dist_to_instance(m, msg->from, &back);
         return;
     }
     if (t->state != HRM_RTASK_PENDING) {
@@ -158,9 +120,9 @@ static void relay_run(struct master *m, const struct hrm_msg *msg, int32_t n)
                 HRM_TASK_ARGS((long long)j->id, idx, t->attempt), hrm_rtask_state_name(t->state));
         return;
     }
-    if (!node_ok(m, n)) {
+    if (!dist_node_ok(m, n)) {
         back.status = HRM_OUTCOME_LOST; /* placed again elsewhere */
-        post(d, msg->from, &back);
+        dist_to_instance(m, msg->from, &back);
         d->lost++;
         return;
     }
@@ -169,7 +131,7 @@ static void relay_run(struct master *m, const struct hrm_msg *msg, int32_t n)
     json_t *desc = jobs_launch_json(m, j, idx);
     json_object_del(desc, "v");
     json_object_del(desc, "type");
-    json_object_set_new(desc, "est_us", json_integer(estimate_us(d, j)));
+    json_object_set_new(desc, "est_us", json_integer(dist_estimate_us(d, j)));
     json_object_set_new(desc, "queue", json_string(j->queue));
     json_object_set_new(desc, "priority", json_integer(j->priority));
     struct hrm_msg w = *msg;
@@ -178,6 +140,30 @@ static void relay_run(struct master *m, const struct hrm_msg *msg, int32_t n)
     json_t *out = hrm_wire_from_msg(&w);
     json_object_set_new(out, "desc", desc);
     master_send_node(m, n, out);
+    d->relayed++;
+}
+
+void dist_probe(struct master *m, int32_t n, const struct hrm_msg *msg)
+{
+    struct mdist *d = m->dist;
+    if (!dist_node_ok(m, n)) {
+        if (msg->type == HRM_MSG_HOLD) {
+            /* Answered for the node: no slot and the worst queue there is.  Not a
+             * refusal, which would fail the task if every probe of its round
+             * said so; a run sent here anyway comes back lost (dist_place). */
+            struct hrm_msg r = {.type = HRM_MSG_HOLD_REPLY,
+                                .from = hrm_addr_node(n),
+                                .job = -1,
+                                .task = -1,
+                                .node = n,
+                                .attempt = msg->attempt,
+                                .gpu_mask = 1u << 20,
+                                .value = DOWN_WAIT_US};
+            dist_to_instance(m, msg->from, &r);
+        }
+        return; /* del: nothing to undo on a node that is gone */
+    }
+    master_send_node(m, n, hrm_wire_from_msg(msg));
     d->relayed++;
 }
 
@@ -195,43 +181,32 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
         return;
     }
     if (to < HRM_ADDR_NODE0) { /* another in-process role (an instance failing a task to itself) */
-        post(d, to, msg);
+        dist_post(d, to, msg);
         return;
     }
     int32_t n = to - HRM_ADDR_NODE0;
-    if (msg->type == HRM_MSG_RUN && re->role != ROLE_NEGOTIATOR) {
-        relay_run(m, msg, n);
+    if (re->role == ROLE_NEGOTIATOR) { /* migrate_match: job and task are global already */
+        if (dist_node_ok(m, n)) {
+            master_send_node(m, n, hrm_wire_from_msg(msg));
+            d->relayed++;
+        }
         return;
     }
-    if (!node_ok(m, n)) {
-        if (msg->type == HRM_MSG_HOLD) {
-            /* Answered for the node: no slot and the worst queue there is.  Not a
-             * refusal, which would fail the task if every probe of its round
-             * said so; a run sent here anyway comes back lost (relay_run). */
-            struct hrm_msg r = {.type = HRM_MSG_HOLD_REPLY,
-                                .from = to,
-                                .job = -1,
-                                .task = -1,
-                                .node = n,
-                                .attempt = msg->attempt,
-                                .gpu_mask = 1u << 20,
-                                .value = DOWN_WAIT_US};
-            post(d, msg->from, &r);
-        }
-        return; /* del, migrate_match: nothing to undo on a node that is gone */
+    if (msg->type == HRM_MSG_RUN) {
+        dist_place(m, d->map.job_of[msg->job], d->map.task_of[msg->task], n, msg);
+        return;
     }
     struct hrm_msg w = *msg;
-    if (re->role != ROLE_NEGOTIATOR && w.task >= 0 && (size_t)w.task < d->map.cap_task_of &&
-        w.job >= 0 && (size_t)w.job < d->map.cap_job_of && d->map.job_of[w.job]) {
+    if (w.task >= 0 && (size_t)w.task < d->map.cap_task_of && w.job >= 0 &&
+        (size_t)w.job < d->map.cap_job_of && d->map.job_of[w.job]) {
         w.task = d->map.task_of[w.task]; /* a per-task probe names the task by its global id */
         w.job = (int32_t)d->map.job_of[w.job]->id;
     }
-    master_send_node(m, n, hrm_wire_from_msg(&w));
-    d->relayed++;
+    dist_probe(m, n, &w);
 }
 
 /* Delivers posted messages to the in-process roles, in order, until none is left. */
-static void drain(struct master *m)
+void dist_drain(struct master *m)
 {
     struct mdist *d = m->dist;
     if (d->draining)
@@ -307,7 +282,10 @@ int dist_new(struct master *m, struct hrm_error *err)
     d->setup.nqs.no_preempt = true;
     d->setup.sched.round_timeout_us = ROUND_TIMEOUT_US;
     d->cluster = hrm_cluster_new(NULL);
-    d->ninst = su.instances;
+    d->ninst = m->cfg.local_instances < 0   ? 0
+               : m->cfg.local_instances > 0 ? m->cfg.local_instances
+                                            : su.instances;
+    d->next_base = d->ninst;
     d->inst = hrm_calloc((size_t)d->ninst, sizeof(*d->inst));
     d->envs = hrm_calloc((size_t)d->ninst + 1, sizeof(*d->envs));
     for (int32_t i = 0; i <= d->ninst; i++)
@@ -338,6 +316,7 @@ void dist_free(struct master *m)
                 (long long)d->lost, (long long)d->retried, (long long)d->compactions);
     for (int32_t i = 0; i < d->ninst; i++)
         hrm_dsched_free(d->inst[i]);
+    remote_free(d);
     hrm_negotiator_free(d->nego);
     hrm_workload_free(d->wl);
     hrm_cluster_free(d->cluster);
@@ -432,6 +411,7 @@ static void tell_node(struct master *m, int32_t n, bool up)
     d->node_up[n] = up;
     for (int32_t i = 0; i < d->ninst; i++)
         hrm_dsched_node_up(d->inst[i], &d->envs[i].env, n, up);
+    remote_node(m, n, up);
 }
 
 /* The cluster the instances see follows the master's node table. */
@@ -469,38 +449,68 @@ void dist_node_up(struct master *m, int32_t node)
         tell_node(m, node, true);
     else
         m->sched.dirty = true;
-    drain(m);
+    dist_drain(m);
 }
 
 void dist_node_down(struct master *m, int32_t node)
 {
     if (node < m->dist->cluster->nnodes)
         tell_node(m, node, false);
-    drain(m);
+    dist_drain(m);
 }
 
 /* ---- jobs ---- */
 
+/* Load of instance g, local or in a scheduler process; -1 when it cannot take jobs. */
+static int64_t instance_load(struct mdist *d, int32_t g)
+{
+    if (g < d->ninst)
+        return hrm_dsched_load(d->inst[g]);
+    struct rsched *r = remote_of_inst(d, g);
+    /* A process's load is shared by its instances; each counts its part. */
+    return r && r->up ? r->load / r->count : -1;
+}
+
+int32_t dist_pick_instance(struct master *m)
+{
+    struct mdist *d = m->dist;
+    int32_t total = d->next_base, best = -1;
+    int64_t best_load = 0;
+    /* The least busy instance takes it (or the next in turn: register=1), starting after
+     * the last one chosen so that ties rotate. */
+    for (int32_t i = 0; i < total; i++) {
+        int32_t g = (d->next_inst + i) % total;
+        int64_t load = instance_load(d, g);
+        if (load < 0)
+            continue;
+        if (best < 0 || load < best_load) {
+            best = g;
+            best_load = load;
+            if (d->setup.register_rr)
+                break;
+        }
+    }
+    if (best >= 0)
+        d->next_inst = (best + 1) % total;
+    return best;
+}
+
 static int register_job(struct master *m, struct rjob *j, struct hrm_error *err)
 {
     struct mdist *d = m->dist;
+    int32_t k = dist_pick_instance(m);
+    if (k < 0)
+        return 0; /* only scheduler processes schedule and none is connected: it waits */
+    if (k >= d->ninst) /* a scheduler process takes it; the master keeps no workload for it */
+        return remote_register_job(m, j, remote_of_inst(d, k), k);
     int32_t sj;
-    int rc = sched_wl_add_job(d->wl, &d->map, j, estimate_us(d, j), &sj, err);
+    int rc = sched_wl_add_job(d->wl, &d->map, j, dist_estimate_us(d, j), &sj, err);
     if (rc < 0)
         return rc;
     if (sj < 0) {
         jobs_finish(m, j); /* every task ended while no scheduler ran (a restart) */
         return 0;
     }
-    /* The least busy instance takes it (or the next in turn: register=1). */
-    int32_t k = d->next_inst;
-    if (!d->setup.register_rr)
-        for (int32_t i = 0; i < d->ninst; i++) {
-            int32_t c = (d->next_inst + i) % d->ninst;
-            if (hrm_dsched_load(d->inst[c]) < hrm_dsched_load(d->inst[k]))
-                k = c;
-        }
-    d->next_inst = (k + 1) % d->ninst;
     j->inst = k;
     struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = sj};
     if ((rc = hrm_dsched_on_msg(d->inst[k], &d->envs[k].env, &sub)) < 0)
@@ -556,7 +566,7 @@ int dist_rebuild(struct master *m, struct hrm_error *err)
         if (j && jobs_live(j) && j->sched < 0 && (rc = register_job(m, j, err)) < 0)
             return rc;
     }
-    drain(m);
+    dist_drain(m);
     return 0;
 }
 
@@ -568,6 +578,10 @@ static void feed_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_tas
     struct rtask *t = &j->tasks[idx];
     if (t->sched < 0 || j->sched < 0)
         return;
+    if (j->sched == REMOTE_JOB) {
+        remote_task_end(m, j, idx, outcome);
+        return;
+    }
     struct hrm_msg e = {.type = HRM_MSG_TASK_END,
                         .from = t->node >= 0 ? hrm_addr_node(t->node) : HRM_ADDR_CENTRAL,
                         .status = (uint16_t)outcome,
@@ -576,13 +590,13 @@ static void feed_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_tas
                         .node = t->node};
     if (outcome == HRM_OUTCOME_DONE || outcome == HRM_OUTCOME_FAILED)
         t->sched = -1;
-    post(d, hrm_addr_sched(j->inst), &e);
+    dist_post(d, hrm_addr_sched(j->inst), &e);
 }
 
 /* The job failed for good: as on the central path, its tasks that have not
  * started are skipped -- here also those already waiting in a node's queue,
  * which the node drops on task_kill.  (Pending ones are skipped when their
- * instance sends their run: relay_run.) */
+ * instance sends their run: dist_place.) */
 static void skip_queued(struct master *m, struct rjob *j)
 {
     for (int32_t i = 0; i < j->ntasks; i++) {
@@ -624,14 +638,14 @@ void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok)
             skip_queued(m, j);
         j->failed = true;
     }
-    drain(m);
+    dist_drain(m);
 }
 
 void dist_task_lost(struct master *m, struct rjob *j, int32_t idx)
 {
     m->dist->lost++;
     feed_end(m, j, idx, HRM_OUTCOME_LOST);
-    drain(m);
+    dist_drain(m);
 }
 
 void dist_job_cancelled(struct master *m, struct rjob *j)
@@ -641,7 +655,7 @@ void dist_job_cancelled(struct master *m, struct rjob *j)
     for (int32_t i = 0; i < j->ntasks; i++)
         feed_end(m, j, i, HRM_OUTCOME_FAILED);
     j->sched = -1; /* the instance's job_end then finds nothing to finish: on_cancel does */
-    drain(m);
+    dist_drain(m);
 }
 
 /* ---- timers ---- */
@@ -677,7 +691,7 @@ int dist_run_timers(struct master *m, struct hrm_error *err)
                                      due[i].cookie);
         if (rc < 0)
             return hrm_errorf(err, rc, "scheduler instance %d: timer failed", due[i].role);
-        drain(m);
+        dist_drain(m);
     }
     return 0;
 }
@@ -712,7 +726,7 @@ static void on_migrated_run(struct master *m, int32_t n, int32_t to, json_t *msg
     struct rtask *t = &j->tasks[r->task];
     if (t->state != HRM_RTASK_RUNNING || t->node != n || t->attempt != attempt)
         return; /* stale: the task was placed again meanwhile */
-    if (!node_ok(m, to)) {
+    if (!dist_node_ok(m, to)) {
         jobs_task_lost(m, j, r->task);
         return;
     }
@@ -750,13 +764,15 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
     switch (type) {
     case HRM_MSG_HOLD_REPLY:
     case HRM_MSG_GET_TASK:
-        if (inst_of_addr(d, (hrm_addr)to) < 0) {
+        if (to > HRM_ADDR_SCHED0 || to < INT32_MIN ||
+            (inst_of_addr(d, (hrm_addr)to) < 0 &&
+             !remote_of_inst(d, hrm_addr_sched_index((hrm_addr)to)))) {
             refuse(m, n, "%s: 'to' (%lld) is no scheduler instance", hrm_msg_name(r.type),
                    (long long)to);
             return;
         }
         r.node = n;
-        post(d, (hrm_addr)to, &r);
+        dist_to_instance(m, (hrm_addr)to, &r);
         break;
     case HRM_MSG_MIGRATE_REQUEST:
     case HRM_MSG_IDLE_ADVERT:
@@ -767,7 +783,7 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
             return;
         }
         r.node = n;
-        post(d, HRM_ADDR_NEGOTIATOR, &r);
+        dist_post(d, HRM_ADDR_NEGOTIATOR, &r);
         break;
     default: { /* node to node: migration */
         int32_t k = (int32_t)(to - HRM_ADDR_NODE0);
@@ -778,7 +794,7 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
         }
         if (type == HRM_MSG_RUN) {
             on_migrated_run(m, n, k, msg, &r);
-        } else if (node_ok(m, k)) {
+        } else if (dist_node_ok(m, k)) {
             relay_to_node(m, n, k, msg, &r);
         } else if (type == HRM_MSG_MIGRATE_OFFER) { /* the target is gone: it refuses */
             struct hrm_msg no = {.type = HRM_MSG_MIGRATE_REFUSE,
@@ -792,5 +808,5 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
         break;
     }
     }
-    drain(m);
+    dist_drain(m);
 }

@@ -200,6 +200,10 @@ void dist_job_cancelled(struct master *m, struct rjob *j);
 void dist_node_up(struct master *m, int32_t node);
 void dist_node_down(struct master *m, int32_t node);
 void dist_on_role_msg(struct master *m, int32_t node, int type, json_t *msg);
+/* master_remote.c: a scheduler process's message (hrm sched). */
+void dist_on_sched_msg(struct master *m, const struct peer_id *from, int type, json_t *msg);
+void dist_housekeeping(struct master *m);
+bool dist_is_sched_peer(struct master *m, const struct peer_id *p); /* batched like agents */
 json_t *dist_welcome(const struct master *m); /* the agents' queue configuration (new ref) */
 const char *dist_refuse_spec(struct master *m, const json_t *spec); /* NULL if fine */
 

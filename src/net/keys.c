@@ -10,7 +10,8 @@
 #include "hrm/transport.h"
 #include "hrm/wire.h"
 
-static const char *const key_names[] = {"master", "agent", "client"};
+static const char *const key_names[] = {"master", "agent", "client", "scheduler"};
+#define NKEYS 4
 
 struct hrm_authz {
     struct {
@@ -46,12 +47,12 @@ int hrm_keys_generate(const char *dir, bool force, struct hrm_error *err)
 {
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return hrm_errorf(err, -errno, "%s: %s", dir, strerror(errno));
-    struct hrm_keypair kp[3];
-    for (int i = 0; i < 3; i++)
+    struct hrm_keypair kp[NKEYS];
+    for (int i = 0; i < NKEYS; i++)
         if (zmq_curve_keypair(kp[i].pub, kp[i].sec) != 0)
             return hrm_errorf(err, -ENOTSUP, "this libzmq has no CURVE support");
     char path[4096], text[512];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NKEYS; i++) {
         snprintf(path, sizeof(path), "%s/%s.key", dir, key_names[i]);
         snprintf(text, sizeof(text),
                  "# hrm %s key pair (CURVE, Z85): keep this file secret\npublic %s\nsecret %s\n",
@@ -66,10 +67,39 @@ int hrm_keys_generate(const char *dir, bool force, struct hrm_error *err)
     }
     snprintf(path, sizeof(path), "%s/authorized", dir);
     snprintf(text, sizeof(text),
-             "# keys the master admits: ROLE Z85-PUBLIC-KEY (roles: agent, client)\n"
-             "agent %s\nclient %s\n",
-             kp[1].pub, kp[2].pub);
+             "# keys the master admits: ROLE Z85-PUBLIC-KEY (roles: agent, client, scheduler)\n"
+             "agent %s\nclient %s\nscheduler %s\n",
+             kp[1].pub, kp[2].pub, kp[3].pub);
     return write_file(path, text, 0600, force, err);
+}
+
+int hrm_keys_add_scheduler(const char *dir, struct hrm_error *err)
+{
+    char path[4096], text[512];
+    snprintf(path, sizeof(path), "%s/scheduler.key", dir);
+    if (access(path, F_OK) == 0)
+        return 0;
+    struct hrm_keypair kp;
+    if (zmq_curve_keypair(kp.pub, kp.sec) != 0)
+        return hrm_errorf(err, -ENOTSUP, "this libzmq has no CURVE support");
+    snprintf(text, sizeof(text),
+             "# hrm scheduler key pair (CURVE, Z85): keep this file secret\npublic %s\nsecret %s\n",
+             kp.pub, kp.sec);
+    int rc = write_file(path, text, 0600, false, err);
+    if (rc < 0)
+        return rc;
+    snprintf(path, sizeof(path), "%s/scheduler.pub", dir);
+    snprintf(text, sizeof(text), "%s\n", kp.pub);
+    if ((rc = write_file(path, text, 0644, true, err)) < 0) /* a stale .pub without its key */
+        return rc;
+    snprintf(path, sizeof(path), "%s/authorized", dir);
+    FILE *f = fopen(path, "ae");
+    if (!f)
+        return hrm_errorf(err, -errno, "%s: %s", path, strerror(errno));
+    fprintf(f, "scheduler %s\n", kp.pub);
+    if (fclose(f) != 0)
+        return hrm_errorf(err, -errno, "%s: %s", path, strerror(errno));
+    return 0;
 }
 
 static bool valid_z85(const char *s)
@@ -129,11 +159,13 @@ struct hrm_authz *hrm_authz_load(const char *path, struct hrm_error *err)
         int n = sscanf(line, "%15s %127s", role, key);
         if (n <= 0 || role[0] == '#')
             continue;
-        int r = strcmp(role, "agent") == 0 ? HRM_PEER_AGENT
-                : strcmp(role, "client") == 0 ? HRM_PEER_CLIENT
-                                              : 0;
+        int r = strcmp(role, "agent") == 0       ? HRM_PEER_AGENT
+                : strcmp(role, "client") == 0    ? HRM_PEER_CLIENT
+                : strcmp(role, "scheduler") == 0 ? HRM_PEER_SCHED
+                                                 : 0;
         if (n != 2 || !r || !valid_z85(key)) {
-            hrm_errorf(err, -EINVAL, "%s:%d: expected 'agent KEY' or 'client KEY'", path, lineno);
+            hrm_errorf(err, -EINVAL, "%s:%d: expected 'agent KEY', 'client KEY' or 'scheduler KEY'",
+                       path, lineno);
             fclose(f);
             hrm_authz_free(a);
             return NULL;

@@ -149,7 +149,7 @@ static void zap_one(struct hrm_server *s)
         if (role) {
             status = "200";
             text = "OK";
-            user = role == HRM_PEER_AGENT ? "agent" : "client";
+            user = role == HRM_PEER_AGENT ? "agent" : role == HRM_PEER_SCHED ? "scheduler" : "client";
         }
     }
     if (status[0] != '2')
@@ -201,9 +201,10 @@ int hrm_server_recv(struct hrm_server *s, struct hrm_inmsg *m)
     m->len = zmq_msg_size(&s->payload);
     const char *uid = zmq_msg_gets(&s->payload, "User-Id");
     if (uid)
-        m->role = strcmp(uid, "agent") == 0 ? HRM_PEER_AGENT
-                  : strcmp(uid, "client") == 0 ? HRM_PEER_CLIENT
-                                               : 0;
+        m->role = strcmp(uid, "agent") == 0       ? HRM_PEER_AGENT
+                  : strcmp(uid, "client") == 0    ? HRM_PEER_CLIENT
+                  : strcmp(uid, "scheduler") == 0 ? HRM_PEER_SCHED
+                                                  : 0;
     /* Drain any further frames: one message is one frame. */
     while (zmq_msg_more(&s->payload)) {
         m->extra_frames = true;

@@ -37,7 +37,11 @@ static const struct {
      * to another node carries its launch description in "desc". */
     {HRM_WIRE_HOLD_REPLY, ROLE_P4, HRM_PEER_AGENT},
     {HRM_WIRE_GET_TASK, ROLE_P4, HRM_PEER_AGENT},
-    {HRM_WIRE_RUN, ROLE_P4, HRM_PEER_AGENT},
+    {HRM_WIRE_RUN, ROLE_P4, HRM_PEER_AGENT | HRM_PEER_SCHED},
+    /* A scheduler process's instances (hrm sched) probe, place and report through the master. */
+    {HRM_WIRE_HOLD, ROLE_P4, HRM_PEER_SCHED},
+    {HRM_WIRE_DEL, ROLE_P4, HRM_PEER_SCHED},
+    {HRM_WIRE_JOB_END, ROLE_GENERIC, HRM_PEER_SCHED},
     {HRM_WIRE_MIGRATE_REQUEST, ROLE_P4, HRM_PEER_AGENT},
     {HRM_WIRE_IDLE_ADVERT, ROLE_P4, HRM_PEER_AGENT},
     {HRM_WIRE_MIGRATE_OFFER, ROLE_P4, HRM_PEER_AGENT},

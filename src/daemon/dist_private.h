@@ -1,0 +1,100 @@
+/* The master's distributed scheduling, shared by master_dist.c (in-process instances, the negotiator, relaying) and master_remote.c (scheduler processes). */
+#ifndef HRM_DIST_PRIVATE_H
+#define HRM_DIST_PRIVATE_H
+
+#include "hrm/cluster.h"
+#include "hrm/dsched.h"
+#include "hrm/dsetup.h"
+#include "hrm/negotiator.h"
+#include "hrm/workload.h"
+#include "master_private.h"
+
+#define DIST_MAX_NODES 4096      /* the negotiator's wait matrix is sized once */
+#define ROUND_TIMEOUT_US 2000000 /* a probing round waits this long for a node that died */
+#define LATENCY_US 250           /* one message over loopback, for the latency-scaled defaults */
+#define DEFAULT_EST_US 1000000   /* a task's estimate before any task has finished */
+#define ROLE_NEGOTIATOR (-1)
+#define DOWN_WAIT_US 3600000000LL /* the wait a down node "reports": an hour */
+
+struct role_env {
+    struct hrm_env env; /* first: the roles get &env and we get back to the wrapper */
+    struct master *m;
+    int32_t role; /* instance index, or ROLE_NEGOTIATOR */
+};
+
+struct dtimer {
+    int64_t at_us;
+    int32_t role;
+    uint64_t cookie;
+};
+
+struct dpost {
+    hrm_addr to;
+    struct hrm_msg msg;
+};
+
+#define MAX_EXEC_QUEUES 16
+#define REMOTE_JOB INT32_MAX /* rjob.sched of a job registered with a scheduler process */
+
+/* A scheduler process (hrm sched): its instances are base .. base + count - 1. */
+struct rsched {
+    char name[48];
+    struct peer_id peer;
+    int32_t base, count;
+    int64_t last_seen_us; /* monotonic */
+    int64_t load;         /* live tasks of the jobs registered with it */
+    bool up;
+};
+
+struct mdist {
+    struct hrm_dsetup setup;
+    struct hrm_nqs_queue_cfg queues[MAX_EXEC_QUEUES]; /* the nodes' execution queues */
+    int32_t nqueues;                                  /* 0: one unlimited queue */
+    struct hrm_cluster *cluster;
+    struct hrm_workload *wl;
+    struct hrm_dsched **inst;
+    struct role_env *envs; /* ninst instances, then the negotiator */
+    int32_t ninst;
+    struct hrm_negotiator *nego;
+    bool *node_up;         /* per cluster node: what the instances were told */
+    struct wl_map map;     /* workload jobs and tasks back to the table */
+    struct dtimer *timers;
+    size_t ntimers, cap_timers;
+    struct dpost *posts;
+    size_t nposts, cap_posts;
+    bool draining;
+    int32_t next_inst;
+    double est_ewma_us;
+    int64_t relayed, lost, retried, compactions;
+    char why[512]; /* dist_refuse_spec's answer */
+    /* scheduler processes (hrm sched, master_remote.c): their instances follow the local ones */
+    struct rsched *rs;
+    size_t nrs, cap_rs;
+    int32_t next_base; /* the first global instance index not given out yet */
+};
+
+/* master_dist.c */
+void dist_post(struct mdist *d, hrm_addr to, const struct hrm_msg *msg); /* to a local role */
+void dist_drain(struct master *m);
+bool dist_node_ok(const struct master *m, int32_t n);
+/* A task's expected run time for the nodes' wait estimates (docs/runtime.md). */
+int64_t dist_estimate_us(const struct mdist *d, const struct rjob *j);
+/* A run for node n of task idx of j, placed by the instance at address from (msg: its RUN in its
+ * own ids); what goes back to the instance goes through dist_to_instance. */
+void dist_place(struct master *m, struct rjob *j, int32_t idx, int32_t n, const struct hrm_msg *msg);
+/* A hold or del from an instance (from) for node n, job/task already in global ids. */
+void dist_probe(struct master *m, int32_t n, const struct hrm_msg *msg);
+/* Delivers to an instance, local (posted) or in a scheduler process (sent). */
+void dist_to_instance(struct master *m, hrm_addr to, const struct hrm_msg *msg);
+/* How many instances there are in all, and the least busy one (-1: none up). */
+int32_t dist_pick_instance(struct master *m);
+
+/* master_remote.c */
+struct rsched *remote_of_inst(struct mdist *d, int32_t g); /* up or not; NULL if unknown */
+void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const struct hrm_msg *msg);
+int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int32_t g);
+void remote_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_task_outcome outcome);
+void remote_node(struct master *m, int32_t n, bool up); /* tells every scheduler process */
+void remote_free(struct mdist *d);
+
+#endif

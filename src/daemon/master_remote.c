@@ -1,0 +1,282 @@
+/* Scheduler processes (hrm sched): instances outside the master, registered by name, given jobs and task ends, their probes and runs relayed as the master's own. */
+#include <string.h>
+
+#include "dist_private.h"
+#include "hrm/alloc.h"
+#include "hrm/log.h"
+
+/*
+ * A scheduler process runs `count` instances of the master's distributed
+ * policy (src/daemon/sched.c).  The master numbers every instance, its own
+ * first (0 .. ninst-1), then each process's in the order they first register
+ * (a process that registers again under its name gets its numbers back), so
+ * instance g is at address hrm_addr_sched(g) wherever it runs and the agents'
+ * replies are routed by that address alone.
+ *
+ * The job table stays the truth.  A job given to a process keeps no entry in
+ * the master's workload: its record says REMOTE_JOB, and its tasks' sched
+ * field only marks them as held by an instance.  When a process goes silent
+ * for --node-timeout, or registers afresh (it restarted), every job it held
+ * is registered again with whichever instance is least busy; runs already on
+ * the nodes are adopted, as after a master restart.
+ */
+
+#define SCHED_JOB_CHUNK 8192 /* tasks per sched_job message, far below the 1 MiB frame */
+
+struct rsched *remote_of_inst(struct mdist *d, int32_t g)
+{
+    for (size_t i = 0; i < d->nrs; i++)
+        if (g >= d->rs[i].base && g < d->rs[i].base + d->rs[i].count)
+            return &d->rs[i];
+    return NULL;
+}
+
+static struct rsched *remote_of_peer(struct mdist *d, const struct peer_id *p)
+{
+    for (size_t i = 0; i < d->nrs; i++)
+        if (d->rs[i].up && d->rs[i].peer.len == p->len &&
+            memcmp(d->rs[i].peer.id, p->id, p->len) == 0)
+            return &d->rs[i];
+    return NULL;
+}
+
+bool dist_is_sched_peer(struct master *m, const struct peer_id *p)
+{
+    return m->dist && remote_of_peer(m->dist, p) != NULL;
+}
+
+void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const struct hrm_msg *msg)
+{
+    json_t *out = hrm_wire_from_msg(msg);
+    json_object_set_new(out, "to", json_integer(to)); /* which of its instances */
+    master_send(m, &r->peer, out);
+    m->dist->relayed++;
+}
+
+void remote_free(struct mdist *d)
+{
+    hrm_free(d->rs);
+    d->rs = NULL;
+    d->nrs = 0;
+}
+
+/* Its jobs go back to be registered again (dist_rebuild, in this turn). */
+static void remote_down(struct master *m, struct rsched *r, const char *why)
+{
+    r->up = false;
+    r->load = 0;
+    int32_t jobs = 0;
+    for (size_t i = 0; i < m->njobs; i++) {
+        struct rjob *j = m->jobs[i];
+        if (!j || j->sched != REMOTE_JOB || j->inst < r->base || j->inst >= r->base + r->count)
+            continue;
+        j->sched = -1;
+        for (int32_t k = 0; k < j->ntasks; k++)
+            j->tasks[k].sched = -1;
+        jobs++;
+    }
+    m->sched.dirty = true;
+    hrm_log(HRM_LOG_WARNING, "scheduler process %s is gone (%s): its %d jobs go to other instances",
+            r->name, why, jobs);
+}
+
+int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int32_t g)
+{
+    int32_t live = 0;
+    for (int32_t i = 0; i < j->ntasks; i++) {
+        const struct rtask *t = &j->tasks[i];
+        live += t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed);
+    }
+    if (live == 0) {
+        jobs_finish(m, j); /* every task ended while no scheduler ran (a restart) */
+        return 0;
+    }
+    int64_t est = dist_estimate_us(m->dist, j);
+    j->inst = g;
+    j->sched = REMOTE_JOB;
+    json_t *tasks = json_array();
+    int32_t sent = 0;
+    for (int32_t i = 0; i < j->ntasks; i++) {
+        struct rtask *t = &j->tasks[i];
+        t->sched = -1;
+        if (!(t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed)))
+            continue;
+        t->sched = i; /* held by an instance */
+        const struct hrm_res *q = &j->greq[t->group];
+        /* [task, cpu, mem, estimate, adopt]: a run the nodes hold is adopted, not placed. */
+        json_array_append_new(tasks, json_pack("[i, I, I, I, b]", i, (json_int_t)q->v[HRM_DIM_CPU],
+                                               (json_int_t)q->v[HRM_DIM_MEM], (json_int_t)est,
+                                               t->state == HRM_RTASK_RUNNING));
+        if (++sent == live || json_array_size(tasks) == SCHED_JOB_CHUNK) {
+            json_t *msg = hrm_wire_new(HRM_WIRE_SCHED_JOB);
+            json_object_set_new(msg, "inst", json_integer(g));
+            json_object_set_new(msg, "job", json_integer(j->id));
+            json_object_set_new(msg, "queue", json_string(j->queue));
+            json_object_set_new(msg, "tasks", tasks);
+            json_object_set_new(msg, "last", json_boolean(sent == live));
+            master_send(m, &r->peer, msg);
+            tasks = json_array();
+        }
+    }
+    json_decref(tasks);
+    r->load += live;
+    hrm_log(HRM_LOG_DEBUG, "job %lld (%d tasks) to instance %d of %s", (long long)j->id, live, g,
+            r->name);
+    return 0;
+}
+
+void remote_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_task_outcome outcome)
+{
+    struct rtask *t = &j->tasks[idx];
+    bool final = outcome == HRM_OUTCOME_DONE || outcome == HRM_OUTCOME_FAILED;
+    if (final)
+        t->sched = -1;
+    struct rsched *r = remote_of_inst(m->dist, j->inst);
+    if (!r || !r->up)
+        return; /* the job is registered again elsewhere, from the table */
+    if (final && r->load > 0)
+        r->load--;
+    struct hrm_msg e = {.type = HRM_MSG_TASK_END,
+                        .from = t->node >= 0 ? hrm_addr_node(t->node) : HRM_ADDR_CENTRAL,
+                        .status = (uint16_t)outcome,
+                        .job = (int32_t)j->id,
+                        .task = idx,
+                        .node = t->node};
+    remote_send_msg(m, r, hrm_addr_sched(j->inst), &e);
+}
+
+void remote_node(struct master *m, int32_t n, bool up)
+{
+    struct mdist *d = m->dist;
+    for (size_t i = 0; i < d->nrs; i++) {
+        if (!d->rs[i].up)
+            continue;
+        json_t *msg = hrm_wire_new(HRM_WIRE_SCHED_NODE);
+        json_object_set_new(msg, "node", json_integer(n));
+        json_object_set_new(msg, "up", json_boolean(up));
+        master_send(m, &d->rs[i].peer, msg);
+    }
+}
+
+void dist_housekeeping(struct master *m)
+{
+    struct mdist *d = m->dist;
+    int64_t now = master_mono_us();
+    for (size_t i = 0; i < d->nrs; i++)
+        if (d->rs[i].up && now - d->rs[i].last_seen_us > m->cfg.node_timeout_us)
+            remote_down(m, &d->rs[i], "no heartbeat");
+}
+
+/* ---- what scheduler processes send ---- */
+
+static void on_register(struct master *m, const struct peer_id *from, json_t *msg)
+{
+    struct mdist *d = m->dist;
+    const char *name = json_string_value(json_object_get(msg, "name"));
+    json_int_t count = json_integer_value(json_object_get(msg, "instances"));
+    if (!*name || strlen(name) >= sizeof(d->rs[0].name) || count < 1 || count > 4096) {
+        master_reply_error(m, from, HRM_WERR_BAD_FIELD, -1,
+                           "sched_register: a name of 1..%d characters and 1..4096 instances",
+                           (int)sizeof(d->rs[0].name) - 1);
+        return;
+    }
+    struct rsched *r = NULL;
+    for (size_t i = 0; i < d->nrs; i++)
+        if (strcmp(d->rs[i].name, name) == 0)
+            r = &d->rs[i];
+    if (r && r->up) /* it restarted: what its instances held is gone with them */
+        remote_down(m, r, "registered again");
+    if (!r || r->count != count) {
+        if (!r) {
+            HRM_GROW(d->rs, d->cap_rs, d->nrs + 1);
+            r = &d->rs[d->nrs++];
+            memset(r, 0, sizeof(*r));
+            snprintf(r->name, sizeof(r->name), "%s", name);
+        }
+        r->base = d->next_base; /* a process that changed its count gets new numbers */
+        r->count = (int32_t)count;
+        d->next_base += r->count;
+    }
+    r->peer = *from;
+    r->up = true;
+    r->load = 0;
+    r->last_seen_us = master_mono_us();
+    json_t *params = json_array(), *queues = json_array(), *nodes = json_array();
+    for (int i = 0; i < m->cfg.nparams; i++)
+        json_array_append_new(params, json_string(m->cfg.params[i]));
+    for (int i = 0; i < m->cfg.nexec_queues; i++)
+        json_array_append_new(queues, json_string(m->cfg.exec_queues[i]));
+    for (int32_t n = 0; n < d->cluster->nnodes; n++)
+        json_array_append_new(nodes, json_pack("[i, b]", n, d->node_up[n]));
+    json_t *w = hrm_wire_new(HRM_WIRE_SCHED_WELCOME);
+    json_object_set_new(w, "base", json_integer(r->base));
+    json_object_set_new(w, "boot", json_integer(m->boot));
+    json_object_set_new(w, "policy", json_string(m->cfg.policy));
+    json_object_set_new(w, "params", params);
+    json_object_set_new(w, "queues", queues);
+    json_object_set_new(w, "nodes", nodes);
+    master_send(m, from, w);
+    m->sched.dirty = true; /* jobs waiting for an instance get one */
+    hrm_log(HRM_LOG_NOTICE, "scheduler process %s registered: instances %d..%d", r->name, r->base,
+            r->base + r->count - 1);
+}
+
+static void refuse(struct master *m, const struct peer_id *to, const char *what, const char *why)
+{
+    hrm_log(HRM_LOG_INFO, "scheduler process: %s: %s", what, why);
+    master_reply_error(m, to, HRM_WERR_BAD_FIELD, -1, "%s: %s", what, why);
+}
+
+void dist_on_sched_msg(struct master *m, const struct peer_id *from, int type, json_t *msg)
+{
+    struct mdist *d = m->dist;
+    if (type == HRM_WIRE_SCHED_REGISTER) {
+        on_register(m, from, msg);
+        return;
+    }
+    struct rsched *r = remote_of_peer(d, from);
+    if (!r) {
+        master_reply_error(m, from, HRM_WERR_NOT_REGISTERED, -1,
+                           "'%s' from a scheduler process that is not registered",
+                           hrm_wire_name(type));
+        return;
+    }
+    r->last_seen_us = master_mono_us();
+    if (type == HRM_WIRE_HEARTBEAT)
+        return;
+    struct hrm_msg w;
+    struct hrm_error err;
+    if (hrm_wire_to_msg(type, msg, &w, &err) < 0) {
+        refuse(m, from, hrm_wire_name(type), err.text);
+        return;
+    }
+    int32_t g = w.from <= HRM_ADDR_SCHED0 ? hrm_addr_sched_index(w.from) : -1;
+    if (g < r->base || g >= r->base + r->count) {
+        refuse(m, from, hrm_wire_name(type), "'from' is none of this process's instances");
+        return;
+    }
+    struct rjob *j = w.job >= 0 ? jobs_find(m, w.job) : NULL;
+    if (type == HRM_MSG_JOB_END) {
+        if (j && j->sched == REMOTE_JOB && j->inst == g && jobs_live(j))
+            jobs_finish(m, j);
+        return;
+    }
+    json_int_t to = json_integer_value(json_object_get(msg, "to"));
+    int32_t n = (int32_t)(to - HRM_ADDR_NODE0);
+    if (to < HRM_ADDR_NODE0 || n >= m->nnodes) {
+        refuse(m, from, hrm_wire_name(type), "'to' is no node");
+        return;
+    }
+    if (type == HRM_MSG_RUN) {
+        if (!j || w.task < 0 || w.task >= j->ntasks) {
+            refuse(m, from, "run", "no such task");
+            return;
+        }
+        if (j->sched != REMOTE_JOB || j->inst != g || j->tasks[w.task].sched < 0)
+            return; /* the job moved to another instance meanwhile (this one was down) */
+        dist_place(m, j, w.task, n, &w);
+    } else {
+        dist_probe(m, n, &w); /* hold, del */
+    }
+    dist_drain(m);
+}

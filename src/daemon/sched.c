@@ -1,0 +1,719 @@
+/* hrm sched: scheduler instances of the master's distributed policy in a process of their own, talking to the master; one reactor thread. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "hrm/alloc.h"
+#include "hrm/daemon.h"
+#include "hrm/dsched.h"
+#include "hrm/dsetup.h"
+#include "hrm/log.h"
+#include "hrm/state.h"
+#include "hrm/transport.h"
+#include "hrm/wire.h"
+#include "hrm/workload.h"
+
+/*
+ * The instances are the roles the master runs itself (src/sched/dsched*.c),
+ * built from the policy, parameters and execution queues the master's
+ * sched_welcome gives, numbered base .. base + count - 1 by the master.  The
+ * master hands each one jobs (sched_job, the tasks' requests and estimates),
+ * the ends of their tasks and the nodes' replies to their probes; the
+ * instances' probes and runs go back to it, which relays them to the agents
+ * (master_remote.c).  Tasks travel as (job id, index in the job), as
+ * everywhere on the wire; the roles' workload numbers them densely, and this
+ * file translates at its edges.  The process keeps nothing durable: when the
+ * master restarts, or when it registers again, it starts over and the master
+ * hands the jobs out anew.
+ */
+
+#define REGISTER_RETRY_US 1000000
+#define TURN_MAX_MSGS 512
+#define HEARTBEAT_US 1000000
+#define COMPACT_TASKS 65536
+
+struct sched_env {
+    struct hrm_env env; /* first */
+    struct schedp *p;
+    int32_t i; /* local instance */
+};
+
+struct stimer {
+    int64_t at_us;
+    int32_t i;
+    uint64_t cookie;
+};
+
+struct spost {
+    int32_t i;
+    struct hrm_msg msg;
+};
+
+struct schedp {
+    struct hrm_sched_config cfg;
+    char name[48], endpoint[512], keys_dir[1100];
+    void *zctx;
+    struct hrm_conn *conn;
+    int sigfd;
+    bool registered, stop, refused;
+    int64_t register_sent_us, next_heartbeat_us;
+    json_t *outq;
+    /* the roles, once welcomed */
+    int32_t base, count;
+    struct hrm_dsetup setup;
+    struct hrm_nqs_queue_cfg queues[16];
+    struct hrm_cluster *cluster;
+    struct hrm_workload *wl;
+    struct hrm_dsched **inst;
+    struct sched_env *envs;
+    int64_t *job_id;   /* per workload job: the master's id */
+    int32_t *job_inst; /* per workload job: the local instance holding it */
+    bool *node_up;     /* per node: what the master said, for a rebuild */
+    size_t cap_node_up;
+    int32_t *task_idx; /* per workload task: index in its job */
+    size_t cap_job_id, cap_task_idx;
+    int32_t *map; /* (job id, index) -> workload task, open addressing, -1 empty */
+    size_t map_cap, map_used;
+    json_t *building; /* sched_job chunks of the job being received */
+    struct stimer *timers;
+    size_t ntimers, cap_timers;
+    struct spost *posts;
+    size_t nposts, cap_posts;
+    bool draining;
+};
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- (job id, index) -> workload task ---- */
+
+static size_t key_slot(const struct schedp *p, int64_t job, int32_t idx)
+{
+    uint64_t k = ((uint64_t)job << 24) ^ (uint64_t)(uint32_t)idx;
+    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (p->map_cap - 1);
+}
+
+static void map_insert(struct schedp *p, int32_t t)
+{
+    int32_t j = p->wl->tasks[t].job;
+    size_t i = key_slot(p, p->job_id[j], p->task_idx[t]);
+    while (p->map[i] >= 0)
+        i = (i + 1) & (p->map_cap - 1);
+    p->map[i] = t;
+    p->map_used++;
+}
+
+static void map_put(struct schedp *p, int32_t t)
+{
+    if ((p->map_used + 1) * 2 > p->map_cap) {
+        hrm_free(p->map);
+        p->map_cap = p->map_cap ? p->map_cap * 2 : 1024;
+        p->map = hrm_alloc(p->map_cap * sizeof(*p->map));
+        for (size_t i = 0; i < p->map_cap; i++)
+            p->map[i] = -1;
+        p->map_used = 0;
+        for (int32_t k = 0; k < p->wl->ntasks; k++)
+            if (k != t)
+                map_insert(p, k);
+    }
+    map_insert(p, t);
+}
+
+static int32_t map_find(const struct schedp *p, int64_t job, int32_t idx)
+{
+    if (!p->map_cap)
+        return -1;
+    for (size_t i = key_slot(p, job, idx);; i = (i + 1) & (p->map_cap - 1)) {
+        int32_t t = p->map[i];
+        if (t < 0)
+            return -1;
+        if (p->job_id[p->wl->tasks[t].job] == job && p->task_idx[t] == idx)
+            return t;
+    }
+}
+
+/* ---- sending to the master ---- */
+
+static void send_msg(struct schedp *p, json_t *msg) /* takes msg; leaves with the turn */
+{
+    json_array_append_new(p->outq, msg);
+}
+
+static void flush(struct schedp *p)
+{
+    size_t n = json_array_size(p->outq);
+    if (n == 0)
+        return;
+    for (size_t off = 0; off < n; off += 512) {
+        json_t *items = json_array();
+        for (size_t i = off; i < n && i < off + 512; i++)
+            json_array_append(items, json_array_get(p->outq, i));
+        size_t len;
+        char *text = json_array_size(items) > 1 ? hrm_wire_dump_batch(items, &len) : NULL;
+        if (text) {
+            hrm_conn_send_raw(p->conn, text, len);
+            free(text);
+        } else {
+            for (size_t i = 0; i < json_array_size(items); i++)
+                hrm_conn_send(p->conn, json_array_get(items, i));
+        }
+        json_decref(items);
+    }
+    json_array_clear(p->outq);
+}
+
+/* ---- the roles' environment ---- */
+
+static int64_t env_now(struct hrm_env *env)
+{
+    (void)env;
+    return wall_us();
+}
+
+static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
+{
+    struct sched_env *se = (struct sched_env *)env;
+    struct schedp *p = se->p;
+    HRM_GROW(p->timers, p->cap_timers, p->ntimers + 1);
+    p->timers[p->ntimers++] = (struct stimer){at_us, se->i, cookie};
+}
+
+static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg)
+{
+    struct sched_env *se = (struct sched_env *)env;
+    struct schedp *p = se->p;
+    if (to <= HRM_ADDR_SCHED0) { /* an instance failing a task to itself */
+        int32_t i = hrm_addr_sched_index(to) - p->base;
+        if (i >= 0 && i < p->count) {
+            HRM_GROW(p->posts, p->cap_posts, p->nposts + 1);
+            p->posts[p->nposts++] = (struct spost){i, *msg};
+        }
+        return;
+    }
+    struct hrm_msg w = *msg;
+    if (w.job >= 0 && w.job < p->wl->njobs) {
+        if (w.task >= 0 && w.task < p->wl->ntasks)
+            w.task = p->task_idx[w.task];
+        w.job = (int32_t)p->job_id[w.job];
+    }
+    json_t *out = hrm_wire_from_msg(&w);
+    if (to != HRM_ADDR_CLIENT) /* job_end goes to the master itself */
+        json_object_set_new(out, "to", json_integer(to));
+    send_msg(p, out);
+}
+
+static void deliver(struct schedp *p, int32_t i, const struct hrm_msg *m)
+{
+    int rc = hrm_dsched_on_msg(p->inst[i], &p->envs[i].env, m);
+    if (rc < 0)
+        hrm_log(HRM_LOG_INFO, "instance %d refused a %s: %s", p->base + i, hrm_msg_name(m->type),
+                hrm_strerror(rc));
+}
+
+static void drain(struct schedp *p)
+{
+    if (p->draining)
+        return;
+    p->draining = true;
+    for (size_t k = 0; k < p->nposts; k++) {
+        struct spost s = p->posts[k];
+        deliver(p, s.i, &s.msg);
+    }
+    p->nposts = 0;
+    p->draining = false;
+}
+
+/* ---- life cycle of the roles ---- */
+
+static void roles_free(struct schedp *p)
+{
+    for (int32_t i = 0; p->inst && i < p->count; i++)
+        hrm_dsched_free(p->inst[i]);
+    hrm_free(p->inst);
+    hrm_free(p->envs);
+    hrm_workload_free(p->wl);
+    hrm_cluster_free(p->cluster);
+    hrm_free(p->job_id);
+    hrm_free(p->job_inst);
+    hrm_free(p->task_idx);
+    hrm_free(p->map);
+    json_decref(p->building);
+    p->inst = NULL;
+    p->envs = NULL;
+    p->wl = NULL;
+    p->cluster = NULL;
+    p->job_id = NULL;
+    p->job_inst = NULL;
+    p->task_idx = NULL;
+    p->map = NULL;
+    p->building = NULL;
+    p->cap_job_id = p->cap_task_idx = p->map_cap = p->map_used = 0;
+    p->ntimers = p->nposts = 0;
+}
+
+static int add_node(struct schedp *p, int32_t n, struct hrm_error *err)
+{
+    if (p->cluster->nracks == 0 && hrm_cluster_add_rack(p->cluster, "r", err) < 0)
+        return -1;
+    while (p->cluster->nnodes <= n) {
+        /* Instances use a node's index only (its capacity is the node's own business). */
+        char name[32];
+        snprintf(name, sizeof(name), "n%d", p->cluster->nnodes);
+        struct hrm_node_desc d = {.name = name, .rack = 0, .cores = 1, .cpu_speed = 1.0,
+                                  .mem = 1};
+        if (hrm_cluster_add_node(p->cluster, &d, err) < 0)
+            return -1;
+        for (int32_t i = 0; p->inst && i < p->count; i++) /* a node is down until told */
+            hrm_dsched_node_up(p->inst[i], &p->envs[i].env, p->cluster->nnodes - 1, false);
+        HRM_GROW(p->node_up, p->cap_node_up, (size_t)p->cluster->nnodes);
+        p->node_up[p->cluster->nnodes - 1] = false;
+    }
+    return 0;
+}
+
+static void set_node(struct schedp *p, int32_t n, bool up)
+{
+    p->node_up[n] = up;
+    for (int32_t i = 0; i < p->count; i++)
+        hrm_dsched_node_up(p->inst[i], &p->envs[i].env, n, up);
+}
+
+static int make_instances(struct schedp *p, struct hrm_error *err)
+{
+    p->wl = hrm_workload_new();
+    p->inst = hrm_calloc((size_t)p->count, sizeof(*p->inst));
+    for (int32_t i = 0; i < p->count; i++) {
+        struct hrm_dsched_config c = p->setup.sched;
+        c.index = p->base + i;
+        c.nqs = &p->setup.nqs;
+        c.round_timeout_us = 2000000; /* as the master's own: a dead node's probe is given up */
+        if (!(p->inst[i] = hrm_dsched_new(p->cluster, p->wl, &c, err)))
+            return -HRM_ESPEC;
+    }
+    for (int32_t n = 0; n < p->cluster->nnodes; n++) /* new instances take every node as up */
+        if (!p->node_up[n])
+            for (int32_t i = 0; i < p->count; i++)
+                hrm_dsched_node_up(p->inst[i], &p->envs[i].env, n, false);
+    return 0;
+}
+
+/* The workload only grows; once every instance is idle and it is large, they start over. */
+static int maybe_compact(struct schedp *p, struct hrm_error *err)
+{
+    if (p->wl->ntasks < COMPACT_TASKS || p->nposts > 0)
+        return 0;
+    for (int32_t i = 0; i < p->count; i++)
+        if (hrm_dsched_load(p->inst[i]) > 0)
+            return 0;
+    for (int32_t i = 0; i < p->count; i++)
+        hrm_dsched_free(p->inst[i]);
+    hrm_free(p->inst);
+    hrm_workload_free(p->wl);
+    hrm_free(p->map);
+    p->map = NULL;
+    p->map_cap = p->map_used = 0;
+    p->ntimers = 0;
+    hrm_log(HRM_LOG_INFO, "instances idle: their workload is dropped");
+    return make_instances(p, err);
+}
+
+/* sched_welcome: the master's policy, parameters, execution queues and nodes. */
+static int roles_new(struct schedp *p, const json_t *w, struct hrm_error *err)
+{
+    roles_free(p);
+    const char *policy = json_string_value(json_object_get(w, "policy"));
+    const json_t *jp = json_object_get(w, "params"), *jq = json_object_get(w, "queues");
+    size_t np = json_array_size(jp), nq = json_array_size(jq);
+    const char **items = hrm_calloc(np + 1, sizeof(*items));
+    for (size_t i = 0; i < np; i++)
+        items[i] = json_string_value(json_array_get(jp, i));
+    struct hrm_params params = {.items = items, .count = np};
+    int rc = hrm_dsetup_parse(policy, &params, 250, (uint64_t)wall_us(), &p->setup, err);
+    hrm_free(items);
+    if (rc < 0)
+        return rc;
+    if (nq > sizeof(p->queues) / sizeof(p->queues[0]))
+        return hrm_errorf(err, -HRM_ESPEC, "%zu execution queues", nq);
+    for (size_t i = 0; i < nq; i++)
+        if ((rc = hrm_dsetup_queue_parse(json_string_value(json_array_get(jq, i)), &p->queues[i],
+                                         err)) < 0)
+            return rc;
+    if (nq > 0) {
+        p->setup.nqs.queues = p->queues;
+        p->setup.nqs.nqueues = (int32_t)nq;
+    }
+    p->base = (int32_t)json_integer_value(json_object_get(w, "base"));
+    p->cluster = hrm_cluster_new(NULL);
+    p->envs = hrm_calloc((size_t)p->count, sizeof(*p->envs));
+    for (int32_t i = 0; i < p->count; i++)
+        p->envs[i] = (struct sched_env){
+            .env = {.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = p},
+            .p = p,
+            .i = i};
+    if ((rc = make_instances(p, err)) < 0)
+        return rc;
+    size_t k;
+    const json_t *node;
+    json_array_foreach(json_object_get(w, "nodes"), k, node)
+    {
+        int32_t n = (int32_t)json_integer_value(json_array_get(node, 0));
+        if (n < 0 || n > 1000000 || add_node(p, n, err) < 0)
+            return hrm_errorf(err, -HRM_ESPEC, "welcome: bad node %d", n);
+        set_node(p, n, json_is_true(json_array_get(node, 1)));
+    }
+    return 0;
+}
+
+/* The whole job is in: it joins the workload and its instance. */
+static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue)
+{
+    struct hrm_error err;
+    const json_t *tasks = p->building;
+    if (maybe_compact(p, &err) < 0) {
+        hrm_log(HRM_LOG_ERR, "%s", err.text);
+        p->stop = true;
+        return;
+    }
+    int q = hrm_workload_find_queue(p->wl, queue);
+    if (q < 0 && (q = hrm_workload_set_queue(p->wl, queue, 0.0, 1.0, &err)) < 0)
+        q = 0;
+    struct hrm_job_desc jd = {.name = "job", .kind = HRM_JOB_BATCH, .queue = q,
+                              .user = hrm_workload_user(p->wl, "-")};
+    int sj = hrm_workload_add_job(p->wl, &jd, &err);
+    if (sj < 0 || hrm_workload_add_stage(p->wl, "tasks", NULL, 0, &err) < 0) {
+        hrm_log(HRM_LOG_ERR, "job %lld: %s", (long long)id, err.text);
+        return;
+    }
+    HRM_GROW(p->job_id, p->cap_job_id, (size_t)sj + 1);
+    p->job_inst = hrm_realloc(p->job_inst, p->cap_job_id * sizeof(*p->job_inst));
+    p->job_id[sj] = id;
+    p->job_inst[sj] = i;
+    size_t k;
+    const json_t *t;
+    json_array_foreach(tasks, k, t)
+    {
+        struct hrm_task_desc td = {.duration_us = json_integer_value(json_array_get(t, 3)),
+                                   .est_duration_us = json_integer_value(json_array_get(t, 3))};
+        td.req.v[HRM_DIM_CPU] = json_integer_value(json_array_get(t, 1));
+        td.req.v[HRM_DIM_MEM] = json_integer_value(json_array_get(t, 2));
+        int st = hrm_workload_add_task(p->wl, &td, &err);
+        if (st < 0) {
+            hrm_log(HRM_LOG_ERR, "job %lld: %s", (long long)id, err.text);
+            return;
+        }
+        HRM_GROW(p->task_idx, p->cap_task_idx, (size_t)st + 1);
+        p->task_idx[st] = (int32_t)json_integer_value(json_array_get(t, 0));
+        map_put(p, st);
+    }
+    struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = sj};
+    deliver(p, i, &sub);
+    int32_t first = p->wl->jobs[sj].task_first;
+    json_array_foreach(tasks, k, t)
+    {
+        if (json_is_true(json_array_get(t, 4)) &&
+            hrm_dsched_adopt(p->inst[i], first + (int32_t)k) < 0)
+            hrm_log(HRM_LOG_WARNING, "job %lld: task %lld not adopted", (long long)id,
+                    (long long)json_integer_value(json_array_get(t, 0)));
+    }
+}
+
+/* ---- what the master sends ---- */
+
+static void on_sched_job(struct schedp *p, const json_t *msg)
+{
+    int32_t g = (int32_t)json_integer_value(json_object_get(msg, "inst"));
+    int64_t id = json_integer_value(json_object_get(msg, "job"));
+    hrm_log(HRM_LOG_DEBUG, "job %lld for instance %d", (long long)id, g);
+    if (!p->inst || g < p->base || g >= p->base + p->count) {
+        hrm_log(HRM_LOG_WARNING, "sched_job for instance %d, not one of ours", g);
+        return;
+    }
+    size_t k;
+    const json_t *t;
+    json_array_foreach(json_object_get(msg, "tasks"), k, t)
+    {
+        if (!json_is_array(t) || json_array_size(t) != 5 || !json_is_integer(json_array_get(t, 0)) ||
+            json_integer_value(json_array_get(t, 0)) < 0) {
+            hrm_log(HRM_LOG_WARNING, "sched_job %lld: a malformed task", (long long)id);
+            return;
+        }
+    }
+    if (!p->building)
+        p->building = json_array();
+    json_array_extend(p->building, json_object_get(msg, "tasks"));
+    if (!json_is_true(json_object_get(msg, "last")))
+        return;
+    const char *queue = json_string_value(json_object_get(msg, "queue"));
+    job_ready(p, g - p->base, id, queue ? queue : "default");
+    json_decref(p->building);
+    p->building = NULL;
+}
+
+static void on_role(struct schedp *p, int type, const json_t *msg)
+{
+    struct hrm_msg m;
+    struct hrm_error err;
+    if (!p->inst || hrm_wire_to_msg(type, msg, &m, &err) < 0) {
+        hrm_log(HRM_LOG_INFO, "%s from the master dropped", hrm_wire_name(type));
+        return;
+    }
+    if (type == HRM_MSG_TASK_END) { /* (job id, index): the instance that holds the job */
+        int32_t t = map_find(p, m.job, m.task);
+        if (t < 0)
+            return;
+        int32_t j = p->wl->tasks[t].job;
+        m.job = j;
+        m.task = t;
+        deliver(p, p->job_inst[j], &m);
+        return;
+    }
+    json_int_t to = json_integer_value(json_object_get(msg, "to"));
+    int32_t i = to <= HRM_ADDR_SCHED0 ? hrm_addr_sched_index((hrm_addr)to) - p->base : -1;
+    if (i < 0 || i >= p->count)
+        return;
+    deliver(p, i, &m); /* hold_reply (get_task: no policy of the daemons sends it) */
+}
+
+static void send_register(struct schedp *p);
+
+static void on_message(struct schedp *p, json_t *msg)
+{
+    int type = hrm_wire_type_by_name(json_string_value(json_object_get(msg, "type")));
+    struct hrm_error err;
+    switch (type) {
+    case HRM_WIRE_BATCH: {
+        size_t i;
+        json_t *item;
+        json_array_foreach(json_object_get(msg, "msgs"), i, item)
+        {
+            struct hrm_wire_fault f;
+            if (hrm_wire_check_item(item, &f) < 0)
+                hrm_log(HRM_LOG_WARNING, "bad message from the master: %s", f.message);
+            else
+                on_message(p, item);
+        }
+        break;
+    }
+    case HRM_WIRE_SCHED_WELCOME:
+        if (roles_new(p, msg, &err) < 0) {
+            hrm_log(HRM_LOG_ERR, "cannot run the master's policy here: %s", err.text);
+            p->stop = true;
+            break;
+        }
+        p->registered = true;
+        hrm_log(HRM_LOG_NOTICE, "registered with the master: instances %d..%d of policy %s",
+                p->base, p->base + p->count - 1, p->setup.name);
+        break;
+    case HRM_WIRE_SCHED_JOB:
+        on_sched_job(p, msg);
+        break;
+    case HRM_WIRE_SCHED_NODE: {
+        int32_t n = (int32_t)json_integer_value(json_object_get(msg, "node"));
+        if (!p->inst || n > 1000000 || add_node(p, n, &err) < 0)
+            break;
+        set_node(p, n, json_is_true(json_object_get(msg, "up")));
+        break;
+    }
+    case HRM_WIRE_ERROR: {
+        const char *code = json_string_value(json_object_get(msg, "code"));
+        if (code && strcmp(code, "not_registered") == 0) {
+            /* The master restarted (or lost us): everything starts over. */
+            if (p->registered || mono_us() - p->register_sent_us > REGISTER_RETRY_US) {
+                p->registered = false;
+                roles_free(p);
+                send_register(p);
+            }
+        } else if (!p->registered && code && strcmp(code, "forbidden") == 0) {
+            /* A master that schedules centrally, or a key that is not a scheduler's. */
+            hrm_log(HRM_LOG_ERR, "the master refuses this process: %s",
+                    json_string_value(json_object_get(msg, "message")));
+            p->refused = true;
+            p->stop = true;
+        } else {
+            hrm_log(HRM_LOG_WARNING, "master: %s: %s", code,
+                    json_string_value(json_object_get(msg, "message")));
+        }
+        break;
+    }
+    default:
+        if (type >= 0 && type < HRM_MSG_COUNT)
+            on_role(p, type, msg);
+        else
+            hrm_log(HRM_LOG_WARNING, "unexpected '%s' from the master", hrm_wire_name(type));
+        break;
+    }
+    drain(p);
+}
+
+static void send_register(struct schedp *p)
+{
+    json_t *m = hrm_wire_new(HRM_WIRE_SCHED_REGISTER);
+    json_object_set_new(m, "name", json_string(p->name));
+    json_object_set_new(m, "instances", json_integer(p->count));
+    flush(p);
+    hrm_conn_send(p->conn, m);
+    json_decref(m);
+    p->register_sent_us = mono_us();
+}
+
+static void run_timers(struct schedp *p)
+{
+    int64_t now = wall_us();
+    struct stimer due[32];
+    size_t ndue = 0, w = 0;
+    for (size_t i = 0; i < p->ntimers; i++) {
+        if (p->timers[i].at_us <= now && ndue < 32)
+            due[ndue++] = p->timers[i];
+        else
+            p->timers[w++] = p->timers[i];
+    }
+    p->ntimers = w;
+    for (size_t i = 0; i < ndue && p->inst; i++) {
+        hrm_dsched_on_timer(p->inst[due[i].i], &p->envs[due[i].i].env, due[i].cookie);
+        drain(p);
+    }
+}
+
+static void schedp_free(struct schedp *p)
+{
+    if (!p)
+        return;
+    roles_free(p);
+    if (p->sigfd >= 0)
+        close(p->sigfd);
+    json_decref(p->outq);
+    hrm_conn_free(p->conn);
+    hrm_zctx_free(p->zctx);
+    hrm_free(p->timers);
+    hrm_free(p->posts);
+    hrm_free(p->node_up);
+    hrm_free(p);
+}
+
+int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
+{
+    struct schedp *p = hrm_calloc(1, sizeof(*p));
+    p->sigfd = -1;
+    p->cfg = *cfg;
+    p->outq = json_array();
+    p->count = cfg->instances > 0 ? cfg->instances : 1;
+    char host[64] = "";
+    gethostname(host, sizeof(host) - 1);
+    snprintf(p->name, sizeof(p->name), "%.47s", cfg->name ? cfg->name : host);
+    const char *state = cfg->state_dir ? cfg->state_dir : ".";
+    if (cfg->keys_dir)
+        snprintf(p->keys_dir, sizeof(p->keys_dir), "%s", cfg->keys_dir);
+    else
+        snprintf(p->keys_dir, sizeof(p->keys_dir), "%.1000s/keys", state);
+    int rc = 0;
+    if (cfg->master) {
+        snprintf(p->endpoint, sizeof(p->endpoint), "%s", cfg->master);
+    } else {
+        char path[1100];
+        snprintf(path, sizeof(path), "%.1000s/" HRM_ENDPOINT_FILE, state);
+        FILE *f = fopen(path, "re");
+        if (!f || !fgets(p->endpoint, sizeof(p->endpoint), f)) {
+            rc = hrm_errorf(err, -ENOENT, "%s: no master endpoint (is the master running? or "
+                            "give --master)", path);
+            if (f)
+                fclose(f);
+            goto out;
+        }
+        fclose(f);
+        p->endpoint[strcspn(p->endpoint, "\n")] = '\0';
+    }
+    struct hrm_keypair mine, master;
+    if ((rc = hrm_keys_load(p->keys_dir, "scheduler", false, &mine, err)) < 0) {
+        if (rc == -ENOENT) /* a key folder made before scheduler processes existed */
+            hrm_errorf(err, rc, "%s/scheduler.key: no such file (add one to the cluster's keys with "
+                       "'hrm keygen --add-scheduler %s', then restart the master)", p->keys_dir,
+                       p->keys_dir);
+        goto out;
+    }
+    if ((rc = hrm_keys_load(p->keys_dir, "master", true, &master, err)) < 0)
+        goto out;
+    if (!(p->zctx = hrm_zctx_new())) {
+        rc = hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
+        goto out;
+    }
+    if (!(p->conn = hrm_conn_new(p->zctx, p->endpoint, master.pub, &mine, err))) {
+        rc = -HRM_EIO;
+        goto out;
+    }
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    if ((p->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+        rc = hrm_errorf(err, -errno, "signalfd: %s", strerror(errno));
+        goto out;
+    }
+    hrm_log(HRM_LOG_NOTICE, "scheduler process %s: %d instances; master %s", p->name, p->count,
+            p->endpoint);
+    send_register(p);
+    p->next_heartbeat_us = mono_us() + HEARTBEAT_US;
+    while (!p->stop) {
+        int64_t wait_us = p->next_heartbeat_us - mono_us();
+        int64_t now = wall_us();
+        for (size_t i = 0; i < p->ntimers; i++)
+            if (p->timers[i].at_us - now < wait_us)
+                wait_us = p->timers[i].at_us - now;
+        if (wait_us > 100000)
+            wait_us = 100000;
+        zmq_pollitem_t items[2] = {{hrm_conn_zsock(p->conn), 0, ZMQ_POLLIN, 0},
+                                   {NULL, p->sigfd, ZMQ_POLLIN, 0}};
+        if (zmq_poll(items, 2, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
+            zmq_errno() != EINTR)
+            break;
+        if (items[1].revents & ZMQ_POLLIN) {
+            struct signalfd_siginfo si;
+            if (read(p->sigfd, &si, sizeof(si)) == sizeof(si)) {
+                hrm_log(HRM_LOG_NOTICE, "signal %u: stopping", si.ssi_signo);
+                p->stop = true;
+            }
+        }
+        for (int i = 0; i < TURN_MAX_MSGS && !p->stop; i++) {
+            json_t *msg;
+            struct hrm_error rerr;
+            int r = hrm_conn_recv(p->conn, 0, &msg, &rerr);
+            if (r == -ETIMEDOUT)
+                break;
+            if (r < 0) {
+                hrm_log(HRM_LOG_WARNING, "%s", rerr.text);
+                continue;
+            }
+            on_message(p, msg);
+            json_decref(msg);
+        }
+        run_timers(p);
+        int64_t mono = mono_us();
+        if (!p->registered && mono - p->register_sent_us >= REGISTER_RETRY_US)
+            send_register(p);
+        if (mono >= p->next_heartbeat_us) {
+            send_msg(p, hrm_wire_new(HRM_WIRE_HEARTBEAT));
+            p->next_heartbeat_us = mono + HEARTBEAT_US;
+        }
+        flush(p);
+    }
+    if (p->refused)
+        rc = hrm_errorf(err, -EPERM, "the master refused this scheduler process (see the log)");
+out:
+    schedp_free(p);
+    return rc;
+}
