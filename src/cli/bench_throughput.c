@@ -131,7 +131,7 @@ static long long proc_rss_kb(pid_t pid)
 }
 
 struct cpu_snap {
-    double master, agents, tasks, client;
+    double master, agents, scheds, tasks, client;
 };
 
 static void cpu_snap(const struct up_cluster *u, struct cpu_snap *s)
@@ -145,6 +145,9 @@ static void cpu_snap(const struct up_cluster *u, struct cpu_snap *s)
             s->agents += c.self_s;
             s->tasks += c.children_s;
         }
+    for (int i = 0; i < u->sched_procs; i++)
+        if (proc_cpu(u->scheds[i], &c) == 0)
+            s->scheds += c.self_s;
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     s->client = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
@@ -154,8 +157,10 @@ static void cpu_snap(const struct up_cluster *u, struct cpu_snap *s)
 static void cpu_report(const char *name, const struct cpu_snap *a, const struct cpu_snap *b,
                        long long n)
 {
-    double m = b->master - a->master, g = b->agents - a->agents;
-    printf("BENCH throughput.%s.cpu_ms_per_task %.3f ms\n", name, (m + g) * 1e3 / (double)n);
+    double m = b->master - a->master, g = b->agents - a->agents, sc = b->scheds - a->scheds;
+    printf("BENCH throughput.%s.cpu_ms_per_task %.3f ms\n", name, (m + g + sc) * 1e3 / (double)n);
+    if (sc > 0) /* hrm sched processes, when the policy's instances run there */
+        printf("BENCH throughput.%s.scheds_cpu_ms_per_task %.3f ms\n", name, sc * 1e3 / (double)n);
     printf("BENCH throughput.%s.master_cpu_ms_per_task %.3f ms\n", name, m * 1e3 / (double)n);
     printf("BENCH throughput.%s.agents_cpu_ms_per_task %.3f ms\n", name, g * 1e3 / (double)n);
     printf("BENCH throughput.%s.tasks_cpu_ms_per_task %.3f ms\n", name,
@@ -594,6 +599,7 @@ static void usage(FILE *out)
             "  --policy NAME    the master's policy (default drf; a distributed one such as\n"
             "                   dhrm-batch measures the execution-queue path)\n"
             "  --param K=V      a policy parameter (repeatable, at most 8)\n"
+            "  --sched-procs N  a distributed policy's instances in N hrm sched processes\n"
             "  -h, --help       this help\n");
 }
 
@@ -620,6 +626,7 @@ int bench_throughput(int argc, char **argv)
         {"state", required_argument, NULL, 's'},  {"log-level", required_argument, NULL, 'L'},
         {"keep-output", no_argument, NULL, 'K'}, {"only-bare", no_argument, NULL, 'B'},
         {"policy", required_argument, NULL, 'p'}, {"param", required_argument, NULL, 'P'},
+        {"sched-procs", required_argument, NULL, 'X'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct opts o = {.tasks = 5000, .jobs = 5000, .lat_runs = 50, .queue = 100000,
@@ -670,6 +677,11 @@ int bench_throughput(int argc, char **argv)
         case 's': o.up.state = optarg; break;
         case 'L': o.up.log_level = optarg; break;
         case 'p': o.up.policy = optarg; break;
+        case 'X':
+            if (cli_parse_int("bench throughput", "--sched-procs", optarg, 1, UP_MAX_SCHEDS, &v) < 0)
+                return CLI_USAGE;
+            o.up.sched_procs = (int)v;
+            break;
         case 'P':
             if (o.up.nparams == (int)(sizeof(o.up.params) / sizeof(o.up.params[0])) ||
                 !strchr(optarg, '=')) {
