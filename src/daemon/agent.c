@@ -12,6 +12,7 @@
 #include "hrm/alloc.h"
 #include "hrm/log.h"
 #include "hrm/wire.h"
+#include "peer.h"
 
 #define REGISTER_RETRY_US 1000000
 /* Messages from the master handled per turn: launches are cheap but a burst
@@ -123,23 +124,20 @@ static struct arun *find_run(struct agent *a, const json_t *msg)
     return NULL;
 }
 
+static void on_message(struct agent *a, json_t *msg);
+
+static void on_item(void *ctx, json_t *item)
+{
+    on_message(ctx, item);
+}
+
 static void on_message(struct agent *a, json_t *msg)
 {
     int type = hrm_wire_type_by_name(json_string_value(json_object_get(msg, "type")));
     switch (type) {
-    case HRM_WIRE_BATCH: {
-        size_t i;
-        json_t *item;
-        json_array_foreach(json_object_get(msg, "msgs"), i, item)
-        {
-            struct hrm_wire_fault f;
-            if (hrm_wire_check_item(item, &f) < 0)
-                hrm_log(HRM_LOG_WARNING, "bad message from the master: %s", f.message);
-            else
-                on_message(a, item);
-        }
+    case HRM_WIRE_BATCH:
+        peer_each_item(msg, on_item, a);
         break;
-    }
     case HRM_WIRE_WELCOME:
         if (!a->registered)
             hrm_log(HRM_LOG_NOTICE, "registered with the master as node %lld",
@@ -240,20 +238,6 @@ static void agent_free(struct agent *a)
     hrm_free(a);
 }
 
-static int read_endpoint(struct agent *a, struct hrm_error *err)
-{
-    char path[1100];
-    snprintf(path, sizeof(path), "%s/" HRM_ENDPOINT_FILE, a->state_dir);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return hrm_errorf(err, -errno, "%s: %s (is the master running? or give --master)", path,
-                          strerror(errno));
-    bool ok = fgets(a->endpoint, sizeof(a->endpoint), f) != NULL;
-    fclose(f);
-    a->endpoint[strcspn(a->endpoint, "\n")] = '\0';
-    return ok && a->endpoint[0] ? 0 : hrm_errorf(err, -EINVAL, "%s is empty", path);
-}
-
 static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_error *err)
 {
     struct agent *a = hrm_calloc(1, sizeof(*a));
@@ -288,7 +272,7 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     a->gpu_mem = cfg->gpu_mem > 0                          ? cfg->gpu_mem
                  : cfg->gpus < 0 && a->hw.nvml_gpu_mem > 0 ? a->hw.nvml_gpu_mem
                                                            : (int64_t)16 << 30;
-    if (!cfg->master && read_endpoint(a, err) < 0)
+    if (!cfg->master && peer_read_endpoint(a->state_dir, a->endpoint, sizeof(a->endpoint), err) < 0)
         goto fail;
     if (exec_init(a, err) < 0)
         goto fail;

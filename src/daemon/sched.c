@@ -17,6 +17,7 @@
 #include "hrm/transport.h"
 #include "hrm/wire.h"
 #include "hrm/workload.h"
+#include "peer.h"
 
 /*
  * The instances are the roles the master runs itself (src/sched/dsched*.c),
@@ -492,24 +493,21 @@ static void on_role(struct schedp *p, int type, const json_t *msg)
 
 static void send_register(struct schedp *p);
 
+static void on_message(struct schedp *p, json_t *msg);
+
+static void on_item(void *ctx, json_t *item)
+{
+    on_message(ctx, item);
+}
+
 static void on_message(struct schedp *p, json_t *msg)
 {
     int type = hrm_wire_type_by_name(json_string_value(json_object_get(msg, "type")));
     struct hrm_error err;
     switch (type) {
-    case HRM_WIRE_BATCH: {
-        size_t i;
-        json_t *item;
-        json_array_foreach(json_object_get(msg, "msgs"), i, item)
-        {
-            struct hrm_wire_fault f;
-            if (hrm_wire_check_item(item, &f) < 0)
-                hrm_log(HRM_LOG_WARNING, "bad message from the master: %s", f.message);
-            else
-                on_message(p, item);
-        }
+    case HRM_WIRE_BATCH:
+        peer_each_item(msg, on_item, p);
         break;
-    }
     case HRM_WIRE_SCHED_WELCOME:
         if (roles_new(p, msg, &err) < 0) {
             hrm_log(HRM_LOG_ERR, "cannot run the master's policy here: %s", err.text);
@@ -622,22 +620,10 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
     else
         snprintf(p->keys_dir, sizeof(p->keys_dir), "%.1000s/keys", state);
     int rc = 0;
-    if (cfg->master) {
+    if (cfg->master)
         snprintf(p->endpoint, sizeof(p->endpoint), "%s", cfg->master);
-    } else {
-        char path[1100];
-        snprintf(path, sizeof(path), "%.1000s/" HRM_ENDPOINT_FILE, state);
-        FILE *f = fopen(path, "re");
-        if (!f || !fgets(p->endpoint, sizeof(p->endpoint), f)) {
-            rc = hrm_errorf(err, -ENOENT, "%s: no master endpoint (is the master running? or "
-                            "give --master)", path);
-            if (f)
-                fclose(f);
-            goto out;
-        }
-        fclose(f);
-        p->endpoint[strcspn(p->endpoint, "\n")] = '\0';
-    }
+    else if ((rc = peer_read_endpoint(state, p->endpoint, sizeof(p->endpoint), err)) < 0)
+        goto out;
     struct hrm_keypair mine, master;
     if ((rc = hrm_keys_load(p->keys_dir, "scheduler", false, &mine, err)) < 0) {
         if (rc == -ENOENT) /* a key folder made before scheduler processes existed */
