@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "agent_private.h"
+#include "roletimers.h"
+#include "taskmap.h"
 #include "hrm/alloc.h"
 #include "hrm/log.h"
 #include "hrm/nqs.h"
@@ -43,11 +45,6 @@ struct ltask {
     uint8_t where; /* enum ltask_where */
 };
 
-struct qtimer {
-    int64_t at_us;
-    uint64_t cookie;
-};
-
 struct anqs {
     struct hrm_nqs *q;
     struct hrm_workload *wl;
@@ -59,77 +56,14 @@ struct anqs {
     size_t nt, cap_t;
     int32_t *free_ids; /* local ids whose task has left, for reuse */
     size_t nfree, cap_free;
-    int32_t *map; /* open addressing: (job, task) -> local task, -1 empty */
-    size_t map_cap;
-    struct qtimer *timers;
-    size_t ntimers, cap_timers;
+    struct task_map ids; /* (job, task) -> local task, for the tasks here */
+    struct role_timers timers;
     struct hrm_msg *inbox; /* the executor's reports, delivered outside the role's calls */
     size_t ninbox, cap_inbox;
     bool in_role;
 };
 
 /* ---- local ids ---- */
-
-static size_t key_slot(const struct anqs *x, int64_t job, int32_t task)
-{
-    uint64_t k = ((uint64_t)job << 24) ^ (uint64_t)(uint32_t)task;
-    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (x->map_cap - 1);
-}
-
-static int32_t local_find(const struct anqs *x, int64_t job, int32_t task)
-{
-    if (!x->map_cap)
-        return -1;
-    for (size_t i = key_slot(x, job, task);; i = (i + 1) & (x->map_cap - 1)) {
-        int32_t l = x->map[i];
-        if (l < 0)
-            return -1;
-        if (x->t[l].job == job && x->t[l].task == task)
-            return l;
-    }
-}
-
-static void map_del(struct anqs *x, int32_t l)
-{
-    size_t mask = x->map_cap - 1, i = key_slot(x, x->t[l].job, x->t[l].task);
-    while (x->map[i] != l) {
-        if (x->map[i] < 0)
-            return;
-        i = (i + 1) & mask;
-    }
-    /* Backward shift: pull later entries of the probe run into the hole. */
-    for (size_t j = (i + 1) & mask; x->map[j] >= 0; j = (j + 1) & mask) {
-        size_t home = key_slot(x, x->t[x->map[j]].job, x->t[x->map[j]].task);
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            x->map[i] = x->map[j];
-            i = j;
-        }
-    }
-    x->map[i] = -1;
-}
-
-static void map_put(struct anqs *x, int32_t l)
-{
-    if ((x->nt + 1) * 2 > x->map_cap) {
-        hrm_free(x->map);
-        x->map_cap = x->map_cap ? x->map_cap * 2 : 1024;
-        x->map = hrm_alloc(x->map_cap * sizeof(*x->map));
-        for (size_t i = 0; i < x->map_cap; i++)
-            x->map[i] = -1;
-        for (size_t k = 0; k < x->nt; k++) {
-            if ((int32_t)k == l || !x->t[k].desc)
-                continue;
-            size_t i = key_slot(x, x->t[k].job, x->t[k].task);
-            while (x->map[i] >= 0)
-                i = (i + 1) & (x->map_cap - 1);
-            x->map[i] = (int32_t)k;
-        }
-    }
-    size_t i = key_slot(x, x->t[l].job, x->t[l].task);
-    while (x->map[i] >= 0)
-        i = (i + 1) & (x->map_cap - 1);
-    x->map[i] = l;
-}
 
 /* A task learned from its launch description (already checked against the
  * task_launch schema): a job of one task in the local workload. */
@@ -157,7 +91,7 @@ static int32_t local_add(struct anqs *x, int64_t job, int32_t task, const json_t
         x->wl->jobs[l].queue = q;
         x->wl->jobs[l].priority = jd.priority;
         x->t[l] = (struct ltask){.job = job, .task = task};
-        map_put(x, l);
+        task_map_put(&x->ids, job, task, l);
         return l;
     }
     int lj = hrm_workload_add_job(x->wl, &jd, &err);
@@ -169,7 +103,7 @@ static int32_t local_add(struct anqs *x, int64_t job, int32_t task, const json_t
     }
     HRM_GROW(x->t, x->cap_t, x->nt + 1);
     x->t[x->nt] = (struct ltask){.job = job, .task = task};
-    map_put(x, (int32_t)x->nt);
+    task_map_put(&x->ids, job, task, (int32_t)x->nt);
     return (int32_t)x->nt++;
 }
 
@@ -177,7 +111,7 @@ static void local_forget(struct anqs *x, int32_t l)
 {
     if (!x->t[l].desc)
         return; /* already gone */
-    map_del(x, l);
+    task_map_del(&x->ids, x->t[l].job, x->t[l].task);
     json_decref(x->t[l].desc);
     x->t[l].desc = NULL;
     x->t[l].where = L_NONE;
@@ -196,9 +130,7 @@ static int64_t env_now(struct hrm_env *env)
 static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
 {
     struct agent *a = env->ctx;
-    struct anqs *x = a->nqs;
-    HRM_GROW(x->timers, x->cap_timers, x->ntimers + 1);
-    x->timers[x->ntimers++] = (struct qtimer){at_us, cookie};
+    role_timers_add(&a->nqs->timers, at_us, 0, cookie);
 }
 
 static void exec_msg(struct agent *a, const struct hrm_msg *m)
@@ -285,10 +217,9 @@ static void reset(struct agent *a)
     x->wl = NULL;
     x->nt = 0;
     x->nfree = 0;
-    hrm_free(x->map);
-    x->map = NULL;
-    x->map_cap = 0;
-    x->ntimers = x->ninbox = 0;
+    task_map_clear(&x->ids);
+    role_timers_clear(&x->timers);
+    x->ninbox = 0;
 }
 
 void anqs_configure(struct agent *a, const json_t *welcome)
@@ -372,7 +303,8 @@ void anqs_free(struct agent *a)
     reset(a);
     hrm_free(a->nqs->t);
     hrm_free(a->nqs->free_ids);
-    hrm_free(a->nqs->timers);
+    role_timers_free(&a->nqs->timers);
+    task_map_free(&a->nqs->ids);
     hrm_free(a->nqs->inbox);
     hrm_free(a->nqs);
     a->nqs = NULL;
@@ -419,7 +351,7 @@ void anqs_on_msg(struct agent *a, int type, const json_t *msg)
     }
     const json_t *desc = json_object_get(msg, "desc");
     if (m.task >= 0) {
-        int32_t l = local_find(x, m.job, m.task);
+        int32_t l = task_map_find(&x->ids, m.job, m.task);
         if (desc) {
             if (hrm_wire_validate(HRM_WIRE_TASK_LAUNCH, desc, &err) < 0 ||
                 json_integer_value(json_object_get(desc, "job")) != m.job ||
@@ -461,7 +393,7 @@ bool anqs_cancel(struct agent *a, int64_t job, int32_t task, int32_t attempt)
     struct anqs *x = a->nqs;
     if (!x || !x->q)
         return false;
-    int32_t l = local_find(x, job, task);
+    int32_t l = task_map_find(&x->ids, job, task);
     if (l < 0 || x->t[l].where != L_QUEUED ||
         json_integer_value(json_object_get(x->t[l].desc, "attempt")) != attempt)
         return false;
@@ -510,12 +442,7 @@ void anqs_list_queued(struct agent *a, json_t *running)
 
 int64_t anqs_next_timer(const struct agent *a)
 {
-    const struct anqs *x = a->nqs;
-    int64_t best = INT64_MAX;
-    for (size_t i = 0; x && i < x->ntimers; i++)
-        if (x->timers[i].at_us < best)
-            best = x->timers[i].at_us;
-    return best;
+    return a->nqs ? role_timers_next(&a->nqs->timers) : INT64_MAX;
 }
 
 void anqs_run_timers(struct agent *a)
@@ -523,19 +450,11 @@ void anqs_run_timers(struct agent *a)
     struct anqs *x = a->nqs;
     if (!x || !x->q)
         return;
-    int64_t now = agent_mono_us();
-    uint64_t due[8];
-    size_t ndue = 0, w = 0;
-    for (size_t i = 0; i < x->ntimers; i++) {
-        if (x->timers[i].at_us <= now && ndue < 8)
-            due[ndue++] = x->timers[i].cookie;
-        else
-            x->timers[w++] = x->timers[i];
-    }
-    x->ntimers = w;
+    struct role_timer due[8];
+    size_t ndue = role_timers_take_due(&x->timers, agent_mono_us(), due, 8);
     for (size_t i = 0; i < ndue; i++) {
         x->in_role = true;
-        hrm_nqs_on_timer(x->q, &x->env, due[i]);
+        hrm_nqs_on_timer(x->q, &x->env, due[i].cookie);
         x->in_role = false;
         anqs_drain(a);
     }

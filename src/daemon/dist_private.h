@@ -22,11 +22,6 @@ struct role_env {
     int32_t role; /* instance index, or ROLE_NEGOTIATOR */
 };
 
-struct dtimer {
-    int64_t at_us;
-    int32_t role;
-    uint64_t cookie;
-};
 
 struct dpost {
     hrm_addr to;
@@ -58,8 +53,6 @@ struct mdist {
     struct hrm_negotiator *nego;
     bool *node_up;         /* per cluster node: what the instances were told */
     struct wl_map map;     /* workload jobs and tasks back to the table */
-    struct dtimer *timers;
-    size_t ntimers, cap_timers;
     struct dpost *posts;
     size_t nposts, cap_posts;
     bool draining;

@@ -48,9 +48,7 @@ static int64_t env_now(struct hrm_env *env)
 static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
 {
     struct role_env *re = (struct role_env *)env;
-    struct mdist *d = re->m->dist;
-    HRM_GROW(d->timers, d->cap_timers, d->ntimers + 1);
-    d->timers[d->ntimers++] = (struct dtimer){at_us, re->role, cookie};
+    role_timers_add(&re->m->sched.timers, at_us, re->role, cookie);
 }
 
 void dist_post(struct mdist *d, hrm_addr to, const struct hrm_msg *msg)
@@ -324,7 +322,6 @@ void dist_free(struct master *m)
     hrm_free(d->envs);
     hrm_free(d->node_up);
     sched_wl_map_free(&d->map);
-    hrm_free(d->timers);
     hrm_free(d->posts);
     hrm_free(d);
     m->dist = NULL;
@@ -547,7 +544,7 @@ static int maybe_compact(struct master *m, struct hrm_error *err)
     }
     hrm_workload_free(d->wl);
     sched_wl_map_free(&d->map);
-    d->ntimers = 0; /* the old instances' passes and round timeouts */
+    role_timers_clear(&m->sched.timers); /* the old instances' passes and round timeouts */
     for (int32_t n = 0; n < d->cluster->nnodes; n++)
         d->node_up[n] = true; /* new instances take the cluster's nodes as up; sync corrects */
     d->compactions++;
@@ -660,29 +657,11 @@ void dist_job_cancelled(struct master *m, struct rjob *j)
 
 /* ---- timers ---- */
 
-int64_t dist_next_timer(const struct master *m)
-{
-    const struct mdist *d = m->dist;
-    int64_t best = INT64_MAX;
-    for (size_t i = 0; i < d->ntimers; i++)
-        if (d->timers[i].at_us < best)
-            best = d->timers[i].at_us;
-    return best;
-}
-
 int dist_run_timers(struct master *m, struct hrm_error *err)
 {
     struct mdist *d = m->dist;
-    int64_t now = master_now_us();
-    struct dtimer due[32];
-    size_t ndue = 0, w = 0;
-    for (size_t i = 0; i < d->ntimers; i++) {
-        if (d->timers[i].at_us <= now && ndue < sizeof(due) / sizeof(due[0]))
-            due[ndue++] = d->timers[i];
-        else
-            d->timers[w++] = d->timers[i];
-    }
-    d->ntimers = w;
+    struct role_timer due[32];
+    size_t ndue = role_timers_take_due(&m->sched.timers, master_now_us(), due, 32);
     for (size_t i = 0; i < ndue; i++) {
         if (due[i].role < 0 || due[i].role >= d->ninst)
             continue; /* the negotiator keeps no timers */

@@ -12,6 +12,7 @@
 #include "hrm/store.h"
 #include "hrm/transport.h"
 #include "hrm/wire.h"
+#include "roletimers.h"
 
 #define NODE_NAME_MAX 48
 #define PEER_ID_MAX 256
@@ -90,10 +91,6 @@ struct outmsg {
     json_t *msg;
 };
 
-struct timer {
-    int64_t at_us;
-    uint64_t cookie;
-};
 
 /* A scheduler's workload entries back to the job table. */
 struct wl_map {
@@ -108,8 +105,7 @@ struct msched {
     struct hrm_central *central;
     struct wl_map map;
     bool dirty;             /* the workload or the cluster must be rebuilt */
-    struct timer *timers;
-    size_t ntimers, cap_timers;
+    struct role_timers timers; /* the scheduler's (central path: role 0; distributed: instance) */
     struct hrm_env env;
     int64_t rebuilds, passes;
 };
@@ -192,7 +188,6 @@ bool dist_policy_known(const char *policy);
 int dist_new(struct master *m, struct hrm_error *err); /* m->dist; checks the policy's params */
 void dist_free(struct master *m);
 int dist_rebuild(struct master *m, struct hrm_error *err); /* nodes synced, new jobs registered */
-int64_t dist_next_timer(const struct master *m);
 int dist_run_timers(struct master *m, struct hrm_error *err);
 void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok);
 void dist_task_lost(struct master *m, struct rjob *j, int32_t idx);
@@ -214,6 +209,8 @@ const char *dist_refuse_spec(struct master *m, const json_t *spec); /* NULL if f
 int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j, int64_t est_us,
                      int32_t *sj, struct hrm_error *err);
 void sched_wl_map_free(struct wl_map *map);
+/* A task a scheduler holds: running, or pending unless its job failed. */
+bool sched_task_live(const struct rjob *j, const struct rtask *t);
 void sched_init(struct master *m);
 void sched_fini(struct master *m);
 int sched_rebuild(struct master *m, struct hrm_error *err);

@@ -83,10 +83,8 @@ static void remote_down(struct master *m, struct rsched *r, const char *why)
 int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int32_t g)
 {
     int32_t live = 0;
-    for (int32_t i = 0; i < j->ntasks; i++) {
-        const struct rtask *t = &j->tasks[i];
-        live += t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed);
-    }
+    for (int32_t i = 0; i < j->ntasks; i++)
+        live += sched_task_live(j, &j->tasks[i]);
     if (live == 0) {
         jobs_finish(m, j); /* every task ended while no scheduler ran (a restart) */
         return 0;
@@ -99,7 +97,7 @@ int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int3
     for (int32_t i = 0; i < j->ntasks; i++) {
         struct rtask *t = &j->tasks[i];
         t->sched = -1;
-        if (!(t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed)))
+        if (!sched_task_live(j, t))
             continue;
         t->sched = i; /* held by an instance */
         const struct hrm_res *q = &j->greq[t->group];

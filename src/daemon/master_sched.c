@@ -27,9 +27,7 @@ static int64_t env_now(struct hrm_env *env)
 static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
 {
     struct master *m = env->ctx;
-    struct msched *s = &m->sched;
-    HRM_GROW(s->timers, s->cap_timers, s->ntimers + 1);
-    s->timers[s->ntimers++] = (struct timer){at_us, cookie};
+    role_timers_add(&m->sched.timers, at_us, 0, cookie);
 }
 
 static void on_launch(struct master *m, const struct hrm_msg *msg)
@@ -98,7 +96,7 @@ static void sched_drop(struct msched *s)
     s->central = NULL;
     s->wl = NULL;
     s->cluster = NULL;
-    s->ntimers = 0;
+    role_timers_clear(&s->timers);
 }
 
 void sched_fini(struct master *m)
@@ -106,7 +104,7 @@ void sched_fini(struct master *m)
     struct msched *s = &m->sched;
     sched_drop(s);
     sched_wl_map_free(&s->map);
-    hrm_free(s->timers);
+    role_timers_free(&s->timers);
 }
 
 static int build_cluster(struct master *m, struct hrm_error *err)
@@ -132,7 +130,7 @@ static int build_cluster(struct master *m, struct hrm_error *err)
     return 0;
 }
 
-static bool task_live(const struct rjob *j, const struct rtask *t)
+bool sched_task_live(const struct rjob *j, const struct rtask *t)
 {
     /* A failed job starts nothing more; its runs still end through the role. */
     return t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed);
@@ -144,7 +142,7 @@ int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j
     int32_t n = 0;
     for (int32_t i = 0; i < j->ntasks; i++) {
         j->tasks[i].sched = -1;
-        n += task_live(j, &j->tasks[i]);
+        n += sched_task_live(j, &j->tasks[i]);
     }
     j->sched = *sj_out = -1;
     if (n == 0)
@@ -169,7 +167,7 @@ int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j
     j->sched = *sj_out = sj;
     for (int32_t i = 0; i < j->ntasks; i++) {
         struct rtask *t = &j->tasks[i];
-        if (!task_live(j, t))
+        if (!sched_task_live(j, t))
             continue;
         struct hrm_task_desc td = {
             .req = j->greq[t->group], .duration_us = est_us, .est_duration_us = est_us};
@@ -288,14 +286,7 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
 
 int64_t sched_next_timer(const struct master *m)
 {
-    const struct msched *s = &m->sched;
-    if (m->dist)
-        return dist_next_timer(m);
-    int64_t best = INT64_MAX;
-    for (size_t i = 0; i < s->ntimers; i++)
-        if (s->timers[i].at_us < best)
-            best = s->timers[i].at_us;
-    return best;
+    return role_timers_next(&m->sched.timers);
 }
 
 int sched_run_timers(struct master *m, struct hrm_error *err)
@@ -303,21 +294,13 @@ int sched_run_timers(struct master *m, struct hrm_error *err)
     struct msched *s = &m->sched;
     if (m->dist)
         return dist_run_timers(m, err);
-    int64_t now = master_now_us();
-    /* Take the due timers out first: the passes they fire arm new ones, which
-     * wait for the next turn (one pass per turn batches the turn's events). */
-    uint64_t due[16];
-    size_t ndue = 0, w = 0;
-    for (size_t i = 0; i < s->ntimers; i++) {
-        if (s->timers[i].at_us <= now && ndue < 16)
-            due[ndue++] = s->timers[i].cookie;
-        else
-            s->timers[w++] = s->timers[i];
-    }
-    s->ntimers = w;
+    /* The passes the due timers fire arm new ones, which wait for the next
+     * turn (one pass per turn batches the turn's events). */
+    struct role_timer due[16];
+    size_t ndue = role_timers_take_due(&s->timers, master_now_us(), due, 16);
     for (size_t i = 0; i < ndue && s->central; i++) {
         s->passes++;
-        int rc = hrm_central_on_timer(s->central, &s->env, due[i]);
+        int rc = hrm_central_on_timer(s->central, &s->env, due[i].cookie);
         if (rc < 0)
             return hrm_errorf(err, rc, "scheduling pass failed (policy %s)", m->cfg.policy);
     }

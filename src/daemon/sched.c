@@ -18,6 +18,8 @@
 #include "hrm/wire.h"
 #include "hrm/workload.h"
 #include "peer.h"
+#include "roletimers.h"
+#include "taskmap.h"
 
 /*
  * The instances are the roles the master runs itself (src/sched/dsched*.c),
@@ -42,12 +44,6 @@ struct sched_env {
     struct hrm_env env; /* first */
     struct schedp *p;
     int32_t i; /* local instance */
-};
-
-struct stimer {
-    int64_t at_us;
-    int32_t i;
-    uint64_t cookie;
 };
 
 struct spost {
@@ -78,11 +74,9 @@ struct schedp {
     size_t cap_node_up;
     int32_t *task_idx; /* per workload task: index in its job */
     size_t cap_job_id, cap_task_idx;
-    int32_t *map; /* (job id, index) -> workload task, open addressing, -1 empty */
-    size_t map_cap, map_used;
+    struct task_map ids; /* (job id, index) -> workload task */
     json_t *building; /* sched_job chunks of the job being received */
-    struct stimer *timers;
-    size_t ntimers, cap_timers;
+    struct role_timers timers; /* role: the local instance */
     struct spost *posts;
     size_t nposts, cap_posts;
     bool draining;
@@ -100,53 +94,6 @@ static int64_t wall_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* ---- (job id, index) -> workload task ---- */
-
-static size_t key_slot(const struct schedp *p, int64_t job, int32_t idx)
-{
-    uint64_t k = ((uint64_t)job << 24) ^ (uint64_t)(uint32_t)idx;
-    return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 20) & (p->map_cap - 1);
-}
-
-static void map_insert(struct schedp *p, int32_t t)
-{
-    int32_t j = p->wl->tasks[t].job;
-    size_t i = key_slot(p, p->job_id[j], p->task_idx[t]);
-    while (p->map[i] >= 0)
-        i = (i + 1) & (p->map_cap - 1);
-    p->map[i] = t;
-    p->map_used++;
-}
-
-static void map_put(struct schedp *p, int32_t t)
-{
-    if ((p->map_used + 1) * 2 > p->map_cap) {
-        hrm_free(p->map);
-        p->map_cap = p->map_cap ? p->map_cap * 2 : 1024;
-        p->map = hrm_alloc(p->map_cap * sizeof(*p->map));
-        for (size_t i = 0; i < p->map_cap; i++)
-            p->map[i] = -1;
-        p->map_used = 0;
-        for (int32_t k = 0; k < p->wl->ntasks; k++)
-            if (k != t)
-                map_insert(p, k);
-    }
-    map_insert(p, t);
-}
-
-static int32_t map_find(const struct schedp *p, int64_t job, int32_t idx)
-{
-    if (!p->map_cap)
-        return -1;
-    for (size_t i = key_slot(p, job, idx);; i = (i + 1) & (p->map_cap - 1)) {
-        int32_t t = p->map[i];
-        if (t < 0)
-            return -1;
-        if (p->job_id[p->wl->tasks[t].job] == job && p->task_idx[t] == idx)
-            return t;
-    }
 }
 
 /* ---- sending to the master ---- */
@@ -190,9 +137,7 @@ static int64_t env_now(struct hrm_env *env)
 static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
 {
     struct sched_env *se = (struct sched_env *)env;
-    struct schedp *p = se->p;
-    HRM_GROW(p->timers, p->cap_timers, p->ntimers + 1);
-    p->timers[p->ntimers++] = (struct stimer){at_us, se->i, cookie};
+    role_timers_add(&se->p->timers, at_us, se->i, cookie);
 }
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg)
@@ -253,7 +198,7 @@ static void roles_free(struct schedp *p)
     hrm_free(p->job_id);
     hrm_free(p->job_inst);
     hrm_free(p->task_idx);
-    hrm_free(p->map);
+    task_map_clear(&p->ids);
     json_decref(p->building);
     p->inst = NULL;
     p->envs = NULL;
@@ -262,10 +207,10 @@ static void roles_free(struct schedp *p)
     p->job_id = NULL;
     p->job_inst = NULL;
     p->task_idx = NULL;
-    p->map = NULL;
     p->building = NULL;
-    p->cap_job_id = p->cap_task_idx = p->map_cap = p->map_used = 0;
-    p->ntimers = p->nposts = 0;
+    p->cap_job_id = p->cap_task_idx = 0;
+    role_timers_clear(&p->timers);
+    p->nposts = 0;
 }
 
 static int add_node(struct schedp *p, int32_t n, struct hrm_error *err)
@@ -326,10 +271,8 @@ static int maybe_compact(struct schedp *p, struct hrm_error *err)
         hrm_dsched_free(p->inst[i]);
     hrm_free(p->inst);
     hrm_workload_free(p->wl);
-    hrm_free(p->map);
-    p->map = NULL;
-    p->map_cap = p->map_used = 0;
-    p->ntimers = 0;
+    task_map_clear(&p->ids);
+    role_timers_clear(&p->timers);
     hrm_log(HRM_LOG_INFO, "instances idle: their workload is dropped");
     return make_instances(p, err);
 }
@@ -420,7 +363,7 @@ static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue
         }
         HRM_GROW(p->task_idx, p->cap_task_idx, (size_t)st + 1);
         p->task_idx[st] = (int32_t)json_integer_value(json_array_get(t, 0));
-        map_put(p, st);
+        task_map_put(&p->ids, id, p->task_idx[st], st);
     }
     struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = sj};
     deliver(p, i, &sub);
@@ -475,7 +418,7 @@ static void on_role(struct schedp *p, int type, const json_t *msg)
         return;
     }
     if (type == HRM_MSG_TASK_END) { /* (job id, index): the instance that holds the job */
-        int32_t t = map_find(p, m.job, m.task);
+        int32_t t = task_map_find(&p->ids, m.job, m.task);
         if (t < 0)
             return;
         int32_t j = p->wl->tasks[t].job;
@@ -572,18 +515,10 @@ static void send_register(struct schedp *p)
 
 static void run_timers(struct schedp *p)
 {
-    int64_t now = wall_us();
-    struct stimer due[32];
-    size_t ndue = 0, w = 0;
-    for (size_t i = 0; i < p->ntimers; i++) {
-        if (p->timers[i].at_us <= now && ndue < 32)
-            due[ndue++] = p->timers[i];
-        else
-            p->timers[w++] = p->timers[i];
-    }
-    p->ntimers = w;
+    struct role_timer due[32];
+    size_t ndue = role_timers_take_due(&p->timers, wall_us(), due, 32);
     for (size_t i = 0; i < ndue && p->inst; i++) {
-        hrm_dsched_on_timer(p->inst[due[i].i], &p->envs[due[i].i].env, due[i].cookie);
+        hrm_dsched_on_timer(p->inst[due[i].role], &p->envs[due[i].role].env, due[i].cookie);
         drain(p);
     }
 }
@@ -598,7 +533,8 @@ static void schedp_free(struct schedp *p)
     json_decref(p->outq);
     hrm_conn_free(p->conn);
     hrm_zctx_free(p->zctx);
-    hrm_free(p->timers);
+    role_timers_free(&p->timers);
+    task_map_free(&p->ids);
     hrm_free(p->posts);
     hrm_free(p->node_up);
     hrm_free(p);
@@ -656,10 +592,9 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
     p->next_heartbeat_us = mono_us() + HEARTBEAT_US;
     while (!p->stop) {
         int64_t wait_us = p->next_heartbeat_us - mono_us();
-        int64_t now = wall_us();
-        for (size_t i = 0; i < p->ntimers; i++)
-            if (p->timers[i].at_us - now < wait_us)
-                wait_us = p->timers[i].at_us - now;
+        int64_t next = role_timers_next(&p->timers);
+        if (next != INT64_MAX && next - wall_us() < wait_us)
+            wait_us = next - wall_us();
         if (wait_us > 100000)
             wait_us = 100000;
         zmq_pollitem_t items[2] = {{hrm_conn_zsock(p->conn), 0, ZMQ_POLLIN, 0},
