@@ -337,6 +337,10 @@ int cmd_sched(int argc, char **argv)
             cfg.master = optarg;
             break;
         case 'n':
+            if (!*optarg || strlen(optarg) > 47) {
+                fprintf(stderr, "hrm sched: --name: 1..47 characters\n");
+                return CLI_USAGE;
+            }
             cfg.name = optarg;
             break;
         case 'i':
@@ -428,6 +432,11 @@ int cmd_keygen(int argc, char **argv)
         snprintf(dir, sizeof(dir), "%.1000s/keys", default_state());
     }
     struct hrm_error err;
+    if (add && force) {
+        fprintf(stderr, "hrm keygen: --add-scheduler keeps the other keys; --force replaces them "
+                        "all: give one\n");
+        return CLI_USAGE;
+    }
     if (add) {
         if (hrm_keys_add_scheduler(dir, &err) < 0) {
             fprintf(stderr, "hrm keygen: %s\n", err.text);

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "client.h"
 #include "hrm/alloc.h"
+#include "hrm/dsetup.h"
 #include "hrm/transport.h"
 #include "hrm/units.h"
 #include "hrm/wire.h"
@@ -355,6 +356,12 @@ int cmd_up(int argc, char **argv)
             up_usage(stderr);
             return CLI_USAGE;
         }
+    }
+    if ((u.sched_procs > 0 || u.nexec_queues > 0) && !hrm_dsetup_known(u.policy)) {
+        fprintf(stderr, "hrm up: %s needs a distributed --policy (dhrm, dhrm-batch, dhrm-nego, "
+                        "sparrow, d-random)\n",
+                u.sched_procs > 0 ? "--sched-procs" : "--exec-queue");
+        return CLI_USAGE;
     }
     if (u.nodes < 1 || u.nodes > UP_MAX_NODES) {
         fprintf(stderr, "hrm up: --nodes: expected 1..%d\n", UP_MAX_NODES);

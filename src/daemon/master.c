@@ -646,9 +646,11 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
     if (dist_policy_known(m->cfg.policy)) {
         if (dist_new(m, err) < 0)
             goto fail;
-    } else if (m->cfg.nexec_queues > 0) {
-        hrm_errorf(err, -HRM_ESPEC, "--exec-queue needs a distributed policy (dhrm, dhrm-batch, "
-                   "dhrm-nego, sparrow, d-random); %s schedules centrally", m->cfg.policy);
+    } else if (m->cfg.nexec_queues > 0 || m->cfg.local_instances != 0) {
+        hrm_errorf(err, -HRM_ESPEC, "%s needs a distributed policy (dhrm, dhrm-batch, "
+                   "dhrm-nego, sparrow, d-random); %s schedules centrally",
+                   m->cfg.nexec_queues > 0 ? "--exec-queue" : "--local-instances",
+                   m->cfg.policy);
         goto fail;
     } else {
         struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};

@@ -56,6 +56,36 @@ expect_exit 0 timeout 90 "$HRM" wait "$r"
 ran_once r 20 "the job across the master restart"
 [ "$(grep -c "registered with the master" "$TMP/s2.log")" -ge 2 ] || fail "s2 did not register again"
 
+# A scheduler key that misbehaves: each bad message gets an error reply naming why, and the
+# master goes on.
+mkdir "$TMP/skeys"; cp "$S/keys/master.pub" "$TMP/skeys/"; cp "$S/keys/scheduler.key" "$TMP/skeys/client.key"
+# Since the restart, s2 is the only process: evil's one instance is numbered next.
+read -r lo hi <<<"$(grep "registered with the master" "$TMP/s2.log" | tail -1 \
+  | sed 's/.*instances \([0-9]*\)\.\.\([0-9]*\).*/\1 \2/')"
+mine=$((-16 - hi - 1))
+echo '{"v":1,"type":"sched_register","name":"evil","instances":1}' >"$TMP/sreg.json"
+echo '{"v":1,"type":"hold","from":-16,"to":2,"attempt":1}' >"$TMP/s1.json"          # s2's instance
+echo "{\"v\":1,\"type\":\"hold\",\"from\":$mine,\"to\":9999,\"attempt\":1}" >"$TMP/s2.json" # no node
+echo "{\"v\":1,\"type\":\"run\",\"from\":$mine,\"to\":2,\"job\":424242,\"task\":0}" >"$TMP/s3.json"
+echo '{"v":1,"type":"sched_register","name":"","instances":0}' >"$TMP/s4.json"
+set +e; "$HRM" raw --keys "$TMP/skeys" --timeout 3 "$TMP/sreg.json" "$TMP/s1.json" "$TMP/s2.json" \
+  "$TMP/s3.json" "$TMP/s4.json" >"$TMP/out" 2>&1; set -e
+grep -q "\"base\":$((hi + 1))," "$TMP/out" || { cat "$TMP/out" >&2; fail "evil not numbered after s2"; }
+grep -q "none of this process's instances" "$TMP/out" || fail "a foreign instance address accepted"
+grep -q "'to' is no node" "$TMP/out" || fail "a bad node accepted"
+grep -q "run: no such task" "$TMP/out" || fail "a run of no task accepted"
+grep -q "sched_register: a name of 1" "$TMP/out" || fail "a bad registration accepted"
+kill -0 "$MASTER" || fail "the master died"
+e=$("$HRM" submit --count 4 -- true) || fail "submit after the bad messages"
+expect_exit 0 timeout 60 "$HRM" wait "$e"
+
+# Bad flags: clear messages, exit 2.
+expect_exit 2 "$HRM" sched --name ""
+expect_exit 2 "$HRM" sched --instances 0
+expect_exit 2 "$HRM" keygen "$TMP/k2" --force --add-scheduler
+expect_exit 2 "$HRM" up --nodes 1 --state "$TMP/u" --sched-procs 1
+grep -q "needs a distributed --policy" "$TMP/err" || fail "--sched-procs with a central policy"
+
 # A client key is no scheduler's.
 echo '{"v":1,"type":"sched_register","name":"evil","instances":1}' >"$TMP/reg.json"
 expect_exit 0 "$HRM" raw "$TMP/reg.json"
