@@ -102,6 +102,18 @@ struct sim_role_env sim_role_env(void *s, struct sim_core *k, hrm_addr addr,
         .addr = addr};
 }
 
+void sim_core_sample(struct sim_core *k, double extra_cpu, int32_t running, int32_t waiting,
+                     bool keep)
+{
+    double cpu = k->cap_cpu > 0 ? ((double)k->busy_cpu + extra_cpu) / (double)k->cap_cpu : 0;
+    double gpu = k->cap_gpu > 0 ? (double)k->busy_gpu / (double)k->cap_gpu : 0;
+    hrm_series_push(&k->rec->series, k->now, cpu, gpu, running, waiting);
+    if (k->pending_other > 0 || keep) {
+        struct sim_event ev = {.addr = -1};
+        sim_core_push(k, k->now + k->cfg->sample_interval_us, EV_SAMPLE, &ev);
+    }
+}
+
 void sim_core_sampling_start(struct sim_core *k)
 {
     if (k->cfg->sample_interval_us > 0) {

@@ -87,6 +87,11 @@ int32_t sim_core_pick_instance(int32_t n, int32_t *rr, bool round_robin,
                                int64_t (*load)(void *arg, int32_t i), void *arg);
 /* Queues the first utilisation sample (at 0) when the config asks for samples. */
 void sim_core_sampling_start(struct sim_core *k);
+/* One utilisation sample: cpu = (held cores + extra_cpu) / cores, gpu likewise, and the tasks
+ * running and waiting.  The next is queued while other events are (or keep): a sample alone
+ * must not keep the run going. */
+void sim_core_sample(struct sim_core *k, double extra_cpu, int32_t running, int32_t waiting,
+                     bool keep);
 
 /* ---- roles' environments (the distributed and shared-state drivers) ---- */
 

@@ -527,16 +527,9 @@ static void sample(struct sim *s)
 {
     const struct hrm_state *st = hrm_central_state(s->central);
     sample_shares(s, st);
-    double cpu =
-        s->k.cap_cpu > 0 ? ((double)s->k.busy_cpu + s->pool_cpu) / (double)s->k.cap_cpu : 0;
-    double gpu = s->k.cap_gpu > 0 ? (double)s->k.busy_gpu / (double)s->k.cap_gpu : 0;
-    hrm_series_push(&s->rec->series, s->k.now, cpu, gpu, (int32_t)st->nrunning,
-                    (int32_t)st->nready);
-    /* Keep sampling only while something else can still happen. */
-    if (s->k.pending_other > 0 || (s->cmp && cmp_active(s->cmp))) {
-        struct sim_event ev = {.addr = -1};
-        push(s, s->k.now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
-    }
+    /* The execution model's pool of compressed cpu counts as held; it also keeps sampling on. */
+    sim_core_sample(&s->k, s->pool_cpu, (int32_t)st->nrunning, (int32_t)st->nready,
+                    s->cmp && cmp_active(s->cmp));
 }
 
 static void dispatch_event(void *arg, const struct sim_event *ev)

@@ -190,14 +190,8 @@ static void deliver(struct ssim *s, const struct sim_event *ev)
 
 static void sample(struct ssim *s)
 {
-    double cpu = s->k.cap_cpu > 0 ? (double)s->k.busy_cpu / (double)s->k.cap_cpu : 0;
-    double gpu = s->k.cap_gpu > 0 ? (double)s->k.busy_gpu / (double)s->k.cap_gpu : 0;
-    hrm_series_push(&s->rec->series, s->k.now, cpu, gpu, (int32_t)s->nrunning,
-                    (int32_t)(s->arrived - s->nrunning - s->done));
-    if (s->k.pending_other > 0) {
-        struct sim_event ev = {.addr = -1};
-        push(s, s->k.now + s->cfg->sample_interval_us, EV_SAMPLE, &ev);
-    }
+    sim_core_sample(&s->k, 0, (int32_t)s->nrunning, (int32_t)(s->arrived - s->nrunning - s->done),
+                    false);
 }
 
 static void dispatch_event(void *arg, const struct sim_event *ev)
