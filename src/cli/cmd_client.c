@@ -584,24 +584,38 @@ int cmd_logs(int argc, char **argv)
     return rc;
 }
 
-int cmd_nodes(int argc, char **argv)
+/* A verb with only the common options: 0 to go on, -1 after --help, CLI_USAGE.  usage
+ * is the help text before the options; its first line is what a mistake prints. */
+static int plain_verb(int argc, char **argv, const char *usage, struct client_opts *o)
 {
     static const struct option opts[] = {CLIENT_LONG_OPTS, {NULL, 0, NULL, 0}};
-    struct client_opts o;
-    client_opts_init(&o);
     int c;
+    optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int r = client_opt(&o, c, optarg);
+        int r = client_opt(o, c, optarg);
         if (r < 0)
             return CLI_USAGE;
         if (r)
             continue;
         if (c == 'h') {
-            printf("usage: hrm nodes [options]\n\nLists the nodes: capacity, what is free, load.\n\noptions:\n" CLIENT_OPTS_HELP);
-            return CLI_OK;
+            printf("%s\noptions:\n" CLIENT_OPTS_HELP, usage);
+            return -1;
         }
+        fprintf(stderr, "%.*s\n", (int)strcspn(usage, "\n"), usage);
         return CLI_USAGE;
     }
+    return 0;
+}
+
+int cmd_nodes(int argc, char **argv)
+{
+    struct client_opts o;
+    client_opts_init(&o);
+    static const char usage[] =
+        "usage: hrm nodes [options]\n\nLists the nodes: capacity, what is free, load.\n";
+    int v = plain_verb(argc, argv, usage, &o);
+    if (v)
+        return v < 0 ? CLI_OK : v;
     if (optind != argc) {
         fprintf(stderr, "usage: hrm nodes [options]\n");
         return CLI_USAGE;
@@ -672,28 +686,18 @@ static char *read_all(const char *path, size_t *len)
 
 int cmd_raw(int argc, char **argv)
 {
-    static const struct option opts[] = {CLIENT_LONG_OPTS, {NULL, 0, NULL, 0}};
     struct client_opts o;
     client_opts_init(&o);
     o.timeout_s = 5;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int r = client_opt(&o, c, optarg);
-        if (r < 0)
-            return CLI_USAGE;
-        if (r)
-            continue;
-        if (c == 'h') {
-            printf("usage: hrm raw [options] FRAME...\n\n"
-                   "Sends each FRAME to the master as one message, as is, and prints the reply\n"
-                   "(one line each).  FRAME is a file, '-' (stdin), @empty (a zero-length frame)\n"
-                   "or @big:N (N bytes of 'x').  For protocol debugging and tests.\n\n"
-                   "options:\n" CLIENT_OPTS_HELP
-                   "\nexit status: 0 every frame got a reply, 1 otherwise\n");
-            return CLI_OK;
-        }
-        return CLI_USAGE;
-    }
+    static const char usage[] =
+        "usage: hrm raw [options] FRAME...\n\n"
+        "Sends each FRAME to the master as one message, as is, and prints the reply\n"
+        "(one line each).  FRAME is a file, '-' (stdin), @empty (a zero-length frame)\n"
+        "or @big:N (N bytes of 'x').  For protocol debugging and tests.\n"
+        "exit status: 0 every frame got a reply, 1 otherwise\n";
+    int v = plain_verb(argc, argv, usage, &o);
+    if (v)
+        return v < 0 ? CLI_OK : v;
     if (optind >= argc) {
         fprintf(stderr, "usage: hrm raw [options] FRAME...\n");
         return CLI_USAGE;
