@@ -76,6 +76,8 @@ struct schedp {
     size_t cap_job_id, cap_task_idx;
     struct task_map ids; /* (job id, index) -> workload task */
     json_t *building; /* sched_job chunks of the job being received */
+    int64_t building_job;
+    int32_t building_inst;
     struct role_timers timers; /* role: the local instance */
     struct spost *posts;
     size_t nposts, cap_posts;
@@ -398,8 +400,19 @@ static void on_sched_job(struct schedp *p, const json_t *msg)
             return;
         }
     }
-    if (!p->building)
+    if (p->building && (p->building_job != id || p->building_inst != g)) {
+        /* The master sends a job's chunks back to back; anything else is a fault. */
+        hrm_log(HRM_LOG_WARNING, "sched_job %lld arrived inside job %lld: the partial job is "
+                "dropped (the master hands it out again if this process is declared gone)",
+                (long long)id, (long long)p->building_job);
+        json_decref(p->building);
+        p->building = NULL;
+    }
+    if (!p->building) {
         p->building = json_array();
+        p->building_job = id;
+        p->building_inst = g;
+    }
     json_array_extend(p->building, json_object_get(msg, "tasks"));
     if (!json_is_true(json_object_get(msg, "last")))
         return;
