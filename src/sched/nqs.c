@@ -411,7 +411,7 @@ static void start(struct hrm_nqs *q, struct hrm_env *env, int32_t i)
     q->queues[e->queue].nrunning++;
     run_link(q, i);
     if (e->flags & (F_REQ_OUT | F_OFFERED | F_PARKED))
-        nqs_on_local_start(q, env, e);
+        nqs_withdraw_migration(q, env, e, false);
     struct hrm_msg m = {.type = HRM_MSG_TASK_LAUNCH,
                         .from = q->self,
                         .job = e->job,
@@ -685,21 +685,10 @@ int hrm_nqs_cancel(struct hrm_nqs *q, struct hrm_env *env, int32_t task)
         return 0;
     struct nqs_entry *e = &q->e[i];
     nqs_queue_remove(q, i);
-    /* A migration in progress: a parked request or an offer is withdrawn as
-     * when the task starts at home (an ACCEPT or PULL still coming finds the
-     * task gone and answers MIGRATE_CANCEL, which frees the target's slot). */
-    if (e->flags & (F_REQ_OUT | F_OFFERED | F_PARKED)) {
-        if ((e->flags & (F_OFFERED | F_PARKED)) && e->mig_target >= 0) {
-            struct hrm_msg m = {.type = HRM_MSG_MIGRATE_CANCEL,
-                                .from = q->self,
-                                .job = e->job,
-                                .task = e->task,
-                                .node = q->node};
-            env->send(env, e->mig_target, &m);
-        }
-        e->flags &= (uint8_t) ~(F_REQ_OUT | F_PARKED | F_OFFERED);
-        e->mig_target = -1;
-    }
+    /* A migration in progress is withdrawn as when the task starts at home, the target of an
+     * offer told at once (an ACCEPT or PULL still coming finds the task gone and answers
+     * MIGRATE_CANCEL, which frees the target's slot). */
+    nqs_withdraw_migration(q, env, e, true);
     nqs_entry_free(q, i);
     pump(q, env);
     nqs_balance(q, env);

@@ -119,10 +119,11 @@ void nqs_pump_parked(struct hrm_nqs *q, struct hrm_env *env, int32_t qi)
     }
 }
 
-/* A task with a migration in progress started here after all. */
-void nqs_on_local_start(struct hrm_nqs *q, struct hrm_env *env, struct nqs_entry *e)
+void nqs_withdraw_migration(struct hrm_nqs *q, struct hrm_env *env, struct nqs_entry *e,
+                            bool tell_offer)
 {
-    if ((e->flags & F_PARKED) && e->mig_target >= 0) {
+    uint8_t told = tell_offer ? (F_PARKED | F_OFFERED) : F_PARKED;
+    if ((e->flags & told) && e->mig_target >= 0) {
         struct hrm_msg m = {.type = HRM_MSG_MIGRATE_CANCEL,
                             .from = q->self,
                             .job = e->job,
@@ -130,7 +131,7 @@ void nqs_on_local_start(struct hrm_nqs *q, struct hrm_env *env, struct nqs_entry
                             .node = q->node};
         env->send(env, e->mig_target, &m);
     }
-    /* An outstanding offer is answered by ACCEPT, which we then cancel. */
+    /* An offer not told is answered by ACCEPT, which is then cancelled. */
     e->flags &= (uint8_t) ~(F_REQ_OUT | F_PARKED | F_OFFERED);
     e->mig_target = -1;
 }

@@ -110,6 +110,9 @@ int nqs_task_req(const struct hrm_nqs *q, int32_t task, int64_t *cpu, int64_t *m
 void nqs_balance(struct hrm_nqs *q, struct hrm_env *env);
 void nqs_pump_parked(struct hrm_nqs *q, struct hrm_env *env, int32_t qi);
 int nqs_on_migrate_msg(struct hrm_nqs *q, struct hrm_env *env, const struct hrm_msg *m);
-void nqs_on_local_start(struct hrm_nqs *q, struct hrm_env *env, struct nqs_entry *e);
+/* A task with a migration in progress starts here after all, or is cancelled: a target that
+ * parked it is told (MIGRATE_CANCEL), one it was offered to as well when tell_offer. */
+void nqs_withdraw_migration(struct hrm_nqs *q, struct hrm_env *env, struct nqs_entry *e,
+                            bool tell_offer);
 
 #endif
