@@ -13,6 +13,7 @@
 #include "hrm/units.h"
 
 #define TRACE_FORMAT "alibaba-gpu-v2023"
+#define TRACE_SOURCE "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-gpu-v2023/csv"
 
 static void trace_usage(FILE *out)
 {
@@ -67,9 +68,17 @@ int cli_trace_load(struct hrm_trace *t, const char *cmd, const char *nodes, cons
     int bad_nodes = hrm_trace_load_nodes(t, nodes, &o, &err);
     int bad_pods = bad_nodes < 0 ? 0 : hrm_trace_load_pods(t, pods, &o, &err);
     if (bad_nodes < 0 || bad_pods < 0) {
+        int rc = bad_nodes < 0 ? bad_nodes : bad_pods;
         fprintf(stderr, "hrm trace %s: %s%s\n", cmd, err.text,
                 strict ? " (--strict: refused)" : "");
-        return bad_nodes < 0 ? bad_nodes : bad_pods;
+        if (rc == -HRM_EIO) /* hrm does not ship the trace: say where it comes from */
+            fprintf(stderr, "hrm trace %s: the Alibaba GPU-sharing trace v2023 is not part of hrm "
+                            "(research or study use only): copy the CSV files of\n"
+                            "  " TRACE_SOURCE "\n"
+                            "into data/alibaba-gpu-v2023/ (docs/trace-import.md), or try the "
+                            "synthetic stand-in in data/alibaba-gpu-v2023-standin/\n",
+                    cmd);
+        return rc;
     }
     return bad_nodes + bad_pods;
 }

@@ -1,5 +1,6 @@
 # hrm trace: import a hand-written trace, run hrm sim on it, report bad rows with file:line, pack it (frag).
 . "$(dirname "$0")/lib.sh"
+need python3
 data="$HRM_ROOT/tests/data/trace"
 expect_exit 0 "$HRM" trace --help;         grep -q "usage: hrm trace" "$TMP/out" || fail "trace --help"
 expect_exit 0 "$HRM" trace import --help;  grep -q "usage: hrm trace import" "$TMP/out" || fail "import --help"
@@ -12,6 +13,10 @@ expect_exit 2 "$HRM" trace import alibaba-gpu-v2023 --nodes "$data/nodes.csv"
 grep -q -- "--pods" "$TMP/err" || fail "missing --pods not named"
 expect_exit 2 "$HRM" trace import alibaba-gpu-v2023 --nodes "$TMP/missing.csv" --pods "$data/pods.csv"
 grep -q "missing.csv: cannot open" "$TMP/err" || fail "missing file not named"
+# hrm does not ship the real trace: a missing file says where to get it and where to put it.
+grep -q "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-gpu-v2023/csv" "$TMP/err" ||
+  fail "missing trace: no source given: $(cat "$TMP/err")"
+grep -q "data/alibaba-gpu-v2023/" "$TMP/err" || fail "missing trace: no destination given"
 
 # A clean import runs under hrm sim, and the same input gives the same bytes.
 expect_exit 0 "$HRM" trace import alibaba-gpu-v2023 --nodes "$data/nodes.csv" \
@@ -57,3 +62,33 @@ for p in bestfit exclusive hrm fgd; do grep -q "^$p " "$TMP/frag1" || fail "frag
 cmp "$TMP/frag1" "$TMP/frag2" || fail "frag differs between identical runs"
 expect_exit 2 "$HRM" trace frag --nodes "$data/nodes.csv" --pods "$data/pods.csv" --policy nosuch
 grep -q "'nosuch' is not one of" "$TMP/err" || fail "bad frag policy"
+
+# The synthetic stand-in (data/README.md) is exactly what its generator writes, and the whole
+# trace path runs on it from the repository alone: import, sim, frag.
+standin="$HRM_ROOT/data/alibaba-gpu-v2023-standin"
+python3 "$HRM_ROOT/scripts/make-trace-standin" "$TMP/standin"
+for f in openb_node_list_all_node.csv openb_pod_list_default.csv openb_pod_list_gpushare100.csv; do
+  cmp "$standin/$f" "$TMP/standin/$f" || fail "stand-in $f differs from scripts/make-trace-standin"
+done
+expect_exit 0 "$HRM" trace import alibaba-gpu-v2023 --strict \
+  --nodes "$standin/openb_node_list_all_node.csv" --pods "$standin/openb_pod_list_default.csv" \
+  --out "$TMP/standin.json"
+grep -q "^hrm trace import: 18 nodes, 357 jobs" "$TMP/err" || fail "stand-in import: $(cat "$TMP/err")"
+expect_exit 0 "$HRM" sim "$TMP/standin.json" --policy fifo,hrm --json -q
+python3 - "$TMP/out" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))
+assert [r["policy"] for r in runs] == ["fifo", "hrm"], runs
+assert all(r["jobs_done"] == 357 for r in runs), runs
+PY
+expect_exit 0 "$HRM" trace frag --nodes "$standin/openb_node_list_all_node.csv" \
+  --pods "$standin/openb_pod_list_gpushare100.csv" --runs 1 --seed 1
+for p in bestfit exclusive hrm fgd; do grep -q "^$p " "$TMP/out" || fail "stand-in frag: $p missing"; done
+
+# scripts/repro-p0-trace without the real trace: exit 2, saying where to get it and put it.
+expect_exit 2 bash "$HRM_ROOT/scripts/repro-p0-trace" "$HRM" "$TMP/p0t" "$TMP/nosuch"
+grep -q "https://github.com/alibaba/clusterdata" "$TMP/err" || fail "repro-p0-trace: no source: $(cat "$TMP/err")"
+grep -q "cluster-trace-gpu-v2023/csv/" "$TMP/err" || fail "repro-p0-trace: no source folder"
+grep -q "$TMP/nosuch/" "$TMP/err" || fail "repro-p0-trace: no destination"
+grep -q "data/alibaba-gpu-v2023-standin" "$TMP/err" || fail "repro-p0-trace: stand-in not offered"
+[ ! -e "$TMP/p0t" ] || fail "repro-p0-trace wrote output without a trace"
