@@ -5,7 +5,7 @@
   slurm_vs_hrm.py slurm VARIANT BASE OUT      measure the running Slurm cluster under BASE
   slurm_vs_hrm.py report HRM.txt [SLURM...]   side-by-side markdown table with ratios
 
-The method follows ../shared/anchors/slurm (bench.py, cpumon.py), written again here:
+The method (bench/slurm-setup.md):
 throughput of one N-task array (`sbatch --array=1-N -o /dev/null --wrap=true`) from the
 first submit until `squeue -h -r` is empty (polled every 0.1 s); start latency of
 `srun -n1 bash -c 'echo $EPOCHREALTIME'` and of `sbatch` (the job writes $EPOCHREALTIME);
@@ -267,7 +267,7 @@ def report(hrm_path, slurm_paths):
     print(f"| load average (1 min) at start | {f(hv('loadavg_1m'), 2)} | "
           + " | ".join(f(s.get(f'{v}.loadavg_1m'), 2) for v in variants) + " | - |")
     print()
-    # the goals of issue 5
+    # the runtime goals of docs/benchmarks.md
     tp = hv("count.tasks_per_s")
     goals = []
     if tp and bare2:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the SPEC P0 (HRM) example specs: examples/p0-gpu-stacking.json and
+"""Writes the P0 (HRM) example specs: examples/p0-gpu-stacking.json and
 examples/p0-cpu-sharing.json (docs/reproduction-p0.md explains the choices).
 
 Run from the repository root:  python3 examples/p0-gen.py
@@ -12,7 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The paper's cluster: 15 nodes x 2 Xeon 8-core (two NUMA domains), 32 GB,
 # 2 RTX 2080 Ti of 10 GB, one per socket; each GPU unit binds 4 cores.
 CLUSTER = {
-    "comment": "SPEC P0 testbed: 15 x (2 x 8 cores, 32 GB, 2 x 10 GB GPUs, one per NUMA domain)",
+    "comment": "P0 testbed: 15 x (2 x 8 cores, 32 GB, 2 x 10 GB GPUs, one per NUMA domain)",
     "network": {"latency": "200us"},
     "nodes": [{"name": "n", "count": 15, "cores": 16, "numa": 2, "mem": "32G",
                "gpus": 2, "gpu_mem": "10G", "gpu_numa": [0, 1], "cores_per_gpu": 4}],
@@ -34,11 +34,11 @@ def gpu_stacking(interval_s):
     """30 jobs, one every interval_s: 2 s is a burst (the cluster is the
     bottleneck), 30 s a light load (about 83 % of the GPUs without stacking)."""
     jobs = []
-    sizes = [5, 10, 20]  # J34-J36 of SPEC P1 use the same shard counts
+    sizes = [5, 10, 20]  # J34-J36 of P1 use the same shard counts
     for i in range(30):
         jobs.append(yolo_job(f"yolo{i + 1}", sizes[i % 3], interval_s * i))
     return {
-        "comment": "SPEC P0: GPU queue stacking vs one task per GPU (YOLO-like inference jobs), "
+        "comment": "P0: GPU queue stacking vs one task per GPU (YOLO-like inference jobs), "
                    f"a job every {interval_s} s",
         "cluster": CLUSTER,
         "workload": {"jobs": jobs},
@@ -82,7 +82,7 @@ def cpu_sharing():
     for i in range(3):  # a little GPU work: the GPU units are mostly idle
         jobs.append(yolo_job(f"yolo{i + 1}", 5, 200 * i))
     return {
-        "comment": "SPEC P0: batch (WordCount, Sort, TPC-H-like) and stream jobs sharing the cluster",
+        "comment": "P0: batch (WordCount, Sort, TPC-H-like) and stream jobs sharing the cluster",
         "cluster": CLUSTER,
         "workload": {"jobs": jobs},
         "sim": {"policies": ["hrm", "hrm-static", "hrm-unaware", "fifo"]},

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the SPEC P0 (HRM) reproduction specs and prints the tables of docs/reproduction-p0.md.
+"""Runs the P0 (HRM) reproduction specs and prints the tables of docs/reproduction-p0.md.
 
 usage: python3 examples/p0-tables.py HRM
 

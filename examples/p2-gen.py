@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the SPEC P2 (FGM) reproduction specs: examples/p2-*.json.
+"""Writes the P2 (FGM) reproduction specs: examples/p2-*.json.
 
 A Facebook-like MapReduce/Spark mix on 23 nodes of 16 cores and 32 GB
 (docs/reproduction-p2-p3.md).  Deterministic: the same script writes the same
@@ -98,7 +98,7 @@ def jobs(rng, arrival_rate=None):
 
 def cluster():
     return {
-        "comment": "SPEC P2 testbed: 24 servers (2x 8-core E5-2670, 32 GB, 2 SAS disks), "
+        "comment": "P2 testbed: 24 servers (2x 8-core E5-2670, 32 GB, 2 SAS disks), "
                    "one the master: 23 compute nodes.",
         "network": {"disk_bw": "1GB/s", "rack_bw": "10Gb/s", "core_bw": "40Gb/s",
                     "latency": "200us"},
@@ -149,15 +149,15 @@ def main():
     # (about the rate at which the offline run completes jobs under DRF).
     write("p2-online-workload.json", workload(random.Random(2020), 1 / 1.5))
     sim = {"policies": POLICIES}
-    write("p2-offline.json", {"comment": "SPEC P2, offline (all jobs at 0), dedicated cluster.",
+    write("p2-offline.json", {"comment": "P2, offline (all jobs at 0), dedicated cluster.",
                               "cluster": "p2-cluster.json",
                               "workload": "p2-offline-workload.json",
                               "execution": EXECUTION, "sim": sim})
-    write("p2-online.json", {"comment": "SPEC P2, online (Poisson arrivals), dedicated cluster.",
+    write("p2-online.json", {"comment": "P2, online (Poisson arrivals), dedicated cluster.",
                              "cluster": "p2-cluster.json",
                              "workload": "p2-online-workload.json",
                              "execution": EXECUTION, "sim": sim})
-    write("p2-cloud.json", {"comment": "SPEC P2, online, cloud: foreign load on 60 % of the "
+    write("p2-cloud.json", {"comment": "P2, online, cloud: foreign load on 60 % of the "
                                        "nodes at random times.",
                             "cluster": "p2-cluster.json",
                             "workload": "p2-online-workload.json",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs the SPEC P2 and P3 reproduction specs and prints the tables of docs/reproduction-p2-p3.md.
+"""Runs the P2 and P3 reproduction specs and prints the tables of docs/reproduction-p2-p3.md.
 
 usage: python3 examples/p2-tables.py HRM [p2|p3] [--seeds N]
 

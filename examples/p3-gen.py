@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the SPEC P3 (NPARSA) reproduction specs: examples/p3-*.json.
+"""Writes the P3 (NPARSA) reproduction specs: examples/p3-*.json.
 
 The paper's heterogeneous Spark clusters (Tables 3 and 4) and its four
 workloads (docs/reproduction-p2-p3.md).  Deterministic.  Run from anywhere:

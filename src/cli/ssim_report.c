@@ -54,7 +54,7 @@ void cli_report_shared(FILE *out, char *const *names, const struct hrm_ssim_stat
         any += cli_is_shared(names[i]);
     if (!any)
         return;
-    fprintf(out, "\nshared-state commits (SPEC P0)\n%-28s", "");
+    fprintf(out, "\nshared-state commits (P0)\n%-28s", "");
     for (int i = 0; i < n; i++)
         if (cli_is_shared(names[i]))
             fprintf(out, " %14s", names[i]);

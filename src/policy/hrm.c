@@ -415,7 +415,7 @@ static int hrm_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
 
 const struct hrm_policy_ops hrm_policy_hrm = {
     .name = "hrm",
-    .summary = "SPEC P0: resource units, batch/stream queues, GPU queue stacking, simulaterun",
+    .summary = "P0 HRM: resource units, batch/stream queues, GPU queue stacking, simulaterun",
     .init = hrm_init,
     .fini = hrm_fini,
     .on_event = hrm_on_event,

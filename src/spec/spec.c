@@ -301,7 +301,7 @@ static int parse_spec(struct spec_ctx *c, const json_t *root, struct hrm_spec *s
         /* A task runs in one execution model: its GPU phases or the fluid cpu share. */
         if (!rc && spec->execution.fluid && spec->wl->ngpu_phases > 0)
             rc = spec_fail_key(c, "model",
-                               "\"fluid\" cannot run tasks with \"gpu_phases\" (SPEC P0 "
+                               "\"fluid\" cannot run tasks with \"gpu_phases\" (the HRM "
                                "GPU phase model); use \"profiled\"");
         spec_pop(c, mark);
     }

@@ -1,4 +1,4 @@
-# The shared-state policies (SPEC P0) run through hrm sim: deterministic, and the report counts conflicts and retries.
+# The shared-state policies (P0) run through hrm sim: deterministic, and the report counts conflicts and retries.
 . "$(dirname "$0")/lib.sh"
 "$HRM" sim --list-policies >"$TMP/list"
 for p in hrm-shared hrm-central; do

@@ -1,4 +1,4 @@
-# SPEC P0 units and queue stacking through hrm sim: the policies are listed, runs are deterministic, stacking beats one task per GPU.
+# P0 units and queue stacking through hrm sim: the policies are listed, runs are deterministic, stacking beats one task per GPU.
 . "$(dirname "$0")/lib.sh"
 "$HRM" sim --list-policies >"$TMP/list"
 for p in hrm gpu-exclusive hrm-static hrm-unaware; do

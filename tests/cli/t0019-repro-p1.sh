@@ -1,4 +1,4 @@
-# SPEC P1 "jobs alone" spec (docs/reproduction-p1.md): same workload as the 6-parallel testbed, one job at a time, no preemption.
+# P1 "jobs alone" spec (docs/reproduction-p1.md): same workload as the 6-parallel testbed, one job at a time, no preemption.
 . "$(dirname "$0")/lib.sh"
 ex="$HRM_ROOT/examples"
 bash -n "$HRM_ROOT/scripts/repro-p1" || fail "scripts/repro-p1 does not parse"
