@@ -92,3 +92,6 @@ grep -q "cluster-trace-gpu-v2023/csv/" "$TMP/err" || fail "repro-p0-trace: no so
 grep -q "$TMP/nosuch/" "$TMP/err" || fail "repro-p0-trace: no destination"
 grep -q "data/alibaba-gpu-v2023-standin" "$TMP/err" || fail "repro-p0-trace: stand-in not offered"
 [ ! -e "$TMP/p0t" ] || fail "repro-p0-trace wrote output without a trace"
+expect_exit 0 "$HRM" trace import --help
+grep -q "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-gpu-v2023/csv" "$TMP/out" ||
+  fail "import --help does not say where to get the trace"
