@@ -277,7 +277,8 @@ int cmd_agent(int argc, char **argv)
                    "cgroup limits), captures their output, reports usage and exits.\n\noptions:\n"
                    "  --state DIR     state folder: keys, endpoint, output (default $HRM_STATE, else .hrm)\n"
                    "  --master ADDR   master endpoint (default: DIR/endpoint)\n"
-                   "  --keys DIR      keys (default DIR/keys)\n"
+                   "  --keys DIR      keys (default DIR/keys): master.pub and agent-NAME.key\n"
+                   "                  (hrm keygen --node NAME), else agent.key\n"
                    "  --name NAME     node name (default: the host name)\n"
                    "  --rack RACK     rack (default r0)\n"
                    "  --cpus N        declare N CPUs instead of the discovered ones\n"
@@ -409,7 +410,7 @@ static void keygen_usage(FILE *out)
 {
     fprintf(out,
             "usage: hrm keygen [DIR] [--force] [--user ACCOUNT]\n"
-            "       hrm keygen [DIR] --node NAME[,NAME...]... [--client NAME [--user ACCOUNT]]\n"
+            "       hrm keygen [DIR] [--node NAME[,NAME...]]... [--client NAME [--user ACCOUNT]]\n"
             "       hrm keygen [DIR] --add-scheduler\n\n"
             "Writes the cluster's CURVE keys into DIR (default $HRM_STATE/keys, else\n"
             ".hrm/keys): master.key, agent.key, client.key, scheduler.key (secret, 0600),\n"
@@ -493,13 +494,20 @@ int cmd_keygen(int argc, char **argv)
             fprintf(stderr, "hrm keygen: %s\n", err.text);
             return CLI_FAIL;
         }
-        printf("%s/scheduler.key: the scheduler key pair; restart the master to admit it\n", dir);
+        printf("%s/scheduler.key: the scheduler key pair; the master admits it without a "
+               "restart\n", dir);
         return CLI_OK;
     }
     bool adding = nnodes > 0 || client;
     char path[1200];
     snprintf(path, sizeof(path), "%s/master.key", dir);
-    if (!adding || access(path, F_OK) != 0) {
+    bool fresh = access(path, F_OK) != 0;
+    if (user && !client && adding && !fresh) {
+        fprintf(stderr, "hrm keygen: --user names the account of a client key: give --client "
+                        "NAME with it\n");
+        return CLI_USAGE;
+    }
+    if (!adding || fresh) {
         if (hrm_keys_generate(dir, force && !adding, client ? NULL : user, &err) < 0) {
             fprintf(stderr, "hrm keygen: %s\n", err.text);
             return CLI_FAIL;
