@@ -405,7 +405,7 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
     from.len = in->idlen;
     memcpy(from.id, in->id, in->idlen);
     m->sender = in->key;
-    if (!in->role) {
+    if (!in->role && in->data) { /* an empty frame is answered by the codec below */
         master_reply_error(m, &from, HRM_WERR_FORBIDDEN, -1,
                            "this key was removed from the allow-list");
         return;

@@ -39,6 +39,13 @@ grep -q "client-bob.key exists" "$TMP/err" || fail "an existing client key was n
 expect_exit 1 "$HRM" keygen --client 'a b' "$S/keys"
 grep -q "\-\-client 'a b'" "$TMP/err" || fail "a bad key name was accepted"
 
+# Revoking: bob's line removed from authorized; the running master refuses his key from then on.
+grep -vF "$(cat "$S/keys/client-bob.pub")" "$S/keys/authorized" >"$TMP/authorized"
+cat "$TMP/authorized" >"$S/keys/authorized"
+expect_exit 1 env HRM_KEYS="$TMP/bob" "$HRM" nodes --timeout 10
+grep -q "refused this key" "$TMP/err" || fail "a removed key was still admitted"
+expect_exit 0 "$HRM" nodes
+
 # A client line without user= (a folder made by an older hrm): the master refuses to start and
 # names the line, rather than guess whose jobs they are.
 kill -TERM "$MASTER"; wait "$MASTER" 2>/dev/null || true
