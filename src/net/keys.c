@@ -235,10 +235,24 @@ static bool valid_z85(const char *s)
     return zmq_z85_decode(bin, s) != NULL;
 }
 
-/* A secret key others can read is no secret: refused, as ssh does, with the fix. */
-static int check_private(const char *path, int fd, struct hrm_error *err)
+/* Others who may write into the key folder may swap the keys or the allow-list. */
+static int check_folder(const char *dir, struct hrm_error *err)
 {
     struct stat st;
+    if (stat(dir, &st) < 0)
+        return hrm_errorf(err, -errno, "%s: %s", dir, strerror(errno));
+    if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+        return hrm_errorf(err, -EPERM, "%s: mode %04o lets other users replace the keys in it; "
+                          "run chmod go-w %s", dir, (unsigned)(st.st_mode & 07777), dir);
+    return 0;
+}
+
+/* A secret key others can read is no secret: refused, as ssh does, with the fix. */
+static int check_private(const char *dir, const char *path, int fd, struct hrm_error *err)
+{
+    struct stat st;
+    if (check_folder(dir, err) < 0)
+        return -EPERM;
     if (fstat(fd, &st) < 0)
         return hrm_errorf(err, -errno, "%s: %s", path, strerror(errno));
     if (st.st_mode & 077)
@@ -256,7 +270,7 @@ int hrm_keys_load(const char *dir, const char *name, bool only_public, struct hr
     if (!f)
         return hrm_errorf(err, -errno, "%s: %s (run 'hrm keygen %s')", path, strerror(errno),
                           dir);
-    if (!only_public && check_private(path, fileno(f), err) < 0) {
+    if (!only_public && check_private(dir, path, fileno(f), err) < 0) {
         fclose(f);
         return -EPERM;
     }
@@ -339,7 +353,15 @@ static int authz_read(struct hrm_authz *a, struct hrm_error *err)
     FILE *f = fopen(a->path, "re");
     if (!f)
         return hrm_errorf(err, -errno, "%s: %s", a->path, strerror(errno));
+    char dir[1100] = ".";
+    const char *slash = strrchr(a->path, '/');
+    if (slash)
+        snprintf(dir, sizeof(dir), "%.*s", slash == a->path ? 1 : (int)(slash - a->path), a->path);
     struct stat st;
+    if (check_folder(dir, err) < 0) {
+        fclose(f);
+        return -EPERM;
+    }
     if (fstat(fileno(f), &st) < 0 || (st.st_mode & 022)) {
         fclose(f);
         return hrm_errorf(err, -EPERM, "%s: other users may change it (mode %04o): run "

@@ -154,3 +154,21 @@ Test(keys_authz, keygen_writes_bound_keys)
     cr_assert_eq(hrm_keys_load(keys, "agent-n1", false, &kp, &err), -EPERM);
     cr_assert(strstr(err.text, "chmod 600"), "%s", err.text);
 }
+
+Test(keys_authz, open_key_folder_is_refused)
+{
+    char keys[300];
+    snprintf(keys, sizeof(keys), "%s/keys", dir);
+    struct hrm_error err = {{0}};
+    cr_assert_eq(hrm_keys_generate(keys, false, "alice", &err), 0, "%s", err.text);
+    chmod(keys, 0777); /* anyone may swap the keys or the allow-list */
+    struct hrm_keypair kp;
+    cr_assert_eq(hrm_keys_load(keys, "client", false, &kp, &err), -EPERM);
+    cr_assert(strstr(err.text, "chmod go-w"), "%s", err.text);
+    char list[400];
+    snprintf(list, sizeof(list), "%s/authorized", keys);
+    cr_assert_null(hrm_authz_load(list, &err));
+    cr_assert(strstr(err.text, "lets other users replace the keys"), "%s", err.text);
+    chmod(keys, 0755); /* others may read the public keys: fine */
+    cr_assert_eq(hrm_keys_load(keys, "client", false, &kp, &err), 0, "%s", err.text);
+}
