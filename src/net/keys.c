@@ -14,7 +14,7 @@
 
 static const char *const key_names[] = {"master", "agent", "client", "scheduler"};
 #define NKEYS 4
-#define LINE_MAX_LEN 256
+#define LINE_MAX_LEN 4096 /* a line of authorized, comments included */
 
 struct hrm_authz {
     char path[1100];
@@ -142,16 +142,18 @@ static int authorized_put(const char *dir, const char *old_pub, const char *line
             fclose(in);
         return hrm_errorf(err, -e, "%s: %s", tmp, strerror(e));
     }
+    bool at_line_start = true;
     while (in && fgets(buf, sizeof(buf), in)) {
         char role[16], key[128];
         if (old_pub && *old_pub && sscanf(buf, "%15s %127s", role, key) == 2 &&
             strcmp(key, old_pub) == 0)
             continue;
         fputs(buf, out);
+        at_line_start = buf[strlen(buf) - 1] == '\n';
     }
     if (in)
         fclose(in);
-    fprintf(out, "%s\n", line);
+    fprintf(out, "%s%s\n", at_line_start ? "" : "\n", line);
     if (fflush(out) != 0 || fsync(fileno(out)) != 0) {
         int e = errno;
         fclose(out);

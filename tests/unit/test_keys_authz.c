@@ -172,3 +172,28 @@ Test(keys_authz, open_key_folder_is_refused)
     chmod(keys, 0755); /* others may read the public keys: fine */
     cr_assert_eq(hrm_keys_load(keys, "client", false, &kp, &err), 0, "%s", err.text);
 }
+
+Test(keys_authz, adding_keeps_a_hand_edited_list)
+{
+    char keys[300];
+    snprintf(keys, sizeof(keys), "%s/keys", dir);
+    struct hrm_error err = {{0}};
+    cr_assert_eq(hrm_keys_generate(keys, false, "alice", &err), 0, "%s", err.text);
+    char list[400];
+    snprintf(list, sizeof(list), "%s/authorized", keys);
+    /* A long comment and no newline at the end, as an editor may leave it. */
+    FILE *f = fopen(list, "a");
+    cr_assert_not_null(f);
+    fputc('#', f);
+    for (int i = 0; i < 300; i++)
+        fputc('x', f);
+    fputs("\nagent " K2 " node=n9", f);
+    fclose(f);
+    cr_assert_eq(hrm_keys_add_node(keys, "n1", false, &err), 0, "%s", err.text);
+    struct hrm_authz *a = hrm_authz_load(list, &err);
+    cr_assert_not_null(a, "%s", err.text);
+    cr_assert_eq(hrm_authz_count(a), 5); /* agent, client, scheduler, n9, n1 */
+    cr_assert_not_null(hrm_authz_node_key(a, "n9"));
+    cr_assert_not_null(hrm_authz_node_key(a, "n1"));
+    hrm_authz_free(a);
+}
