@@ -180,8 +180,8 @@ static int add_pair(const char *dir, const char *stem, const char *role, const c
     bool exists = access(path, F_OK) == 0;
     if (exists && !force)
         return hrm_errorf(err, -EEXIST, "%s exists (use --force to replace it)", path);
-    if (exists)
-        hrm_keys_load(dir, stem, false, &old, NULL);
+    if (exists) /* its .pub names the line to drop (the .key may be refused for its mode) */
+        hrm_keys_load(dir, stem, true, &old, NULL);
     struct hrm_keypair kp;
     if (zmq_curve_keypair(kp.pub, kp.sec) != 0)
         return hrm_errorf(err, -ENOTSUP, "this libzmq has no CURVE support");
