@@ -89,4 +89,12 @@ typedef int (*hrm_store_task_f)(void *arg, const struct hrm_store_task *t);
 int hrm_store_load(struct hrm_store *s, hrm_store_job_f on_job, hrm_store_task_f on_task,
                    void *arg, struct hrm_error *err);
 
+/* Agent keys listed without node= are bound to the node name of their first
+ * registration: recorded (in the open transaction) and replayed at start. */
+int hrm_store_bind_agent_key(struct hrm_store *s, const char *key, const char *node,
+                             struct hrm_error *err);
+typedef int (*hrm_store_key_f)(void *arg, const char *key, const char *node);
+int hrm_store_load_agent_keys(struct hrm_store *s, hrm_store_key_f on_key, void *arg,
+                              struct hrm_error *err);
+
 #endif

@@ -9,16 +9,21 @@
 #include "hrm/error.h"
 
 /*
- * Keys.  `hrm keygen DIR` writes three CURVE key pairs: master, agent and
- * client (DIR/<name>.key, mode 0600, holds "public Z85" and "secret Z85"
- * lines; DIR/<name>.pub holds the public key alone) and DIR/authorized, the
- * master's allow-list: lines "agent Z85" or "client Z85" ('#' starts a
- * comment).  A peer whose key is not listed is refused during the handshake
- * and logged; a listed one is tagged with its role, which the master's handler
- * table checks for every message.  Agents and clients need the master's .pub
- * and their own .key; only the master needs authorized.
+ * Keys.  `hrm keygen DIR` writes four CURVE key pairs: master, agent, client
+ * and scheduler (DIR/<name>.key, mode 0600, holds "public Z85" and "secret
+ * Z85" lines; DIR/<name>.pub holds the public key alone) and DIR/authorized,
+ * the master's allow-list: lines "ROLE Z85 [node=NAME | user=ACCOUNT]" ('#'
+ * starts a comment).  An agent key with node=NAME may register only as that
+ * node (without it, the master binds it to the name of its first
+ * registration); a client key's user=ACCOUNT is the account its jobs run as
+ * (required).  `hrm keygen --node NAME` adds DIR/agent-NAME.key and
+ * `--client NAME --user ACCOUNT` DIR/client-NAME.key.  A peer whose key is
+ * not listed is refused during the handshake and logged; a listed one is
+ * tagged with its role, which the master's handler table checks for every
+ * message.  A secret key that others may read is refused when loaded.
  */
-#define HRM_KEY_Z85 41 /* 40 characters and a NUL */
+#define HRM_KEY_Z85 41      /* 40 characters and a NUL */
+#define HRM_KEY_NAME_MAX 47 /* a node name or an account bound to a key */
 
 struct hrm_keypair {
     char pub[HRM_KEY_Z85];
@@ -26,20 +31,51 @@ struct hrm_keypair {
 };
 
 /* Writes the key files into dir (created 0700 if missing).  Refuses to
- * overwrite existing keys unless force.  0 or a negative code with detail. */
-int hrm_keys_generate(const char *dir, bool force, struct hrm_error *err);
+ * overwrite existing keys unless force.  The client key acts for client_user,
+ * or for the account running this process when NULL.  0 or a negative code
+ * with detail. */
+int hrm_keys_generate(const char *dir, bool force, const char *client_user,
+                      struct hrm_error *err);
 /* Adds the scheduler key pair (hrm sched) to a key folder made before it existed: the pair and
  * its line in authorized; 0 when it is there already. */
 int hrm_keys_add_scheduler(const char *dir, struct hrm_error *err);
-/* Loads DIR/<name>.key (pub and sec) or, with only_public, DIR/<name>.pub. */
+/* Adds DIR/agent-NODE.key/.pub and "agent KEY node=NODE" to authorized.  An
+ * existing pair is refused (-EEXIST) unless force, which replaces it and its line. */
+int hrm_keys_add_node(const char *dir, const char *node, bool force, struct hrm_error *err);
+/* Adds DIR/client-NAME.key/.pub and "client KEY user=USER" to authorized, as above. */
+int hrm_keys_add_client(const char *dir, const char *name, const char *user, bool force,
+                        struct hrm_error *err);
+/* A node name or account that can be bound to a key: 1..HRM_KEY_NAME_MAX of
+ * A-Z a-z 0-9 . _ -, not starting with . or -. */
+bool hrm_keys_valid_name(const char *s);
+/* Loads DIR/<name>.key (pub and sec) or, with only_public, DIR/<name>.pub.  A
+ * .key file that its group or others may read is refused (-EPERM). */
 int hrm_keys_load(const char *dir, const char *name, bool only_public, struct hrm_keypair *kp,
                   struct hrm_error *err);
 
+/* One line of authorized. */
+struct hrm_authz_entry {
+    int role;                          /* HRM_PEER_* */
+    char pub[HRM_KEY_Z85];
+    char bound[HRM_KEY_NAME_MAX + 1];  /* agent: node=; client: user=; "" when not given */
+};
+
 struct hrm_authz; /* the allow-list */
+/* Reads the allow-list; a bad line (a client key without user=, an unknown
+ * option, a key listed twice, one node= for two keys) fails with its line. */
 struct hrm_authz *hrm_authz_load(const char *path, struct hrm_error *err);
+/* Re-reads the file if it changed since it was read: 1 reloaded, 0 unchanged,
+ * negative when the new version is refused (the previous list stays, and that
+ * version is not tried again). */
+int hrm_authz_refresh(struct hrm_authz *a, struct hrm_error *err);
 void hrm_authz_free(struct hrm_authz *a);
+/* The entry of a Z85 public key, or NULL if not listed (valid until the next refresh). */
+const struct hrm_authz_entry *hrm_authz_find(const struct hrm_authz *a, const char *z85);
 /* Role (HRM_PEER_*) of a Z85 public key, or 0 if not listed. */
 int hrm_authz_role(const struct hrm_authz *a, const char *z85);
+/* The agent key bound to node by node=, or NULL. */
+const struct hrm_authz_entry *hrm_authz_node_key(const struct hrm_authz *a, const char *node);
+size_t hrm_authz_count(const struct hrm_authz *a);
 
 /* One ZeroMQ context per process, shared by its sockets. */
 void *hrm_zctx_new(void);
@@ -53,7 +89,8 @@ struct hrm_server;
 struct hrm_inmsg {
     unsigned char id[256]; /* the peer's routing id, for the reply */
     size_t idlen;
-    int role;              /* HRM_PEER_* from its key */
+    int role;              /* HRM_PEER_* from its key; 0 when the key was revoked since */
+    struct hrm_authz_entry key; /* the sender's line of authorized (a copy) */
     const char *data;
     size_t len;
     bool extra_frames;     /* the peer sent more than one payload frame */
@@ -61,11 +98,13 @@ struct hrm_inmsg {
 
 /*
  * Binds a CURVE ROUTER on endpoint ("tcp://127.0.0.1:*" picks a free port) and
- * a ZAP handler that admits the keys of authz (borrowed, outlives the server).
+ * a ZAP handler that admits the keys of authz (borrowed, outlives the server;
+ * the handler refreshes it when the file changes, so keys added or removed
+ * take effect without a restart).
  * zctx is borrowed.
  */
 struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct hrm_keypair *kp,
-                                  const struct hrm_authz *authz, struct hrm_error *err);
+                                  struct hrm_authz *authz, struct hrm_error *err);
 void hrm_server_free(struct hrm_server *s);
 const char *hrm_server_endpoint(const struct hrm_server *s); /* as bound, with the real port */
 /* The two ZeroMQ sockets to poll for ZMQ_POLLIN: [0] messages, [1] ZAP requests. */

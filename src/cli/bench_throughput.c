@@ -226,8 +226,8 @@ static json_t *task_group(const struct opts *o, char *const *cmd, int ncmd, long
 static json_t *submit_req(const struct opts *o, char *const *cmd, int ncmd, long long count,
                           const char *name)
 {
-    json_t *job = json_pack("{s:s, s:s, s:[o]}", "name", name, "user", "bench", "tasks",
-                            task_group(o, cmd, ncmd, count));
+    /* No "user": the jobs run as the client key's account (keys/authorized). */
+    json_t *job = json_pack("{s:s, s:[o]}", "name", name, "tasks", task_group(o, cmd, ncmd, count));
     json_t *req = hrm_wire_new(HRM_WIRE_SUBMIT);
     json_object_set_new(req, "job", job);
     return req;

@@ -24,6 +24,9 @@ void client_opts_init(struct client_opts *o)
     if (!o->state || !*o->state)
         o->state = ".hrm";
     o->timeout_s = 10;
+    o->keys = getenv("HRM_KEYS"); /* a user's own keys: client.key and master.pub */
+    if (o->keys && !*o->keys)
+        o->keys = NULL;
 }
 
 int client_opt(struct client_opts *o, int opt, const char *arg)

@@ -8,7 +8,7 @@
 struct client_opts {
     const char *state;  /* --state, $HRM_STATE, else ".hrm" */
     const char *master; /* --master: overrides <state>/endpoint */
-    const char *keys;   /* --keys: overrides <state>/keys */
+    const char *keys;   /* --keys or $HRM_KEYS: overrides <state>/keys */
     bool json;
     double timeout_s;   /* per request; default 10 */
 };
@@ -46,7 +46,7 @@ json_t *client_recv(struct client *c, double timeout_s);
 #define CLIENT_OPTS_HELP                                                                       \
     "  --state DIR     cluster state folder (default $HRM_STATE, else .hrm)\n"                \
     "  --master ADDR   master endpoint, e.g. tcp://10.0.0.1:7117 (default: DIR/endpoint)\n" \
-    "  --keys DIR      key folder (default DIR/keys)\n"                                       \
+    "  --keys DIR      key folder: client.key, master.pub (default $HRM_KEYS, else DIR/keys)\n" \
     "  --json          machine-readable output\n"                                              \
     "  --timeout S     seconds to wait for the master (default 10)\n"                         \
     "  -h, --help      this help\n"

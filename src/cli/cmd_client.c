@@ -1,7 +1,6 @@
 /* hrm submit, jobs, job, nodes, cancel, logs, wait: the user's verbs, each one request to the master. */
 #include <getopt.h>
 #include <inttypes.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,15 +119,6 @@ int cmd_wait(int argc, char **argv)
 }
 
 /* ---- submit ---- */
-
-static const char *whoami(void)
-{
-    const char *u = getenv("USER");
-    if (u && *u)
-        return u;
-    struct passwd *pw = getpwuid(getuid());
-    return pw ? pw->pw_name : "nobody";
-}
 
 static void submit_usage(FILE *out)
 {
@@ -290,8 +280,6 @@ int cmd_submit(int argc, char **argv)
         submit_usage(stderr);
         goto out;
     }
-    if (!json_object_get(desc, "user"))
-        json_object_set_new(desc, "user", json_string(whoami()));
     struct hrm_error err;
     json_t *norm = hrm_jobdesc_normalise(desc, cwd, &err);
     if (!norm) {

@@ -176,6 +176,7 @@ int cmd_master(int argc, char **argv)
     }
     cfg.params = params;
     cfg.exec_queues = queues;
+    umask(077); /* the store holds jobs' environments: files 0600, folders 0700 */
     hrm_log_setup("master", level);
     block_signals();
     struct hrm_error err = {{0}};
@@ -276,7 +277,8 @@ int cmd_agent(int argc, char **argv)
                    "cgroup limits), captures their output, reports usage and exits.\n\noptions:\n"
                    "  --state DIR     state folder: keys, endpoint, output (default $HRM_STATE, else .hrm)\n"
                    "  --master ADDR   master endpoint (default: DIR/endpoint)\n"
-                   "  --keys DIR      keys (default DIR/keys)\n"
+                   "  --keys DIR      keys (default DIR/keys): master.pub and agent-NAME.key\n"
+                   "                  (hrm keygen --node NAME), else agent.key\n"
                    "  --name NAME     node name (default: the host name)\n"
                    "  --rack RACK     rack (default r0)\n"
                    "  --cpus N        declare N CPUs instead of the discovered ones\n"
@@ -377,6 +379,7 @@ int cmd_sched(int argc, char **argv)
         fprintf(stderr, "hrm sched: unexpected argument '%s'\n", argv[optind]);
         return CLI_USAGE;
     }
+    umask(077);
     hrm_log_setup("sched", level);
     block_signals();
     struct hrm_error err = {{0}};
@@ -387,15 +390,65 @@ int cmd_sched(int argc, char **argv)
     return CLI_OK;
 }
 
+/* Adds each node of a comma-separated list (hrm keygen --node a,b). */
+static int keygen_nodes(const char *dir, char *list, bool force)
+{
+    char *save = NULL;
+    for (char *n = strtok_r(list, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        struct hrm_error err;
+        if (hrm_keys_add_node(dir, n, force, &err) < 0) {
+            fprintf(stderr, "hrm keygen: %s\n", err.text);
+            return -1;
+        }
+        printf("%s/agent-%s.key: the key of node %s (hrm agent --name %s picks it)\n", dir, n, n,
+               n);
+    }
+    return 0;
+}
+
+static void keygen_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hrm keygen [DIR] [--force] [--user ACCOUNT]\n"
+            "       hrm keygen [DIR] [--node NAME[,NAME...]]... [--client NAME [--user ACCOUNT]]\n"
+            "       hrm keygen [DIR] --add-scheduler\n\n"
+            "Writes the cluster's CURVE keys into DIR (default $HRM_STATE/keys, else\n"
+            ".hrm/keys): master.key, agent.key, client.key, scheduler.key (secret, 0600),\n"
+            "their .pub files, and authorized, the master's allow-list.  Copy master.pub\n"
+            "with a node's key to each node, with a client key to each user (as client.key)\n"
+            "and with scheduler.key to each host of an hrm sched process.  The master\n"
+            "re-reads authorized when it changes: added keys need no restart.\n\noptions:\n"
+            "  -f, --force       replace existing keys (with --node/--client: those only;\n"
+            "                    without: every key, and earlier node and client keys\n"
+            "                    leave authorized)\n"
+            "  --user ACCOUNT    the account jobs of the client key run as (default: the\n"
+            "                    user running hrm keygen; with --client: NAME)\n"
+            "  --node NAME       add agent-NAME.key, which may register as node NAME only\n"
+            "                    (repeatable, or a comma-separated list); hrm agent --name\n"
+            "                    NAME uses it when present, else agent.key, which is bound\n"
+            "                    to the name it first registers as\n"
+            "  --client NAME     add client-NAME.key, whose jobs run as --user\n"
+            "  --add-scheduler   add the scheduler key pair (hrm sched) to a folder made\n"
+            "                    without it, and list it in authorized; other keys stay\n"
+            "  --json            print the public keys as JSON\n"
+            "  -h, --help        this help\n\n"
+            "--node and --client add to DIR (made first if it has no keys).\n");
+}
+
 int cmd_keygen(int argc, char **argv)
 {
     static const struct option opts[] = {{"force", no_argument, NULL, 'f'},
                                          {"json", no_argument, NULL, 'j'},
                                          {"add-scheduler", no_argument, NULL, 'a'},
+                                         {"node", required_argument, NULL, 'n'},
+                                         {"client", required_argument, NULL, 'c'},
+                                         {"user", required_argument, NULL, 'u'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     bool force = false, json = false, add = false;
-    int c;
+    char *nodes[MAX_PARAMS];
+    int nnodes = 0, c;
+    const char *client = NULL, *user = NULL;
     while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
         if (c == 'f')
             force = true;
@@ -403,24 +456,25 @@ int cmd_keygen(int argc, char **argv)
             add = true;
         else if (c == 'j')
             json = true;
+        else if (c == 'n') {
+            if (nnodes == MAX_PARAMS) {
+                fprintf(stderr, "hrm keygen: --node: at most %d (give lists: --node a,b)\n",
+                        MAX_PARAMS);
+                return CLI_USAGE;
+            }
+            nodes[nnodes++] = optarg;
+        } else if (c == 'c')
+            client = optarg;
+        else if (c == 'u')
+            user = optarg;
         else if (c == 'h') {
-            printf("usage: hrm keygen [DIR] [--force | --add-scheduler]\n\n"
-                   "Writes the cluster's CURVE keys into DIR (default $HRM_STATE/keys, else\n"
-                   ".hrm/keys): master.key, agent.key, client.key, scheduler.key (secret, 0600),\n"
-                   "their .pub files, and authorized, the master's allow-list.  Copy master.pub\n"
-                   "with agent.key to each node, with client.key to each user and with\n"
-                   "scheduler.key to each host of an hrm sched process.\n\noptions:\n"
-                   "  -f, --force     replace existing keys\n"
-                   "  --add-scheduler add the scheduler key pair (hrm sched) to a folder made\n"
-                   "                  without it, and list it in authorized; other keys stay\n"
-                   "  --json          print the public keys as JSON\n"
-                   "  -h, --help      this help\n");
+            keygen_usage(stdout);
             return CLI_OK;
         } else
             return CLI_USAGE;
     }
     if (argc - optind > 1) {
-        fprintf(stderr, "usage: hrm keygen [DIR] [--force]\n");
+        keygen_usage(stderr);
         return CLI_USAGE;
     }
     char dir[1100];
@@ -432,9 +486,9 @@ int cmd_keygen(int argc, char **argv)
         snprintf(dir, sizeof(dir), "%.1000s/keys", default_state());
     }
     struct hrm_error err;
-    if (add && force) {
+    if (add && (force || nnodes || client)) {
         fprintf(stderr, "hrm keygen: --add-scheduler keeps the other keys; --force replaces them "
-                        "all: give one\n");
+                        "all, --node and --client add others: give one\n");
         return CLI_USAGE;
     }
     if (add) {
@@ -442,18 +496,41 @@ int cmd_keygen(int argc, char **argv)
             fprintf(stderr, "hrm keygen: %s\n", err.text);
             return CLI_FAIL;
         }
-        printf("%s/scheduler.key: the scheduler key pair; restart the master to admit it\n", dir);
+        printf("%s/scheduler.key: the scheduler key pair; the master admits it without a "
+               "restart\n", dir);
         return CLI_OK;
     }
-    if (hrm_keys_generate(dir, force, &err) < 0) {
-        fprintf(stderr, "hrm keygen: %s\n", err.text);
-        return CLI_FAIL;
+    bool adding = nnodes > 0 || client;
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/master.key", dir);
+    bool fresh = access(path, F_OK) != 0;
+    if (user && !client && adding && !fresh) {
+        fprintf(stderr, "hrm keygen: --user names the account of a client key: give --client "
+                        "NAME with it\n");
+        return CLI_USAGE;
     }
-    struct hrm_keypair m;
-    hrm_keys_load(dir, "master", true, &m, NULL);
-    if (json)
-        printf("{\"dir\": \"%s\", \"master\": \"%s\"}\n", dir, m.pub);
-    else
-        printf("keys written to %s (master public key %s)\n", dir, m.pub);
+    if (!adding || fresh) {
+        if (hrm_keys_generate(dir, force && !adding, client ? NULL : user, &err) < 0) {
+            fprintf(stderr, "hrm keygen: %s\n", err.text);
+            return CLI_FAIL;
+        }
+        struct hrm_keypair m;
+        hrm_keys_load(dir, "master", true, &m, NULL);
+        if (json)
+            printf("{\"dir\": \"%s\", \"master\": \"%s\"}\n", dir, m.pub);
+        else
+            printf("keys written to %s (master public key %s)\n", dir, m.pub);
+    }
+    for (int i = 0; i < nnodes; i++)
+        if (keygen_nodes(dir, nodes[i], force) < 0)
+            return CLI_FAIL;
+    if (client) {
+        if (hrm_keys_add_client(dir, client, user ? user : client, force, &err) < 0) {
+            fprintf(stderr, "hrm keygen: %s\n", err.text);
+            return CLI_FAIL;
+        }
+        printf("%s/client-%s.key: a client key whose jobs run as %s\n", dir, client,
+               user ? user : client);
+    }
     return CLI_OK;
 }

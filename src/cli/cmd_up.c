@@ -41,7 +41,7 @@ static pid_t spawn(const struct up_cluster *u, char *const args[], const char *l
     pid_t pid = fork();
     if (pid != 0)
         return pid;
-    int fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd >= 0) {
         dup2(fd, 1);
         dup2(fd, 2);
@@ -119,6 +119,25 @@ static int nodes_up(const struct up_cluster *u)
     return n;
 }
 
+/* Each node gets a key of its own (agent-nodeN.key, bound to its name): one
+ * shared agent key would let any node register as another. */
+static int up_node_keys(const struct up_cluster *u, const char *who)
+{
+    char dir[1100], path[1200];
+    snprintf(dir, sizeof(dir), "%.1000s/keys", u->state);
+    for (int i = 0; i < u->nodes; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "node%d", i + 1);
+        snprintf(path, sizeof(path), "%s/agent-%s.key", dir, name);
+        struct hrm_error err;
+        if (access(path, F_OK) != 0 && hrm_keys_add_node(dir, name, false, &err) < 0) {
+            fprintf(stderr, "%s: %s\n", who, err.text);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void up_init(struct up_cluster *u)
 {
     memset(u, 0, sizeof(*u));
@@ -148,7 +167,7 @@ int up_start(struct up_cluster *u, const char *who)
     if (access(path, R_OK) != 0) {
         struct hrm_error err;
         snprintf(path, sizeof(path), "%.1000s/keys", u->state);
-        if (hrm_keys_generate(path, false, &err) < 0) {
+        if (hrm_keys_generate(path, false, NULL, &err) < 0) {
             fprintf(stderr, "%s: %s\n", who, err.text);
             return -1;
         }
@@ -160,8 +179,10 @@ int up_start(struct up_cluster *u, const char *who)
             return -1;
         }
     }
+    if (up_node_keys(u, who) < 0)
+        return -1;
     snprintf(u->logs, sizeof(u->logs), "%.1000s/logs", u->state);
-    mkdir(u->logs, 0755);
+    mkdir(u->logs, 0700);
     snprintf(path, sizeof(path), "%.1000s/endpoint", u->state);
     unlink(path); /* a stale one would point the agents at a dead master */
 

@@ -13,6 +13,7 @@
 #include "hrm/log.h"
 #include "hrm/wire.h"
 #include "peer.h"
+#include "statedir.h"
 
 #define REGISTER_RETRY_US 1000000
 /* Messages from the master handled per turn: launches are cheap but a burst
@@ -180,6 +181,12 @@ static void on_message(struct agent *a, json_t *msg)
                 a->registered = false;
                 send_register(a);
             }
+        } else if (code && strcmp(code, "forbidden") == 0 &&
+                   strcmp(json_string_value(json_object_get(msg, "about")) ?: "", "register") == 0) {
+            /* The key does not match the name: retrying cannot help. */
+            hrm_errorf(&a->fatal, -EACCES, "the master refused this node: %s",
+                       json_string_value(json_object_get(msg, "message")));
+            a->stop = true;
         } else {
             hrm_log(HRM_LOG_WARNING, "master: %s: %s", code,
                     json_string_value(json_object_get(msg, "message")));
@@ -278,8 +285,17 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
         goto fail;
     if (cfg->master)
         snprintf(a->endpoint, sizeof(a->endpoint), "%s", cfg->master);
+    struct stat st;
+    if (stat(a->state_dir, &st) == 0 && statedir_make_private(a->state_dir, NULL, err) < 0)
+        goto fail;
+    /* A key of this node's own (hrm keygen --node NAME), else the shared one. */
+    char key[HRM_KEY_NAME_MAX + 16], path[1300];
+    snprintf(key, sizeof(key), "agent-%s", a->name);
+    snprintf(path, sizeof(path), "%s/%s.key", a->keys_dir, key);
+    if (!hrm_keys_valid_name(a->name) || access(path, F_OK) != 0)
+        snprintf(key, sizeof(key), "agent");
     struct hrm_keypair mine, master;
-    if (hrm_keys_load(a->keys_dir, "agent", false, &mine, err) < 0 ||
+    if (hrm_keys_load(a->keys_dir, key, false, &mine, err) < 0 ||
         hrm_keys_load(a->keys_dir, "master", true, &master, err) < 0)
         goto fail;
     if (!(a->zctx = hrm_zctx_new())) {
@@ -360,6 +376,7 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     }
     exec_stop_all(a);
     agent_flush(a);
+    int rc = a->fatal.text[0] ? hrm_errorf(err, -EACCES, "%s", a->fatal.text) : 0;
     agent_free(a);
-    return 0;
+    return rc;
 }

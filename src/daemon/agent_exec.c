@@ -462,7 +462,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     bool discard = json_is_false(json_object_get(msg, "output"));
     /* The job's folder is made once, by its first task on this node. */
     if (!discard && a->dir_job != r.job) {
-        if (mkdirs(dir, 0755) < 0) {
+        if (mkdirs(dir, 0700) < 0) { /* private: tasks' output is their owners' */
             snprintf(r.error, sizeof(r.error), "output folder: %.100s", strerror(errno));
             r.exit = 127;
             finish(a, &r);
@@ -471,8 +471,8 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         a->dir_job = r.job;
     }
     int fds[3] = {a->devnull, a->devnull, a->devnull};
-    if (!discard && ((fds[1] = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
-                     (fds[2] = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)) {
+    if (!discard && ((fds[1] = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
+                     (fds[2] = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)) {
         snprintf(r.error, sizeof(r.error), "output files: %.100s", strerror(errno));
         r.exit = 127;
         if (fds[1] >= 0)

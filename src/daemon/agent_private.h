@@ -76,6 +76,7 @@ struct agent {
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
     bool stop;
+    struct hrm_error fatal;  /* why the agent stops on its own (the master refused it) */
 };
 
 /* agent_hw.c */

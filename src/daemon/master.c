@@ -14,6 +14,7 @@
 #include "hrm/alloc.h"
 #include "hrm/log.h"
 #include "master_private.h"
+#include "statedir.h"
 
 /* Messages handled per turn.  One turn is one transaction and one flush of
  * replies; the bound keeps a flood of submissions from starving heartbeats,
@@ -171,6 +172,8 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
                            NODE_NAME_MAX - 1, HRM_MAX_GPUS_PER_NODE);
         return;
     }
+    if (!keys_may_register(m, from, name))
+        return;
     /* One peer is one node: a connection that registers under a new name leaves its old one. */
     int32_t old = node_of_peer(m, from);
     if (old >= 0 && strcmp(m->nodes[old].name, name) != 0)
@@ -401,6 +404,12 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
     struct peer_id from;
     from.len = in->idlen;
     memcpy(from.id, in->id, in->idlen);
+    m->sender = in->key;
+    if (!in->role && in->data) { /* an empty frame is answered by the codec below */
+        master_reply_error(m, &from, HRM_WERR_FORBIDDEN, -1,
+                           "this key was removed from the allow-list");
+        return;
+    }
     if (in->extra_frames) {
         master_reply_error(m, &from, HRM_WERR_BAD_JSON, -1, "a message is exactly one frame");
         return;
@@ -612,6 +621,7 @@ static void master_free(struct master *m)
     hrm_server_free(m->srv);
     hrm_zctx_free(m->zctx);
     hrm_authz_free(m->authz);
+    keys_free(m);
     hrm_store_close(m->store);
     hrm_free(m);
 }
@@ -637,10 +647,11 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
     else
         snprintf(m->keys_dir, sizeof(m->keys_dir), "%.1000s/keys", cfg->state_dir);
     sched_init(m);
-    if (mkdir(m->state_dir, 0700) < 0 && errno != EEXIST) {
-        hrm_errorf(err, -errno, "%s: %s", m->state_dir, strerror(errno));
+    /* Files made before folders were private (the store holds --env values). */
+    static const char *const own_files[] = {"hrm.db", "hrm.db-wal", "hrm.db-shm",
+                                            HRM_ENDPOINT_FILE, NULL};
+    if (statedir_make_private(m->state_dir, own_files, err) < 0)
         goto fail;
-    }
     /* The policy name is checked before anything is opened.  A distributed
      * policy (dhrm, sparrow, ...) runs instances here and queues in the agents. */
     if (dist_policy_known(m->cfg.policy)) {
@@ -669,7 +680,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
     snprintf(path, sizeof(path), "%s/authorized", m->keys_dir);
     if (!(m->authz = hrm_authz_load(path, err)))
         goto fail;
-    if (jobs_load(m, err) < 0)
+    if (jobs_load(m, err) < 0 || keys_load_bindings(m, err) < 0)
         goto fail;
     m->boot = hrm_store_meta_get(m->store, "boots", 0) + 1;
     if (hrm_store_meta_put(m->store, "boots", m->boot, err) < 0)

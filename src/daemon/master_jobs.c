@@ -346,6 +346,12 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
         master_reply_error(m, from, HRM_WERR_BAD_SPEC, req_of(msg), "%s", err.text);
         return;
     }
+    const char *user = keys_job_user(m, from, json_object_get(msg, "job"), req_of(msg));
+    if (!user) {
+        json_decref(spec);
+        return;
+    }
+    json_object_set_new(spec, "user", json_string(user)); /* the key's account, not a label */
     const char *why = m->dist ? dist_refuse_spec(m, spec) : NULL;
     if (!why)
         why = fits_nowhere(m, spec);

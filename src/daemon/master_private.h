@@ -140,6 +140,14 @@ struct master {
     bool reconciling;       /* after a restart: waiting for agents before scheduling */
     bool stop;
     struct hrm_error turn_err;
+    struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */
+    struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
+    size_t nbindings, cap_bindings;
+};
+
+struct key_binding {
+    char key[HRM_KEY_Z85];
+    char node[NODE_NAME_MAX];
 };
 
 /* master.c */
@@ -151,6 +159,16 @@ void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wir
                         long long req, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* A store write failed: the master stops (the store is the truth; see runtime.md). */
 void master_store_failed(struct master *m, int rc, const struct hrm_error *err);
+
+/* master_keys.c: who a key is (its node, its account) */
+int keys_load_bindings(struct master *m, struct hrm_error *err);
+void keys_free(struct master *m);
+/* May the sender register as node `name`?  Refusals are answered and logged. */
+bool keys_may_register(struct master *m, const struct peer_id *from, const char *name);
+/* The account a job of the sender runs as, from its key; NULL (answered) when
+ * the description names another one. */
+const char *keys_job_user(struct master *m, const struct peer_id *from, const json_t *desc,
+                          long long req);
 
 /* master_jobs.c */
 int32_t nodes_find(struct master *m, const char *name, bool create); /* index or -1 */

@@ -45,14 +45,14 @@ static void set_int(void *sock, int opt, int v)
 
 struct hrm_server {
     void *sock, *zap;
-    const struct hrm_authz *authz;
+    struct hrm_authz *authz;
     char endpoint[256];
     zmq_msg_t payload; /* the last message received; data handed out points into it */
     bool have_payload;
 };
 
 struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct hrm_keypair *kp,
-                                  const struct hrm_authz *authz, struct hrm_error *err)
+                                  struct hrm_authz *authz, struct hrm_error *err)
 {
     struct hrm_server *s = hrm_calloc(1, sizeof(*s));
     s->authz = authz;
@@ -117,7 +117,8 @@ void *hrm_server_zsock(struct hrm_server *s, int which)
 }
 
 /* One ZAP request (RFC 27): version, request id, domain, address, identity,
- * mechanism, credentials.  The reply's user id carries the peer's role. */
+ * mechanism, credentials.  The reply's user id is the peer's public key, by
+ * which hrm_server_recv finds its line of the allow-list (role and binding). */
 static void zap_one(struct hrm_server *s)
 {
     char frames[7][64];
@@ -145,11 +146,10 @@ static void zap_one(struct hrm_server *s)
     char z85[HRM_KEY_Z85] = "?";
     if (n >= 7 && strcmp(frames[5], "CURVE") == 0 && lens[6] == 32) {
         zmq_z85_encode(z85, (const uint8_t *)frames[6], 32);
-        int role = hrm_authz_role(s->authz, z85);
-        if (role) {
+        if (hrm_authz_role(s->authz, z85)) {
             status = "200";
             text = "OK";
-            user = role == HRM_PEER_AGENT ? "agent" : role == HRM_PEER_SCHED ? "scheduler" : "client";
+            user = z85;
         }
     }
     if (status[0] != '2')
@@ -170,6 +170,15 @@ void hrm_server_handle_zap(struct hrm_server *s)
         zmq_getsockopt(s->zap, ZMQ_EVENTS, &ev, &len);
         if (!(ev & ZMQ_POLLIN))
             return;
+        if (i == 0) { /* a key added since (hrm keygen --node) is admitted without a restart */
+            struct hrm_error err;
+            int rc = hrm_authz_refresh(s->authz, &err);
+            if (rc > 0)
+                hrm_log(HRM_LOG_NOTICE, "the allow-list changed: %zu keys admitted",
+                        hrm_authz_count(s->authz));
+            else if (rc < 0)
+                hrm_log(HRM_LOG_ERR, "%s; the previous allow-list stays", err.text);
+        }
         zap_one(s);
     }
 }
@@ -190,6 +199,7 @@ int hrm_server_recv(struct hrm_server *s, struct hrm_inmsg *m)
     m->data = NULL;
     m->len = 0;
     m->role = 0;
+    memset(&m->key, 0, sizeof(m->key));
     m->extra_frames = false;
     if (!more)
         return 0; /* an empty message: the codec answers it like any bad frame */
@@ -199,12 +209,14 @@ int hrm_server_recv(struct hrm_server *s, struct hrm_inmsg *m)
         return -zmq_errno();
     m->data = zmq_msg_data(&s->payload);
     m->len = zmq_msg_size(&s->payload);
+    /* Looked up per message, not per connection: a key removed from the
+     * allow-list since its handshake loses its role at once. */
     const char *uid = zmq_msg_gets(&s->payload, "User-Id");
-    if (uid)
-        m->role = strcmp(uid, "agent") == 0       ? HRM_PEER_AGENT
-                  : strcmp(uid, "client") == 0    ? HRM_PEER_CLIENT
-                  : strcmp(uid, "scheduler") == 0 ? HRM_PEER_SCHED
-                                                  : 0;
+    const struct hrm_authz_entry *e = uid ? hrm_authz_find(s->authz, uid) : NULL;
+    if (e) {
+        m->key = *e;
+        m->role = e->role;
+    }
     /* Drain any further frames: one message is one frame. */
     while (zmq_msg_more(&s->payload)) {
         m->extra_frames = true;

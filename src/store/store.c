@@ -19,6 +19,8 @@ static const char *const migrations[] = {
     " attempt INTEGER NOT NULL, node TEXT NOT NULL, exit INTEGER NOT NULL,"
     " signal INTEGER NOT NULL, oom INTEGER NOT NULL, start_us INTEGER NOT NULL,"
     " end_us INTEGER NOT NULL, PRIMARY KEY(job, idx)) WITHOUT ROWID;",
+    /* 1 -> 2: the node name an agent key without node= took at its first registration */
+    "CREATE TABLE agent_keys(key TEXT PRIMARY KEY, node TEXT NOT NULL UNIQUE) WITHOUT ROWID;",
 };
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -40,7 +42,9 @@ static const char *const migrations[] = {
     X(JOB_ALL, "SELECT id, name, user, queue, priority, ntasks, submit_us, end_us, state,"     \
                " exit, spec FROM jobs ORDER BY id")                                            \
     X(TASK_ALL, "SELECT job, idx, state, attempt, node, exit, signal, oom, start_us, end_us"   \
-                " FROM tasks ORDER BY job, idx")
+                " FROM tasks ORDER BY job, idx")                                               \
+    X(KEY_BIND, "INSERT INTO agent_keys(key, node) VALUES(?1, ?2)")                            \
+    X(KEY_ALL, "SELECT key, node FROM agent_keys")
 
 enum stmt_id {
 #define STMT_ENUM(name, sql) STMT_##name,
@@ -411,4 +415,30 @@ int hrm_store_load(struct hrm_store *s, hrm_store_job_f on_job, hrm_store_task_f
     if (r != SQLITE_DONE)
         return fail(s, r, err, "loading tasks");
     return 0;
+}
+
+int hrm_store_bind_agent_key(struct hrm_store *s, const char *key, const char *node,
+                             struct hrm_error *err)
+{
+    int rc = ensure_txn(s, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_stmt *st = s->stmt[STMT_KEY_BIND];
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, node, -1, SQLITE_STATIC);
+    return step_done(s, STMT_KEY_BIND, err);
+}
+
+int hrm_store_load_agent_keys(struct hrm_store *s, hrm_store_key_f on_key, void *arg,
+                              struct hrm_error *err)
+{
+    int rc = 0, r;
+    sqlite3_stmt *st = s->stmt[STMT_KEY_ALL];
+    while ((r = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = on_key(arg, col_text(st, 0), col_text(st, 1))) < 0)
+            break;
+    sqlite3_reset(st);
+    if (rc < 0)
+        return rc;
+    return r == SQLITE_DONE ? 0 : fail(s, r, err, "loading agent keys");
 }

@@ -52,8 +52,9 @@ start_master() { # extra flags...
   MASTER=$!; PIDS+=("$MASTER")
   until_ok 20 started_since "${before:-0}" || fail "master did not start"
 }
-start_agent() { # name flags...
+start_agent() { # name flags...: with a key of its own, made if missing (the master re-reads authorized)
   local name=$1; shift
+  [ -e "$S/keys/agent-$name.key" ] || "$HRM" keygen --node "$name" "$S/keys" >/dev/null || fail "keygen --node $name"
   "$HRM" agent --state "$S" --name "$name" --log-level info "$@" >>"$TMP/$name.log" 2>&1 &
   local pid=$!; PIDS+=("$pid")
   eval "AGENT_$name=$pid"
