@@ -252,6 +252,15 @@ int cmd_sim(int argc, char **argv)
     }
     rc = CLI_USAGE;
     struct hrm_error err = {{0}};
+    /* Output folders are made and checked now, not after minutes of simulation. */
+    const char *bad = csv_dir && hrm_report_prepare(csv_dir, false, &err) < 0     ? "csv"
+                      : plot_dir && hrm_report_prepare(plot_dir, true, &err) < 0 ? "plot"
+                                                                                  : NULL;
+    if (bad) {
+        fprintf(stderr, "hrm sim: --%s: %s\n", bad, err.text);
+        rc = CLI_FAIL;
+        goto out;
+    }
     struct hrm_spec *spec = hrm_spec_load_bounded(argv[optind], seed, max_mem, &err);
     if (!spec) {
         fprintf(stderr, "hrm sim: %s\n", err.text);
@@ -380,7 +389,7 @@ int cmd_sim(int argc, char **argv)
             rc = CLI_FAIL;
         }
         if (rc == CLI_OK && plot_dir &&
-            hrm_report_plot(plot_dir, entries, (size_t)npol, &err) < 0) {
+            hrm_report_plot_titled(plot_dir, spec->path, entries, (size_t)npol, &err) < 0) {
             fprintf(stderr, "hrm sim: --plot: %s\n", err.text);
             rc = CLI_FAIL;
         }
