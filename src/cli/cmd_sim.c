@@ -252,15 +252,6 @@ int cmd_sim(int argc, char **argv)
     }
     rc = CLI_USAGE;
     struct hrm_error err = {{0}};
-    /* Output folders are made and checked now, not after minutes of simulation. */
-    const char *bad = csv_dir && hrm_report_prepare(csv_dir, false, &err) < 0     ? "csv"
-                      : plot_dir && hrm_report_prepare(plot_dir, true, &err) < 0 ? "plot"
-                                                                                  : NULL;
-    if (bad) {
-        fprintf(stderr, "hrm sim: --%s: %s\n", bad, err.text);
-        rc = CLI_FAIL;
-        goto out;
-    }
     struct hrm_spec *spec = hrm_spec_load_bounded(argv[optind], seed, max_mem, &err);
     if (!spec) {
         fprintf(stderr, "hrm sim: %s\n", err.text);
@@ -308,6 +299,16 @@ int cmd_sim(int argc, char **argv)
                             "not among the policies run (add --policy fgm)\n");
             goto free_spec;
         }
+    }
+
+    /* Output folders are made and checked now, not after minutes of simulation. */
+    const char *bad = csv_dir && hrm_report_prepare(csv_dir, false, &err) < 0     ? "csv"
+                      : plot_dir && hrm_report_prepare(plot_dir, true, &err) < 0 ? "plot"
+                                                                                  : NULL;
+    if (bad) {
+        fprintf(stderr, "hrm sim: --%s: %s\n", bad, err.text);
+        rc = CLI_FAIL;
+        goto free_spec;
     }
 
     /* All parameters: the spec's, then the command line's (later wins). */
