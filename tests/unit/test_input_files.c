@@ -25,6 +25,14 @@ static void path_in(char *out, size_t len, const char *name)
     snprintf(out, len, "%s/%s", dir, name);
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    cr_assert_eq(fclose(f), 0);
+}
+
 Test(input_files, refuses_what_is_not_a_regular_file, .init = make_dir)
 {
     char fifo[128];
@@ -56,10 +64,7 @@ Test(input_files, reads_within_the_bound_and_refuses_beyond, .init = make_dir)
 {
     char path[128];
     path_in(path, sizeof(path), "f");
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("{\"tasks\": [{\"cmd\": \"true\"}]}", f);
-    fclose(f);
+    write_text(path, "{\"tasks\": [{\"cmd\": \"true\"}]}");
     struct hrm_error err;
     char *buf;
     size_t len;
@@ -75,7 +80,7 @@ Test(input_files, reads_within_the_bound_and_refuses_beyond, .init = make_dir)
     cr_assert_not_null(j, "%s", err.text);
     json_decref(j);
     /* An empty file reads as empty. */
-    truncate(path, 0);
+    write_text(path, "");
     cr_assert_eq(hrm_read_regular_file(path, "f", 10, &buf, &len, &err), 0);
     cr_assert_eq(len, 0);
     hrm_free(buf);
@@ -87,25 +92,17 @@ Test(input_files, a_spec_over_its_memory_bound_is_refused_before_it_is_built, .i
 {
     char path[128];
     path_in(path, sizeof(path), "huge.json");
-    FILE *f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("{\"cluster\": {\"nodes\": [{\"name\": \"n\", \"count\": 4, \"cores\": 8, \"mem\": "
+    write_text(path, "{\"cluster\": {\"nodes\": [{\"name\": \"n\", \"count\": 4, \"cores\": 8, \"mem\": "
           "\"16G\"}]},\n \"workload\": {\"jobs\": [{\"name\": \"big\", \"tasks\": 50000000, "
-          "\"task\": {\"cpu\": 1, \"mem\": \"1G\", \"duration\": \"1s\"}}]}}\n",
-          f);
-    fclose(f);
+          "\"task\": {\"cpu\": 1, \"mem\": \"1G\", \"duration\": \"1s\"}}]}}\n");
     struct hrm_error err;
     cr_assert_null(hrm_spec_load_bounded(path, 1, 1LL << 30, &err));
     cr_assert(strstr(err.text, "workload.jobs[0].tasks: 50000000 tasks in all would need about "),
               "%s", err.text);
     /* 1,000 tasks fit in 1 MiB at the estimate. */
-    f = fopen(path, "w");
-    cr_assert_not_null(f);
-    fputs("{\"cluster\": {\"nodes\": [{\"name\": \"n\", \"cores\": 8, \"mem\": \"16G\"}]},\n"
+    write_text(path, "{\"cluster\": {\"nodes\": [{\"name\": \"n\", \"cores\": 8, \"mem\": \"16G\"}]},\n"
           " \"workload\": {\"jobs\": [{\"name\": \"j\", \"tasks\": 1000, \"task\": "
-          "{\"duration\": \"1s\"}}]}}\n",
-          f);
-    fclose(f);
+          "{\"duration\": \"1s\"}}]}}\n");
     struct hrm_spec *spec = hrm_spec_load_bounded(path, 1, 1LL << 20, &err);
     cr_assert_not_null(spec, "%s", err.text);
     hrm_spec_free(spec);

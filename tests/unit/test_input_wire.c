@@ -20,6 +20,20 @@ static int decode_with_extra(const char *value, struct hrm_wire_fault *f)
     return rc;
 }
 
+/* wrap (a format with one %s) around inner as the unknown field: refused with bad_field
+ * and a message holding want. */
+static void refused_wrapped(const char *wrap, const char *inner, const char *want)
+{
+    size_t len = strlen(wrap) + strlen(inner) + 1;
+    char *value = hrm_alloc(len);
+    snprintf(value, len, wrap, inner);
+    struct hrm_wire_fault f;
+    cr_assert_lt(decode_with_extra(value, &f), 0);
+    cr_assert_eq(f.code, HRM_WERR_BAD_FIELD);
+    cr_assert(strstr(f.message, want), "%s", f.message);
+    hrm_free(value);
+}
+
 /* n copies of item joined by commas, in brackets. */
 static char *array_of(const char *item, size_t n)
 {
@@ -57,28 +71,13 @@ Test(input_wire, unknown_fields_obey_the_limits_at_any_depth)
     cr_assert_lt(decode_with_extra(str, &f), 0);
     cr_assert_eq(f.code, HRM_WERR_BAD_FIELD);
     cr_assert(strstr(f.message, "field 'x'") && strstr(f.message, "longer than"), "%s", f.message);
-    size_t len = strlen(str) + 32;
-    char *nested = hrm_alloc(len);
-    snprintf(nested, len, "[{\"k\":[%s]}]", str);
-    cr_assert_lt(decode_with_extra(nested, &f), 0);
-    cr_assert_eq(f.code, HRM_WERR_BAD_FIELD);
-    hrm_free(nested);
+    refused_wrapped("[{\"k\":[%s]}]", str, "longer than");
     arr = array_of("0", HRM_WIRE_MAX_ITEMS + 1);
-    len = strlen(arr) + 16;
-    nested = hrm_alloc(len);
-    snprintf(nested, len, "{\"deep\":%s}", arr);
-    cr_assert_lt(decode_with_extra(nested, &f), 0);
-    cr_assert(strstr(f.message, "more than 65536 items"), "%s", f.message);
-    hrm_free(nested);
+    refused_wrapped("{\"deep\":%s}", arr, "more than 65536 items");
     hrm_free(arr);
     /* A key over the string limit. */
     str[HRM_WIRE_MAX_STRING + 2] = '\0';
-    len = strlen(str) + 16;
-    nested = hrm_alloc(len);
-    snprintf(nested, len, "{%s\":1}", str);
-    cr_assert_lt(decode_with_extra(nested, &f), 0);
-    cr_assert(strstr(f.message, "field name"), "%s", f.message);
-    hrm_free(nested);
+    refused_wrapped("{%s\":1}", str, "field name");
     hrm_free(str);
     /* Batch items are checked the same way. */
     json_t *item = json_pack("{s:i, s:s, s:i, s:o}", "v", 1, "type", "jobs", "req", 1, "x",
