@@ -20,6 +20,7 @@
 #define HRM_JOB_MAX_TASKS 1000000
 #define HRM_JOB_MAX_GROUPS 1024
 #define HRM_JOB_MAX_ARGS 4096
+#define HRM_JOB_MAX_STRING (64 << 10) /* an argument, env name or value, cwd: the wire's limit */
 #define HRM_JOB_MAX_FILE (16 << 20) /* bytes of a job file; sent compact, it must fit 1 MiB */
 
 /* Checks desc and returns its normalised form (new reference) with "ntasks"

@@ -66,6 +66,11 @@ static json_t *norm_cmd(const json_t *cmd, int g, struct hrm_error *err)
     if (json_is_string(cmd)) {
         if (json_string_length(cmd) == 0)
             goto bad;
+        if (json_string_length(cmd) > HRM_JOB_MAX_STRING) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cmd: longer than %d bytes", g,
+                       HRM_JOB_MAX_STRING);
+            return NULL;
+        }
         return json_pack("[s, s, O]", "/bin/sh", "-c", cmd);
     }
     if (!json_is_array(cmd) || json_array_size(cmd) == 0 ||
@@ -78,6 +83,11 @@ static json_t *norm_cmd(const json_t *cmd, int g, struct hrm_error *err)
         if (!json_is_string(a) || (i == 0 && json_string_length(a) == 0) ||
             memchr(json_string_value(a), '\0', json_string_length(a)))
             goto bad;
+        if (json_string_length(a) > HRM_JOB_MAX_STRING) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cmd[%zu]: longer than %d bytes", g, i,
+                       HRM_JOB_MAX_STRING);
+            return NULL;
+        }
     }
     return json_deep_copy(cmd);
 bad:
@@ -147,6 +157,12 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
                 json_decref(env);
                 goto fail;
             }
+            if (strlen(key) > HRM_JOB_MAX_STRING || json_string_length(ev) > HRM_JOB_MAX_STRING) {
+                hrm_errorf(err, -HRM_ESPEC, "tasks[%d].env.%.64s: longer than %d bytes", g, key,
+                           HRM_JOB_MAX_STRING);
+                json_decref(env);
+                goto fail;
+            }
             /* The agent sets HRM_JOB_ID, HRM_TASK_ID, ...: a job may not shadow them. */
             if (strncmp(key, "HRM_", 4) == 0) {
                 hrm_errorf(err, -HRM_ESPEC,
@@ -160,8 +176,9 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
     }
     const char *cwd = cwd_default ? cwd_default : "/";
     if ((v = json_object_get(in, "cwd"))) {
-        if (!json_is_string(v) || json_string_value(v)[0] != '/') {
-            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cwd: must be an absolute path", g);
+        if (!json_is_string(v) || json_string_value(v)[0] != '/' ||
+            json_string_length(v) > HRM_JOB_MAX_STRING) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cwd: must be an absolute path of at most %d bytes", g, HRM_JOB_MAX_STRING);
             json_decref(env);
             goto fail;
         }

@@ -194,3 +194,32 @@ Test(input_wire, job_names_and_env_names)
     json_decref(n);
     json_decref(d);
 }
+
+Test(input_wire, job_strings_within_the_wire_limit)
+{
+    static const char *const wraps[] = {
+        "{\"tasks\":[{\"cmd\":\"%s\"}]}",
+        "{\"tasks\":[{\"cmd\":[\"x\",\"%s\"]}]}",
+        "{\"tasks\":[{\"cmd\":\"x\",\"env\":{\"K\":\"%s\"}}]}",
+        "{\"tasks\":[{\"cmd\":\"x\",\"cwd\":\"/%s\"}]}",
+    };
+    static const char *const field[] = {"tasks[0].cmd:", "tasks[0].cmd[1]:", "tasks[0].env.K:",
+                                        "tasks[0].cwd:"};
+    char *big = hrm_alloc(HRM_JOB_MAX_STRING + 2);
+    memset(big, 'a', HRM_JOB_MAX_STRING + 1);
+    big[HRM_JOB_MAX_STRING + 1] = '\0';
+    for (size_t i = 0; i < sizeof(wraps) / sizeof(wraps[0]); i++) {
+        size_t len = strlen(wraps[i]) + strlen(big) + 1;
+        char *text = hrm_alloc(len);
+        snprintf(text, len, wraps[i], big);
+        json_error_t je;
+        json_t *d = json_loads(text, 0, &je);
+        cr_assert_not_null(d, "case %zu: %s", i, je.text);
+        struct hrm_error err;
+        cr_assert_null(hrm_jobdesc_normalise(d, NULL, &err), "case %zu accepted", i);
+        cr_assert(strstr(err.text, field[i]), "case %zu: %s", i, err.text);
+        json_decref(d);
+        hrm_free(text);
+    }
+    hrm_free(big);
+}
