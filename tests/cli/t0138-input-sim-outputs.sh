@@ -12,10 +12,6 @@ grep -q -- "--csv: .*afile" "$TMP/err" || fail "csv: $(cat "$TMP/err")"
 [ ! -s "$TMP/out" ] || fail "simulated before checking --csv"
 expect_exit 1 "$HRM" sim "$SPEC" -q --policy fifo --sweep-load 40:50:10 --plot "$TMP/afile/sweep"
 [ ! -s "$TMP/out" ] || fail "swept before checking --plot"
-# fgm's history is saved after the runs: a folder that is not there fails first.
-expect_exit 1 "$HRM" sim "$SPEC" -q --policy fgm --history "$TMP/nodir/h.json"
-grep -q -- "--history: cannot write .*nodir/h.json" "$TMP/err" || fail "history: $(cat "$TMP/err")"
-[ ! -s "$TMP/out" ] || fail "simulated before checking --history"
 # Missing parents are made, for the sweep too.
 expect_exit 0 "$HRM" sim "$SPEC" -q --policy fifo --sweep-load 40:50:10 --plot "$TMP/new/a/sweep"
 [ -s "$TMP/new/a/sweep/response-vs-load.png" ] || fail "no sweep plot"
