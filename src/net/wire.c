@@ -317,8 +317,7 @@ int hrm_wire_decode_from(const void *buf, size_t len, int role, json_t **out,
     }
     size_t max = role == HRM_PEER_AGENT ? HRM_WIRE_MAX_REGISTER_BYTES : HRM_WIRE_MAX_BYTES;
     if (len > max) {
-        fault(f, HRM_WERR_TOO_BIG, "message of %zu bytes exceeds the limit of %d", len,
-              HRM_WIRE_MAX_BYTES);
+        fault(f, HRM_WERR_TOO_BIG, "message of %zu bytes exceeds the limit of %zu", len, max);
         if (f)
             f->req = tail_req(buf, len);
         return -EMSGSIZE;
