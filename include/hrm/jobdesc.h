@@ -20,6 +20,8 @@
 #define HRM_JOB_MAX_TASKS 1000000
 #define HRM_JOB_MAX_GROUPS 1024
 #define HRM_JOB_MAX_ARGS 4096
+#define HRM_JOB_MAX_STRING (64 << 10) /* an argument, env name or value, cwd: the wire's limit */
+#define HRM_JOB_MAX_FILE (16 << 20) /* bytes of a job file; sent compact, it must fit 1 MiB */
 
 /* Checks desc and returns its normalised form (new reference) with "ntasks"
  * added, or NULL with err naming the field: "tasks[2].mem: ...".  cwd_default
@@ -27,7 +29,8 @@
 json_t *hrm_jobdesc_normalise(const json_t *desc, const char *cwd_default,
                               struct hrm_error *err);
 
-/* Reads a job file; NULL with "<path>: ..." in err. */
+/* Reads a job file: a regular file of at most HRM_JOB_MAX_FILE bytes (a FIFO or a
+ * device is refused before anything is read); NULL with "<path>: ..." in err. */
 json_t *hrm_jobdesc_load(const char *path, struct hrm_error *err);
 
 #endif

@@ -2,6 +2,7 @@
 #ifndef HRM_REPORT_H
 #define HRM_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,5 +34,11 @@ int hrm_report_csv(const char *dir, const struct hrm_report_entry *e, size_t n,
  * generated script stays in DIR/plot.gp so a user can restyle and rerun it. */
 int hrm_report_plot(const char *dir, const struct hrm_report_entry *e, size_t n,
                     struct hrm_error *err);
+/* Same, with title (e.g. the spec's file name; NULL: none) in every plot's title. */
+int hrm_report_plot_titled(const char *dir, const char *title, const struct hrm_report_entry *e,
+                           size_t n, struct hrm_error *err);
+/* Before long work: creates dir and its missing parents, checks it is writable and,
+ * with plot, that gnuplot is on PATH; 0 or -HRM_EIO with the reason in err. */
+int hrm_report_prepare(const char *dir, bool plot, struct hrm_error *err);
 
 #endif

@@ -68,6 +68,10 @@ struct hrm_spec {
  * NULL and err says "<file>: <json path>: <reason>"; never crashes on any input.
  */
 struct hrm_spec *hrm_spec_load(const char *path, uint64_t seed, struct hrm_error *err);
+/* Same, with tasks bounded by max_mem bytes (0: the machine's memory and ulimits only):
+ * a workload whose tasks would need more is refused before it is built. */
+struct hrm_spec *hrm_spec_load_bounded(const char *path, uint64_t seed, int64_t max_mem,
+                                       struct hrm_error *err);
 /* Same, from a string (path is used in messages and to resolve relative files). */
 struct hrm_spec *hrm_spec_load_string(const char *text, const char *path, uint64_t seed,
                                       struct hrm_error *err);

@@ -35,6 +35,9 @@
 #define HRM_WIRE_MAX_BYTES (1 << 20)  /* larger messages get an error reply */
 #define HRM_WIRE_MAX_STRING (64 << 10)
 #define HRM_WIRE_MAX_ITEMS 65536
+/* An agent's register lists every task the node runs or has finished unacknowledged;
+ * it may be this large (the transport's own limit), about 70,000 finished tasks. */
+#define HRM_WIRE_MAX_REGISTER_BYTES (16 << 20)
 
 enum hrm_peer {
     HRM_PEER_AGENT = 1,  /* a node agent (key listed as "agent") */
@@ -132,6 +135,11 @@ struct hrm_wire_fault {
  * refused unread).
  */
 int hrm_wire_decode(const void *buf, size_t len, json_t **out, struct hrm_wire_fault *fault);
+/* Same, for a frame from a peer of the given role (HRM_PEER_*, 0: unknown): an agent's
+ * register may be up to HRM_WIRE_MAX_REGISTER_BYTES.  A frame refused for its size
+ * gets the "req" it ends with, when it ends with one, in fault->req. */
+int hrm_wire_decode_from(const void *buf, size_t len, int role, json_t **out,
+                         struct hrm_wire_fault *fault);
 
 /* Validates obj against type's schema; 0 or -EPROTO with detail in err. */
 int hrm_wire_validate(int type, const json_t *obj, struct hrm_error *err);

@@ -43,6 +43,12 @@ int bench_flow(int argc, char **argv); /* bench_flow.c: hrm bench flow */
 int bench_dhrm(int argc, char **argv); /* bench_dhrm.c: hrm bench dhrm */
 int bench_throughput(int argc, char **argv); /* bench_throughput.c: hrm bench throughput */
 
+/* printable.c: replaces, in place, every control character of every string in a
+ * reply (a JSON value, borrowed) by \xHH before it is printed as text: a job name
+ * must not be able to drive the reader's terminal.  (JSON output escapes them.) */
+typedef struct json_t json_t;
+void cli_escape_strings(json_t *v);
+
 struct hrm_spec;
 /* sweep_load.c: hrm sim SPEC --sweep-load A:B:S (policies' params as "P.key=value"). */
 int cli_sweep_load(const struct hrm_spec *spec, const char *range, const char *const *policies,

@@ -143,6 +143,23 @@ static void submit_usage(FILE *out)
             "\nexit status: 0 submitted, 1 master unreachable or refused, 2 bad job\n");
 }
 
+/* The master refuses a frame over HRM_WIRE_MAX_BYTES unread: say so before sending,
+ * with the size, rather than wait for an answer.  Frees req when it does not fit. */
+static bool submit_fits(json_t *req)
+{
+    json_object_set_new(req, "req", json_integer(INT64_MAX)); /* the widest id */
+    size_t len = 0;
+    char *text = hrm_wire_dump(req, &len);
+    free(text);
+    json_object_del(req, "req");
+    if (len <= HRM_WIRE_MAX_BYTES)
+        return true;
+    fprintf(stderr, "hrm submit: the job description is %zu bytes; the limit is 1 MiB (%d bytes)\n",
+            len, HRM_WIRE_MAX_BYTES);
+    json_decref(req);
+    return false;
+}
+
 int cmd_submit(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -291,6 +308,8 @@ int cmd_submit(int argc, char **argv)
     json_decref(norm);
     json_t *req = hrm_wire_new(HRM_WIRE_SUBMIT);
     json_object_set_new(req, "job", desc);
+    if (!submit_fits(req))
+        goto out;
     json_t *r = one_call(&o, req, &rc);
     if (!r)
         goto out;
@@ -385,6 +404,8 @@ int cmd_jobs(int argc, char **argv)
     json_t *r = one_call(&o, req, &rc);
     if (!r)
         return rc;
+    if (!o.json)
+        cli_escape_strings(r); /* names are the submitter's text */
     const json_t *jobs = json_object_get(r, "jobs");
     if (o.json) {
         print_json(jobs);
@@ -472,6 +493,8 @@ int cmd_job(int argc, char **argv)
     json_t *r = one_call(&o, req, &rc);
     if (!r)
         return rc;
+    if (!o.json)
+        cli_escape_strings(r); /* names are the submitter's text */
     const json_t *j = json_object_get(r, "job");
     if (o.json) {
         print_json(j);
@@ -612,6 +635,8 @@ int cmd_nodes(int argc, char **argv)
     json_t *r = one_call(&o, hrm_wire_new(HRM_WIRE_NODES), &rc);
     if (!r)
         return rc;
+    if (!o.json)
+        cli_escape_strings(r); /* names are the submitter's text */
     const json_t *nodes = json_object_get(r, "nodes");
     if (o.json) {
         print_json(nodes);

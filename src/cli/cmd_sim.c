@@ -39,6 +39,8 @@ static void sim_usage(FILE *out)
             "      --plot DIR           write response-cdf.png and utilisation.png into DIR (gnuplot)\n"
             "      --sample-interval D  utilisation sampling period, e.g. 1s (default: spec, else 1s)\n"
             "      --until D            stop the simulation at virtual time D\n"
+            "      --max-mem SIZE       refuse a spec whose tasks would need more memory than\n"
+            "                           SIZE (default: physical memory, ulimit -v and -d)\n"
             "      --list-policies      list the policies and exit\n"
             "      --sweep-load A:B:S   offered load A%%, A+S%%, .. B%% of the cores: scale the\n"
             "                           arrival times and print a response-vs-load table\n"
@@ -146,6 +148,7 @@ int cmd_sim(int argc, char **argv)
         {"sample-interval", required_argument, NULL, 'i'},
         {"until", required_argument, NULL, 'u'},
         {"list-policies", no_argument, NULL, 'l'},
+        {"max-mem", required_argument, NULL, 'M'},
         {"sweep-load", required_argument, NULL, 'L'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -154,7 +157,7 @@ int cmd_sim(int argc, char **argv)
     const char *policy_arg = NULL, *csv_dir = NULL, *plot_dir = NULL, *sweep = NULL;
     uint64_t seed = 1;
     int json = 0, quiet = 0;
-    int64_t sample_us = -1, until_us = 0;
+    int64_t sample_us = -1, until_us = 0, max_mem = 0;
     char **cli_params = NULL;
     char *history = NULL; /* "fgm.history=FILE" of --history */
     size_t ncli_params = 0, cap_params = 0;
@@ -217,6 +220,13 @@ int cmd_sim(int argc, char **argv)
                 goto out;
             }
             break;
+        case 'M':
+            if (hrm_parse_size(optarg, &max_mem) || max_mem <= 0) {
+                fprintf(stderr, "hrm sim: --max-mem: '%s' is not a positive size like 4G\n",
+                        optarg);
+                goto out;
+            }
+            break;
         case 'l':
             rc = list_policies();
             goto out;
@@ -242,7 +252,7 @@ int cmd_sim(int argc, char **argv)
     }
     rc = CLI_USAGE;
     struct hrm_error err = {{0}};
-    struct hrm_spec *spec = hrm_spec_load(argv[optind], seed, &err);
+    struct hrm_spec *spec = hrm_spec_load_bounded(argv[optind], seed, max_mem, &err);
     if (!spec) {
         fprintf(stderr, "hrm sim: %s\n", err.text);
         goto out;
@@ -289,6 +299,16 @@ int cmd_sim(int argc, char **argv)
                             "not among the policies run (add --policy fgm)\n");
             goto free_spec;
         }
+    }
+
+    /* Output folders are made and checked now, not after minutes of simulation. */
+    const char *bad = csv_dir && hrm_report_prepare(csv_dir, false, &err) < 0     ? "csv"
+                      : plot_dir && hrm_report_prepare(plot_dir, true, &err) < 0 ? "plot"
+                                                                                  : NULL;
+    if (bad) {
+        fprintf(stderr, "hrm sim: --%s: %s\n", bad, err.text);
+        rc = CLI_FAIL;
+        goto free_spec;
     }
 
     /* All parameters: the spec's, then the command line's (later wins). */
@@ -370,7 +390,7 @@ int cmd_sim(int argc, char **argv)
             rc = CLI_FAIL;
         }
         if (rc == CLI_OK && plot_dir &&
-            hrm_report_plot(plot_dir, entries, (size_t)npol, &err) < 0) {
+            hrm_report_plot_titled(plot_dir, spec->path, entries, (size_t)npol, &err) < 0) {
             fprintf(stderr, "hrm sim: --plot: %s\n", err.text);
             rc = CLI_FAIL;
         }

@@ -96,13 +96,10 @@ static void gp_quote(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-static int plot(const char *dir, const struct sweep_row *rows, size_t n,
+/* dir exists: hrm sim made and checked it before the sweep (hrm_report_prepare). */
+static int plot(const char *dir, const char *title, const struct sweep_row *rows, size_t n,
                 const char *const *policies, int npol)
 {
-    if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-        fprintf(stderr, "hrm sim: --plot: cannot create %s: %s\n", dir, strerror(errno));
-        return CLI_FAIL;
-    }
     char path[4096];
     snprintf(path, sizeof(path), "%s/load-sweep.csv", dir);
     FILE *f = fopen(path, "w");
@@ -157,7 +154,9 @@ static int plot(const char *dir, const struct sweep_row *rows, size_t n,
     fprintf(f, "# Written by hrm sim --sweep-load; rerun with: gnuplot %s\n", path);
     fprintf(f, "set terminal pngcairo size 1400,500 noenhanced\nset output ");
     gp_quote(f, png);
-    fprintf(f, "\nset multiplot layout 1,3\nset key top left\nset grid\n"
+    fprintf(f, "\nset multiplot layout 1,3 title ");
+    gp_quote(f, title);
+    fprintf(f, "\nset key top left\nset grid\n"
                "set xlabel 'offered load (%%)'\n");
     for (int panel = 0; panel < 3; panel++) {
         fprintf(f, "set title '%s'\nplot ", what[panel]);
@@ -268,7 +267,7 @@ int cli_sweep_load(const struct hrm_spec *spec, const char *range, const char *c
         print_table(stdout, rows, nrows);
         fflush(stdout);
         if (plot_dir)
-            rc = plot(plot_dir, rows, nrows, policies, npolicies);
+            rc = plot(plot_dir, spec->path, rows, nrows, policies, npolicies);
     }
     hrm_free(jobs);
     hrm_free(mine);

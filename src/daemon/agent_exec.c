@@ -245,6 +245,10 @@ static char **build_env(const struct agent *a, const struct arun *r, const json_
         snprintf(key, sizeof(key), "%.*s", (int)(klen < 255 ? klen : 255), e);
         if (json_object_size(env) && json_object_get(env, key))
             continue;
+        /* An agent started from inside a task has that task's: the new task gets its own. */
+        if (strcmp(key, "HRM_JOB_ID") == 0 || strcmp(key, "HRM_TASK_ID") == 0 ||
+            strcmp(key, "HRM_ATTEMPT") == 0 || strcmp(key, "HRM_NODE") == 0)
+            continue;
         out[n++] = a->base_env[i];
     }
     *nborrowed = n;
@@ -252,7 +256,9 @@ static char **build_env(const struct agent *a, const struct arun *r, const json_
     const json_t *v;
     json_object_foreach((json_t *)env, k, v)
     {
-        out[n++] = fmt_env(k, json_string_value(v));
+        /* hrm's own names below win: a job from an older master could still carry one. */
+        if (strncmp(k, "HRM_", 4) != 0)
+            out[n++] = fmt_env(k, json_string_value(v));
     }
     char buf[256];
     snprintf(buf, sizeof(buf), "%lld", (long long)r->job);

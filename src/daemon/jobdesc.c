@@ -2,10 +2,27 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "hrm/alloc.h"
 #include "hrm/jobdesc.h"
+#include "hrm/readfile.h"
 #include "hrm/units.h"
 
 #define NAME_MAX_LEN 47 /* HRM_NAME_MAX - 1: names go into the scheduler's model */
+
+/* True when text holds a control character: C0 (including tab and newline), DEL, or a
+ * C1 control (U+0080..U+009F, UTF-8 0xC2 0x80..0x9F).  Names are printed in listings;
+ * an escape sequence in one would drive the reader's terminal. */
+static bool has_control(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch < 0x20 || ch == 0x7f ||
+            (ch == 0xc2 && i + 1 < len && (unsigned char)text[i + 1] >= 0x80 &&
+             (unsigned char)text[i + 1] <= 0x9f))
+            return true;
+    }
+    return false;
+}
 
 static int get_name(const json_t *desc, const char *key, const char *def, const char **out,
                     struct hrm_error *err)
@@ -19,6 +36,8 @@ static int get_name(const json_t *desc, const char *key, const char *def, const 
         json_string_length(v) > NAME_MAX_LEN)
         return hrm_errorf(err, -HRM_ESPEC, "%s: must be a string of 1 to %d characters", key,
                           NAME_MAX_LEN);
+    if (has_control(json_string_value(v), json_string_length(v)))
+        return hrm_errorf(err, -HRM_ESPEC, "%s: must not contain control characters", key);
     *out = json_string_value(v);
     return 0;
 }
@@ -47,6 +66,11 @@ static json_t *norm_cmd(const json_t *cmd, int g, struct hrm_error *err)
     if (json_is_string(cmd)) {
         if (json_string_length(cmd) == 0)
             goto bad;
+        if (json_string_length(cmd) > HRM_JOB_MAX_STRING) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cmd: longer than %d bytes", g,
+                       HRM_JOB_MAX_STRING);
+            return NULL;
+        }
         return json_pack("[s, s, O]", "/bin/sh", "-c", cmd);
     }
     if (!json_is_array(cmd) || json_array_size(cmd) == 0 ||
@@ -59,6 +83,11 @@ static json_t *norm_cmd(const json_t *cmd, int g, struct hrm_error *err)
         if (!json_is_string(a) || (i == 0 && json_string_length(a) == 0) ||
             memchr(json_string_value(a), '\0', json_string_length(a)))
             goto bad;
+        if (json_string_length(a) > HRM_JOB_MAX_STRING) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cmd[%zu]: longer than %d bytes", g, i,
+                       HRM_JOB_MAX_STRING);
+            return NULL;
+        }
     }
     return json_deep_copy(cmd);
 bad:
@@ -128,13 +157,28 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
                 json_decref(env);
                 goto fail;
             }
+            if (strlen(key) > HRM_JOB_MAX_STRING || json_string_length(ev) > HRM_JOB_MAX_STRING) {
+                hrm_errorf(err, -HRM_ESPEC, "tasks[%d].env.%.64s: longer than %d bytes", g, key,
+                           HRM_JOB_MAX_STRING);
+                json_decref(env);
+                goto fail;
+            }
+            /* The agent sets HRM_JOB_ID, HRM_TASK_ID, ...: a job may not shadow them. */
+            if (strncmp(key, "HRM_", 4) == 0) {
+                hrm_errorf(err, -HRM_ESPEC,
+                           "tasks[%d].env.%.64s: names starting with HRM_ are set by hrm", g,
+                           key);
+                json_decref(env);
+                goto fail;
+            }
             json_object_set(env, key, (json_t *)ev);
         }
     }
     const char *cwd = cwd_default ? cwd_default : "/";
     if ((v = json_object_get(in, "cwd"))) {
-        if (!json_is_string(v) || json_string_value(v)[0] != '/') {
-            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cwd: must be an absolute path", g);
+        if (!json_is_string(v) || json_string_value(v)[0] != '/' ||
+            json_string_length(v) > HRM_JOB_MAX_STRING) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cwd: must be an absolute path of at most %d bytes", g, HRM_JOB_MAX_STRING);
             json_decref(env);
             goto fail;
         }
@@ -224,8 +268,13 @@ json_t *hrm_jobdesc_normalise(const json_t *desc, const char *cwd_default,
 
 json_t *hrm_jobdesc_load(const char *path, struct hrm_error *err)
 {
+    char *buf;
+    size_t len;
+    if (hrm_read_regular_file(path, path, HRM_JOB_MAX_FILE, &buf, &len, err) < 0)
+        return NULL;
     json_error_t jerr;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *j = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    hrm_free(buf);
     if (!j)
         hrm_errorf(err, -HRM_ESPEC, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
     return j;

@@ -416,7 +416,7 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
     }
     json_t *msg;
     struct hrm_wire_fault f;
-    int type = hrm_wire_decode(in->data ? in->data : "", in->len, &msg, &f);
+    int type = hrm_wire_decode_from(in->data ? in->data : "", in->len, in->role, &msg, &f);
     if (type < 0) {
         hrm_log(HRM_LOG_INFO, "bad message from a %s: %s",
                 in->role == HRM_PEER_AGENT ? "agent" : "client", f.message);

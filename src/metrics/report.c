@@ -447,6 +447,16 @@ static void gp_path(FILE *f, const char *dir, const char *stem, const char *suff
     hrm_free(p);
 }
 
+/* A plot's title: what, and the spec it shows when known ("what: spec.json"). */
+static void gp_titled(FILE *f, const char *what, const char *title)
+{
+    size_t len = strlen(what) + (title ? strlen(title) : 0) + 3;
+    char *t = hrm_alloc(len);
+    snprintf(t, len, "%s%s%s", what, title ? ": " : "", title ? title : "");
+    gp_string(f, t);
+    hrm_free(t);
+}
+
 /* Sorted responses (s) of the jobs that finished; returns how many. */
 static size_t done_responses(const struct hrm_run_record *r, double **out)
 {
@@ -475,10 +485,31 @@ static void gp_empty(FILE *f)
           f);
 }
 
-static void gp_util_panel(FILE *f, const char *dir, const struct hrm_report_entry *e, size_t n,
-                          const struct fname *stems, const char *what, int column)
+/* A series sampled thousands of times swings between samples (a GPU phase is busy or
+ * idle) and draws as a solid band: past UTIL_BINS samples, each panel shows the mean
+ * of each of UTIL_BINS equal time bins instead (gnuplot's "smooth unique" averages
+ * the points that share an x). */
+#define UTIL_BINS 200
+
+static double util_bin_s(const struct hrm_report_entry *e, size_t n)
 {
-    fprintf(f, "set ylabel '%s utilisation (%%)'\n", what);
+    size_t most = 0;
+    int64_t end = 0;
+    for (size_t p = 0; p < n; p++) {
+        const struct hrm_series *s = &e[p].record->series;
+        if (s->n > most)
+            most = s->n;
+        if (s->n > 0 && s->t_us[s->n - 1] > end)
+            end = s->t_us[s->n - 1];
+    }
+    return most > UTIL_BINS && end > 0 ? (double)end / 1e6 / UTIL_BINS : 0;
+}
+
+static void gp_util_panel(FILE *f, const char *dir, const struct hrm_report_entry *e, size_t n,
+                          const struct fname *stems, const char *what, int column, double bin_s)
+{
+    fprintf(f, "set ylabel '%s utilisation (%%)%s'\n", what,
+            bin_s > 0 ? ", mean per bin" : "");
     size_t plotted = 0;
     for (size_t p = 0; p < n; p++) {
         if (e[p].record->series.n == 0)
@@ -486,7 +517,11 @@ static void gp_util_panel(FILE *f, const char *dir, const struct hrm_report_entr
         fputs(plotted ? ", \\\n     " : "plot ", f);
         gp_path(f, dir, stems[p].s, "-util.csv");
         /* every ::1 skips the header line. */
-        fprintf(f, " every ::1 using 1:($%d*100) with lines lw 1.5 title ", column);
+        if (bin_s > 0)
+            fprintf(f, " every ::1 using ((floor($1/%.9g)+0.5)*%.9g):($%d*100) smooth unique "
+                       "with lines lw 1.5 title ", bin_s, bin_s, column);
+        else
+            fprintf(f, " every ::1 using 1:($%d*100) with lines lw 1.5 title ", column);
         gp_string(f, e[p].summary->policy);
         plotted++;
     }
@@ -496,8 +531,9 @@ static void gp_util_panel(FILE *f, const char *dir, const struct hrm_report_entr
         gp_empty(f);
 }
 
-static int write_plot_script(const char *path, const char *dir, const struct hrm_report_entry *e,
-                             size_t n, const struct fname *stems, struct hrm_error *err)
+static int write_plot_script(const char *path, const char *dir, const char *title,
+                             const struct hrm_report_entry *e, size_t n, const struct fname *stems,
+                             struct hrm_error *err)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -530,8 +566,9 @@ static int write_plot_script(const char *path, const char *dir, const struct hrm
           "set output ",
           f);
     gp_path(f, dir, "response-cdf", ".png");
-    fputs("\nset title 'Job response time CDF'\n"
-          "set xlabel 'response time (s)'\n"
+    fputs("\nset title ", f);
+    gp_titled(f, "Job response time CDF", title);
+    fputs("\nset xlabel 'response time (s)'\n"
           "set ylabel 'fraction of jobs'\n"
           "set yrange [0:1.02]\n",
           f);
@@ -557,14 +594,21 @@ static int write_plot_script(const char *path, const char *dir, const struct hrm
           "set output ",
           f);
     gp_path(f, dir, "utilisation", ".png");
-    fputs("\nset multiplot layout 2,1 title 'Utilisation over time'\n"
-          "unset title\n"
+    /* A cluster without GPUs gets no GPU panel: it would be a flat line at 0. */
+    bool gpus = false;
+    for (size_t p = 0; p < n; p++)
+        gpus |= e[p].record->gpu_capacity_area > 0;
+    double bin_s = util_bin_s(e, n);
+    fprintf(f, "\nset multiplot layout %d,1 title ", gpus ? 2 : 1);
+    gp_titled(f, "Utilisation over time", title);
+    fputs("\nunset title\n"
           "set xlabel 'time (s)'\n"
           "set yrange [0:105]\n"
           "set key outside right top\n",
           f);
-    gp_util_panel(f, dir, e, n, stems, "CPU", 2);
-    gp_util_panel(f, dir, e, n, stems, "GPU", 3);
+    gp_util_panel(f, dir, e, n, stems, "CPU", 2, bin_s);
+    if (gpus)
+        gp_util_panel(f, dir, e, n, stems, "GPU", 3, bin_s);
     fputs("unset multiplot\nunset output\n", f);
     return close_out(f, path, err);
 }
@@ -663,6 +707,27 @@ static int check_png(const char *dir, const char *name, struct hrm_error *err)
 int hrm_report_plot(const char *dir, const struct hrm_report_entry *e, size_t n,
                     struct hrm_error *err)
 {
+    return hrm_report_plot_titled(dir, NULL, e, n, err);
+}
+
+int hrm_report_prepare(const char *dir, bool plot, struct hrm_error *err)
+{
+    int rc = make_dirs(dir, err);
+    if (rc)
+        return rc;
+    if (access(dir, W_OK | X_OK) != 0)
+        return hrm_errorf(err, -HRM_EIO, "%s: cannot write there: %s", dir, strerror(errno));
+    char exe[4096];
+    if (plot && !find_on_path("gnuplot", exe, sizeof(exe)))
+        return hrm_errorf(err, -HRM_EIO,
+                          "gnuplot not found on PATH: install it (Debian: gnuplot-nox) to get "
+                          "plots");
+    return 0;
+}
+
+int hrm_report_plot_titled(const char *dir, const char *title, const struct hrm_report_entry *e,
+                           size_t n, struct hrm_error *err)
+{
     struct fname *stems = policy_stems(e, n);
     int rc = write_csvs(dir, e, n, stems, err);
     if (rc)
@@ -677,7 +742,7 @@ int hrm_report_plot(const char *dir, const struct hrm_report_entry *e, size_t n,
     }
     char script[4096];
     snprintf(script, sizeof(script), "%s/plot.gp", dir);
-    rc = write_plot_script(script, dir, e, n, stems, err);
+    rc = write_plot_script(script, dir, title, e, n, stems, err);
     if (rc)
         goto out;
     rc = run_gnuplot(exe, script, err);

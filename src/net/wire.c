@@ -224,16 +224,102 @@ static int fault(struct hrm_wire_fault *f, enum hrm_wire_err code, const char *f
     return -EPROTO;
 }
 
+/* The request id of a frame too large to parse, when it can be read cheaply: a client
+ * adds "req" last, so a frame ending in ,"req":N} carries it in its last bytes.  A
+ * false match costs only an error reply with the wrong id. */
+static long long tail_req(const char *buf, size_t len)
+{
+    static const char key[] = "\"req\":";
+    size_t i = len;
+    while (i > 0 && (buf[i - 1] == ' ' || buf[i - 1] == '\n'))
+        i--;
+    if (i == 0 || buf[--i] != '}')
+        return -1;
+    size_t end = i;
+    while (i > 0 && buf[i - 1] >= '0' && buf[i - 1] <= '9' && end - i < 18)
+        i--;
+    if (i == end || i < sizeof(key) - 1 + 1)
+        return -1;
+    size_t k = i - (sizeof(key) - 1);
+    if (memcmp(buf + k, key, sizeof(key) - 1) != 0 || (buf[k - 1] != ',' && buf[k - 1] != '{'))
+        return -1;
+    long long v = 0;
+    for (size_t p = i; p < end; p++)
+        v = v * 10 + (buf[p] - '0');
+    return v;
+}
+
+/* Every string (object keys too) and every array or object anywhere in a message,
+ * known field or not, within the protocol's limits: a receiver that ignores a field
+ * still holds it in memory while it handles the message. */
+static int check_limits(const json_t *v, struct hrm_error *err)
+{
+    switch (json_typeof(v)) {
+    case JSON_STRING:
+        if (json_string_length(v) > HRM_WIRE_MAX_STRING)
+            return hrm_errorf(err, -EPROTO, "a string is longer than %d bytes",
+                              HRM_WIRE_MAX_STRING);
+        return 0;
+    case JSON_ARRAY: {
+        if (json_array_size(v) > HRM_WIRE_MAX_ITEMS)
+            return hrm_errorf(err, -EPROTO, "an array has more than %d items",
+                              HRM_WIRE_MAX_ITEMS);
+        size_t i;
+        const json_t *item;
+        json_array_foreach(v, i, item)
+        {
+            int rc = check_limits(item, err);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    }
+    case JSON_OBJECT: {
+        if (json_object_size(v) > HRM_WIRE_MAX_ITEMS)
+            return hrm_errorf(err, -EPROTO, "an object has more than %d fields",
+                              HRM_WIRE_MAX_ITEMS);
+        const char *key;
+        const json_t *item;
+        json_object_foreach((json_t *)v, key, item)
+        {
+            if (strlen(key) > HRM_WIRE_MAX_STRING)
+                return hrm_errorf(err, -EPROTO, "a field name is longer than %d bytes",
+                                  HRM_WIRE_MAX_STRING);
+            int rc = check_limits(item, err);
+            if (rc < 0) {
+                if (err) {
+                    char tmp[HRM_ERROR_TEXT_MAX];
+                    snprintf(tmp, sizeof(tmp), "%s", err->text);
+                    snprintf(err->text, sizeof(err->text), "field '%.64s': %.400s", key, tmp);
+                }
+                return rc;
+            }
+        }
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
 int hrm_wire_decode(const void *buf, size_t len, json_t **out, struct hrm_wire_fault *f)
+{
+    return hrm_wire_decode_from(buf, len, 0, out, f);
+}
+
+int hrm_wire_decode_from(const void *buf, size_t len, int role, json_t **out,
+                         struct hrm_wire_fault *f)
 {
     *out = NULL;
     if (f) {
         f->req = -1;
         f->message[0] = '\0';
     }
-    if (len > HRM_WIRE_MAX_BYTES) {
-        fault(f, HRM_WERR_TOO_BIG, "message of %zu bytes exceeds the limit of %d", len,
-              HRM_WIRE_MAX_BYTES);
+    size_t max = role == HRM_PEER_AGENT ? HRM_WIRE_MAX_REGISTER_BYTES : HRM_WIRE_MAX_BYTES;
+    if (len > max) {
+        fault(f, HRM_WERR_TOO_BIG, "message of %zu bytes exceeds the limit of %zu", len, max);
+        if (f)
+            f->req = tail_req(buf, len);
         return -EMSGSIZE;
     }
     json_error_t jerr;
@@ -261,8 +347,15 @@ int hrm_wire_decode(const void *buf, size_t len, json_t **out, struct hrm_wire_f
         json_decref(obj); /* after: tname points into obj */
         return -EPROTO;
     }
+    /* Only an agent's register may exceed HRM_WIRE_MAX_BYTES: it lists every task the
+     * node runs or has finished unacknowledged, and must arrive whole (reconciliation). */
+    if (len > HRM_WIRE_MAX_BYTES && type != HRM_WIRE_REGISTER) {
+        json_decref(obj);
+        return fault(f, HRM_WERR_TOO_BIG, "message of %zu bytes exceeds the limit of %d", len,
+                     HRM_WIRE_MAX_BYTES);
+    }
     struct hrm_error err;
-    if (hrm_wire_validate(type, obj, &err) < 0) {
+    if (hrm_wire_validate(type, obj, &err) < 0 || check_limits(obj, &err) < 0) {
         json_decref(obj);
         return fault(f, HRM_WERR_BAD_FIELD, "%s", err.text);
     }
@@ -284,7 +377,7 @@ int hrm_wire_check_item(const json_t *item, struct hrm_wire_fault *f)
         return fault(f, HRM_WERR_UNKNOWN_TYPE, "batch: item type '%.64s' %s",
                      tname ? tname : "(none)", type < 0 ? "is unknown" : "may not be nested");
     struct hrm_error err;
-    if (hrm_wire_validate(type, item, &err) < 0)
+    if (hrm_wire_validate(type, item, &err) < 0 || check_limits(item, &err) < 0)
         return fault(f, HRM_WERR_BAD_FIELD, "%s", err.text);
     return type;
 }

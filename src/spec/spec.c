@@ -308,7 +308,8 @@ static int parse_spec(struct spec_ctx *c, const json_t *root, struct hrm_spec *s
     return rc;
 }
 
-static struct hrm_spec *load(json_t *root, const char *path, uint64_t seed, struct hrm_error *err)
+static struct hrm_spec *load(json_t *root, const char *path, uint64_t seed, double max_mem,
+                             struct hrm_error *err)
 {
     struct hrm_spec *spec = hrm_calloc(1, sizeof(*spec));
     spec->path = hrm_strdup(path);
@@ -317,7 +318,9 @@ static struct hrm_spec *load(json_t *root, const char *path, uint64_t seed, stru
     spec->execution.contention = 0.05;
     spec->execution.usage_interval_us = 1000000;
     char *dir = dir_of(path);
-    struct spec_ctx c = {.file = path, .dir = dir, .err = err};
+    struct spec_ctx c = {.file = path, .dir = dir, .err = err, .mem_budget = spec_mem_budget()};
+    if (max_mem > 0 && max_mem < c.mem_budget)
+        c.mem_budget = max_mem;
     hrm_rng_seed(&c.root, seed);
     int rc = parse_spec(&c, root, spec);
     spec_names_fini(&c.node_names);
@@ -339,12 +342,18 @@ static struct hrm_spec *load(json_t *root, const char *path, uint64_t seed, stru
 
 struct hrm_spec *hrm_spec_load(const char *path, uint64_t seed, struct hrm_error *err)
 {
+    return hrm_spec_load_bounded(path, seed, 0, err);
+}
+
+struct hrm_spec *hrm_spec_load_bounded(const char *path, uint64_t seed, int64_t max_mem,
+                                       struct hrm_error *err)
+{
     if (!path)
         path = "";
     json_t *root = spec_read_file(path, path, err);
     if (!root)
         return NULL;
-    struct hrm_spec *spec = load(root, path, seed, err);
+    struct hrm_spec *spec = load(root, path, seed, (double)max_mem, err);
     json_decref(root);
     return spec;
 }
@@ -361,7 +370,7 @@ struct hrm_spec *hrm_spec_load_string(const char *text, const char *path, uint64
     json_t *root = spec_parse_text(text, strlen(text), path, err);
     if (!root)
         return NULL;
-    struct hrm_spec *spec = load(root, path, seed, err);
+    struct hrm_spec *spec = load(root, path, seed, 0, err);
     json_decref(root);
     return spec;
 }

@@ -400,6 +400,9 @@ static int expand(struct spec_ctx *c, const struct gen *g, struct hrm_rng *rng)
     if ((double)c->wl->ntasks + per_job * (double)g->count > SPEC_MAX_TASKS)
         return spec_fail(c, "would create about %.0f tasks; a workload may have at most %d",
                          per_job * (double)g->count, SPEC_MAX_TASKS);
+    double total = (double)c->wl->ntasks + per_job * (double)g->count;
+    if (spec_mem_check(c, "count", total))
+        return -HRM_ESPEC;
     double t = (double)g->start;
     for (int64_t j = 0; j < g->count; j++) {
         char name[HRM_NAME_MAX + 24];

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
+#include "hrm/readfile.h"
 #include "hrm/units.h"
 #include "spec/spec_private.h"
 
@@ -116,34 +117,12 @@ json_t *spec_parse_text(const char *text, size_t len, const char *display, struc
 
 json_t *spec_read_file(const char *fs_path, const char *display, struct hrm_error *err)
 {
-    FILE *f = fopen(fs_path, "rb");
-    if (!f) {
-        hrm_errorf(err, -HRM_EIO, "%s: cannot open: %s", display, strerror(errno));
+    char *buf;
+    size_t len;
+    if (hrm_read_regular_file(fs_path, display, SPEC_MAX_FILE, &buf, &len, err) < 0)
         return NULL;
-    }
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    json_t *root = NULL;
-    for (;;) {
-        HRM_GROW(buf, cap, len + 65536);
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-        if (len > SPEC_MAX_FILE) {
-            hrm_errorf(err, -HRM_ESPEC, "%s: larger than %d bytes", display, SPEC_MAX_FILE);
-            goto out;
-        }
-    }
-    if (ferror(f)) {
-        /* A directory opens fine on Linux and fails here with EISDIR. */
-        hrm_errorf(err, -HRM_EIO, "%s: cannot read: %s", display, strerror(errno));
-        goto out;
-    }
-    root = spec_parse_text(buf, len, display, err);
-out:
+    json_t *root = spec_parse_text(buf, len, display, err);
     hrm_free(buf);
-    fclose(f);
     return root;
 }
 

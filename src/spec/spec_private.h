@@ -30,6 +30,11 @@
 #define SPEC_MAX_QUEUES 1000
 #define SPEC_MAX_RACKS 100000
 #define SPEC_MAX_FILE (1 << 30) /* bytes of one JSON file */
+/* What one task costs from the reader to the end of a simulation (its struct, the
+ * simulator's per-task state and records): about 230 bytes measured for a one-stage
+ * job under hrm sim's four default policies.  Tasks that would need more than the
+ * memory this process may use are refused before they are built (spec_room). */
+#define SPEC_TASK_BYTES 200
 #define SPEC_PATH_MAX 256       /* longest JSON path kept for messages */
 
 /* Open-addressing set of names, storing ids; names are fetched through name_of
@@ -77,6 +82,7 @@ struct spec_ctx {
     size_t cap_shapes;
     struct hrm_res last_fit; /* last request found to fit: tasks of a stage repeat it */
     bool have_last_fit;
+    double mem_budget; /* bytes tasks may take: physical memory, ulimit -v and -d */
 };
 
 /* ---- JSON paths and messages (spec_json.c) ---- */
@@ -217,5 +223,9 @@ int spec_job_add(struct spec_ctx *c, const struct hrm_job_desc *d);
 int spec_stage_add(struct spec_ctx *c, const char *name, const int32_t *deps, int32_t ndeps);
 /* Checks there is room for n more tasks (and blocks/phases they bring). */
 int spec_room(struct spec_ctx *c, int64_t ntasks);
+/* The memory this process may use (spec_ctx.mem_budget), and the check of a task total
+ * against it, failing at key (a total of double: generators estimate theirs). */
+double spec_mem_budget(void);
+int spec_mem_check(struct spec_ctx *c, const char *key, double ntasks);
 
 #endif

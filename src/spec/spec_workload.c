@@ -1,6 +1,8 @@
 /* Spec reader, workload part: queues, data sets, explicit jobs and their stages. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "hrm/alloc.h"
 #include "spec/spec_private.h"
@@ -35,11 +37,37 @@ static const char *job_name_of(const void *owner, int32_t id)
     return wl->jobs[id].name;
 }
 
+double spec_mem_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double budget = pages > 0 && page > 0 ? (double)pages * (double)page : 1e300;
+    static const int limits[] = {RLIMIT_AS, RLIMIT_DATA};
+    for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+        struct rlimit rl;
+        if (getrlimit(limits[i], &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            (double)rl.rlim_cur < budget)
+            budget = (double)rl.rlim_cur;
+    }
+    return budget;
+}
+
+int spec_mem_check(struct spec_ctx *c, const char *key, double ntasks)
+{
+    double need = ntasks * SPEC_TASK_BYTES;
+    if (c->mem_budget <= 0 || need <= c->mem_budget)
+        return 0;
+    return spec_fail_key(c, key,
+                         "%.0f tasks in all would need about %.1f GiB to simulate (%d bytes "
+                         "each), more than the %.1f GiB allowed (hrm sim --max-mem, else the "
+                         "physical memory and ulimit -v/-d)",
+                         ntasks, need / (1 << 30), SPEC_TASK_BYTES, c->mem_budget / (1 << 30));
+}
+
 int spec_room(struct spec_ctx *c, int64_t ntasks)
 {
     if ((int64_t)c->wl->ntasks + ntasks > SPEC_MAX_TASKS)
         return spec_fail(c, "the workload would have more than %d tasks", SPEC_MAX_TASKS);
-    return 0;
+    return spec_mem_check(c, "tasks", (double)c->wl->ntasks + (double)ntasks);
 }
 
 int spec_job_add(struct spec_ctx *c, const struct hrm_job_desc *d)
