@@ -471,6 +471,14 @@ static int id_verb(int argc, char **argv, const char *usage, struct client_opts 
     return CLI_OK;
 }
 
+/* Why a task could not start, under its row of `hrm job` (the master strips control characters). */
+static void print_launch_error(const json_t *task)
+{
+    const char *why = json_string_value(json_object_get(task, "error"));
+    if (why)
+        printf("%6s  launch failed: %s\n", "", why);
+}
+
 int cmd_job(int argc, char **argv)
 {
     struct client_opts o;
@@ -523,6 +531,7 @@ int cmd_job(int argc, char **argv)
                    (long long)json_integer_value(json_object_get(t, "signal")),
                    fmt_ms(s >= 0 && e >= 0 ? e - s : -1, rt, sizeof(rt)),
                    json_is_true(json_object_get(t, "oom")) ? "  (out of memory)" : "");
+            print_launch_error(t);
         }
     }
     json_decref(r);

@@ -132,6 +132,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
         t->start_us = geti(e, "start_us");
     t->cpu_us = geti(e, "cpu_us");
     t->rss = geti(e, "rss");
+    jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
     if (m->dist && t->sched >= 0) {
         dist_task_end(m, j, (int32_t)task, ok);
@@ -152,9 +153,11 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     if (j->tasks[task].state != HRM_RTASK_RUNNING || j->state > HRM_JOB_RUNNING)
         jobs_persist_task(m, j, (int32_t)task);
     if (!ok)
-        hrm_log(HRM_LOG_INFO, "task " HRM_TASK_FMT " on %s failed: exit %d signal %d%s",
+        hrm_log(t->error ? HRM_LOG_NOTICE : HRM_LOG_INFO,
+                "task " HRM_TASK_FMT " on %s failed: exit %d signal %d%s%s%s",
                 HRM_TASK_ARGS(job, task, attempt), m->nodes[node].name, t->exit, t->signal,
-                t->oom ? " (out of memory)" : "");
+                t->oom ? " (out of memory)" : "", t->error ? ": " : "",
+                t->error ? t->error : "");
 }
 
 static void on_register(struct master *m, const struct peer_id *from, json_t *msg)

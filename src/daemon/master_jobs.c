@@ -30,6 +30,8 @@ static void job_free(struct rjob *j)
         return;
     json_decref(j->spec);
     hrm_free(j->greq);
+    for (int32_t i = 0; j->tasks && i < j->ntasks; i++)
+        hrm_free(j->tasks[i].error);
     hrm_free(j->tasks);
     hrm_free(j->waiters);
     hrm_free(j);
@@ -99,7 +101,8 @@ void jobs_persist_task(struct master *m, struct rjob *j, int32_t idx)
                                  .signal = t->signal,
                                  .oom = t->oom,
                                  .start_us = t->start_us,
-                                 .end_us = t->end_us};
+                                 .end_us = t->end_us,
+                                 .error = t->error};
     struct hrm_error err;
     int rc = hrm_store_put_task(m->store, &row, &err);
     if (rc < 0)
@@ -166,6 +169,7 @@ static int load_task(void *arg, const struct hrm_store_task *row)
     t->oom = row->oom;
     t->start_us = row->start_us;
     t->end_us = row->end_us;
+    jobs_set_task_error(t, row->error);
     if (t->state == HRM_RTASK_FAILED && jobs_live(j))
         j->failed = true;
     return 0;
@@ -184,6 +188,15 @@ int jobs_load(struct master *m, struct hrm_error *err)
 
 /* ---- task and job transitions ---- */
 
+void jobs_set_task_error(struct rtask *t, const char *why)
+{
+    hrm_free(t->error);
+    t->error = why && *why ? hrm_strdup(why) : NULL;
+    for (char *c = t->error; c && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
 void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
                       uint32_t gpu_mask, bool started)
 {
@@ -195,6 +208,7 @@ void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t nod
     t->start_us = started ? master_now_us() : -1;
     t->end_us = -1;
     t->pid = 0;
+    jobs_set_task_error(t, NULL); /* a new attempt: an earlier one's failure no longer applies */
     if (j->state == HRM_JOB_PENDING) {
         j->state = HRM_JOB_RUNNING;
         jobs_persist_state(m, j);
@@ -457,6 +471,11 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
                              (json_int_t)t->start_us, "end_us", (json_int_t)t->end_us, "cpu_us",
                              (json_int_t)t->cpu_us, "rss", (json_int_t)t->rss));
     }
+    /* Why a launch failed (command not found, no such working directory, ...). */
+    for (int32_t i = 0; i < j->ntasks && i < LIST_MAX_TASKS; i++)
+        if (j->tasks[i].error)
+            json_object_set_new(json_array_get(tasks, (size_t)i), "error",
+                                json_string(j->tasks[i].error));
     json_object_set_new(o, "tasks", tasks);
     json_object_set(o, "spec", j->spec);
     json_t *r = hrm_wire_new(HRM_WIRE_JOB_INFO);

@@ -35,6 +35,7 @@ struct rtask {
     int exit, signal;
     bool oom;
     int64_t start_us, end_us, cpu_us, rss;
+    char *error; /* why the latest launch could not start (owned; NULL: it started) */
 };
 
 struct waiter {
@@ -179,6 +180,9 @@ void on_logs_data(struct master *m, const struct peer_id *from, json_t *msg);
 
 /* master_jobs.c: the body of a task_launch for the task's current attempt (new reference). */
 json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx);
+/* Records why a task's launch failed (NULL or "": it did not fail to start); control characters
+ * are replaced, since the text is printed on users' terminals. */
+void jobs_set_task_error(struct rtask *t, const char *why);
 /* A task that ran (or was queued) on a node that lost it is pending again; tells the scheduler. */
 void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx);
 
