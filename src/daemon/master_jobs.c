@@ -10,7 +10,8 @@
 /* Replies stay under the codec's size limit: listings are capped. */
 #define LIST_MAX_JOBS 2000
 #define LIST_MAX_TASKS 2000
-#define LOGS_MAX_BYTES (256 << 10)
+/* An offset-less logs request gets the end of the output as one wire string. */
+#define LOGS_TEXT_MAX_BYTES (32 << 10)
 
 bool jobs_live(const struct rjob *j)
 {
@@ -620,12 +621,26 @@ void on_wait(struct master *m, const struct peer_id *from, json_t *msg)
     master_send(m, from, r);
 }
 
+/* What a logs_data reply says of the task itself: `hrm logs --follow` stops once the task has
+ * ended and its output is read, and exits with the task's code. */
+static void logs_task_state(json_t *r, const struct rtask *t)
+{
+    const char *state = t->state == HRM_RTASK_RUNNING && t->start_us < 0
+                            ? "queued"
+                            : hrm_rtask_state_name(t->state);
+    json_object_set_new(r, "state", json_string(state));
+    json_object_set_new(r, "exit", json_integer(t->state == HRM_RTASK_CANCELLED ? 143
+                                                : task_exit_code(t)));
+    json_object_set_new(r, "attempt", json_integer(t->attempt));
+}
+
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
 {
     json_int_t id = json_integer_value(json_object_get(msg, "id"));
     json_int_t task = json_integer_value(json_object_get(msg, "task"));
     const char *stream = json_string_value(json_object_get(msg, "stream"));
     json_int_t max = json_integer_value(json_object_get(msg, "max"));
+    const json_t *offset = json_object_get(msg, "offset");
     struct rjob *j = jobs_find(m, id);
     if (!j || task >= j->ntasks) {
         master_reply_error(m, from, HRM_WERR_NOT_FOUND, req_of(msg), "no task %lld.%lld",
@@ -639,6 +654,17 @@ void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
         return;
     }
     const struct rtask *t = &j->tasks[task];
+    bool started = t->attempt > 0 && t->node >= 0 &&
+                   !(t->state == HRM_RTASK_RUNNING && t->start_us < 0);
+    if (!started && offset) {
+        /* A chunked reader (hrm logs --follow) learns the task's state and asks again. */
+        json_t *r = hrm_wire_new(HRM_WIRE_LOGS_DATA);
+        json_object_set_new(r, "req", json_integer(req_of(msg)));
+        json_object_set_new(r, "started", json_false());
+        logs_task_state(r, t);
+        master_send(m, from, r);
+        return;
+    }
     if (t->attempt == 0 || t->node < 0) {
         master_reply_error(m, from, HRM_WERR_NOT_FOUND, req_of(msg),
                            "task %lld.%lld has not run yet", (long long)id, (long long)task);
@@ -656,13 +682,20 @@ void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
     p->client = *from;
     p->client_req = req_of(msg);
     p->since_us = master_mono_us();
+    p->job = j->id;
+    p->task = (int32_t)task;
+    p->attempt = t->attempt;
     json_t *f = hrm_wire_new(HRM_WIRE_LOGS_FETCH);
     json_object_set_new(f, "req", json_integer(p->id));
     json_object_set_new(f, "job", json_integer(j->id));
     json_object_set_new(f, "task", json_integer(task));
     json_object_set_new(f, "attempt", json_integer(t->attempt));
     json_object_set_new(f, "stream", json_string(stream));
-    json_object_set_new(f, "max", json_integer(max > 0 && max < LOGS_MAX_BYTES ? max : LOGS_MAX_BYTES));
+    /* Without an offset (an older client) the agent answers with the end of the file as text. */
+    json_int_t cap = offset ? HRM_LOGS_CHUNK_MAX : LOGS_TEXT_MAX_BYTES;
+    json_object_set_new(f, "max", json_integer(max > 0 && max < cap ? max : cap));
+    if (offset)
+        json_object_set_new(f, "offset", json_integer(json_integer_value(offset)));
     master_send_node(m, t->node, f);
 }
 
@@ -675,6 +708,12 @@ void on_logs_data(struct master *m, const struct peer_id *from, json_t *msg)
             continue;
         json_t *r = json_deep_copy(msg);
         json_object_set_new(r, "req", json_integer(m->logs[i].client_req));
+        struct rjob *j = jobs_find(m, m->logs[i].job);
+        if (j && json_object_get(msg, "chunk")) {
+            json_object_set_new(r, "started", json_true());
+            logs_task_state(r, &j->tasks[m->logs[i].task]);
+            json_object_set_new(r, "attempt", json_integer(m->logs[i].attempt));
+        }
         master_send(m, &m->logs[i].client, r);
         m->logs[i] = m->logs[--m->nlogs];
         return;

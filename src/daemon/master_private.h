@@ -84,6 +84,8 @@ struct pending_logs {
     struct peer_id client;
     long long client_req;
     int64_t since_us;
+    int64_t job;              /* the task read, whose state the answer carries */
+    int32_t task, attempt;
 };
 
 /* Messages wait here until the turn's transaction commits. */
