@@ -273,8 +273,8 @@ int cmd_agent(int argc, char **argv)
         case 'R':
             if (hrm_parse_duration(optarg, &cfg.output_retention_us) < 0 ||
                 cfg.output_retention_us < 0) {
-                fprintf(stderr, "hrm agent: --output-retention: expected a duration like 7d or "
-                                "12h, or 0 to keep output forever\n");
+                fprintf(stderr, "hrm agent: --output-retention: expected a duration like 168h "
+                                "or 30min, or 0 to keep output forever\n");
                 return CLI_USAGE;
             }
             cfg.output_retention_us = cfg.output_retention_us ? cfg.output_retention_us : -1;
@@ -307,7 +307,7 @@ int cmd_agent(int argc, char **argv)
                    "  --max-output SIZE  per output file, keep at most SIZE: over it, the oldest\n"
                    "                  output is dropped and a line says so (default 1G; 0: no limit)\n"
                    "  --output-retention D  remove a job's output once no task of it runs here and\n"
-                   "                  it has not changed for D (default 7d; 0: keep forever)\n"
+                   "                  it has not changed for D (default 168h, 7 days; 0: keep forever)\n"
                    "  --no-cgroup     never limit tasks with cgroups\n"
                    "  --pin           pin CPU tasks too (GPU tasks always get their unit's cores)\n"
                    "  --heartbeat D   heartbeat period (default 1s)\n"

@@ -95,7 +95,7 @@ int hrm_parse_duration(const char *s, int64_t *us)
         const char *name;
         double mult;
     } units[] = {
-        {"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 60e6}, {"min", 60e6}, {"h", 3600e6}, {"d", 86400e6},
+        {"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
     };
     size_t len = strcspn(suf, " \t");
     if (len == 0) {
