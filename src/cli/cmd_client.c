@@ -611,6 +611,7 @@ static int logs_stream(struct client *c, const struct client_opts *o, long long 
 {
     long long offset = 0, attempt = 0;
     double delay = FOLLOW_MIN_S;
+    bool waiting_said = false;
     for (;;) {
         json_t *req = hrm_wire_new(HRM_WIRE_LOGS);
         json_object_set_new(req, "id", json_integer(id));
@@ -628,6 +629,15 @@ static int logs_stream(struct client *c, const struct client_opts *o, long long 
         snprintf(state, sizeof(state), "%s", json_string_value(json_object_get(r, "state")) ?: "");
         long long a = json_integer_value(json_object_get(r, "attempt"));
         bool got = false, eof = true;
+        if (e && lf->follow && state[0] && !task_ended(state)) {
+            /* Its node is down or silent: the task runs again elsewhere once the master notices. */
+            if (!waiting_said)
+                fprintf(stderr, "hrm logs: %s; waiting for the task to run again\n", e);
+            waiting_said = true;
+            json_decref(r);
+            sleep_s(FOLLOW_MAX_S);
+            continue;
+        }
         if (e) {
             fprintf(stderr, "hrm logs: %s\n", e);
             json_decref(r);

@@ -85,9 +85,10 @@ static void cap_file(struct agent *a, const char *path)
 {
     int64_t cap = a->cfg.max_output;
     struct stat st;
-    if (cap <= 0 || stat(path, &st) < 0 || st.st_size <= cap)
+    /* No symbolic links: the agent must never cut a file the task pointed it at. */
+    if (cap <= 0 || lstat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= cap)
         return;
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return;
     struct marker old = read_marker(fd);
@@ -106,7 +107,7 @@ static void cap_file(struct agent *a, const char *path)
         fstat(fd, &st);
         before = old.dropped + (long long)(st.st_size - (int64_t)old.len);
         size_t m = format_marker(before, false, cap, text, sizeof(text));
-        int afd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        int afd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
         if (ftruncate(fd, 0) < 0 || afd < 0 || write(afd, text, m) != (ssize_t)m)
             hrm_log(HRM_LOG_WARNING, "%s: cannot bound it: %s", path, strerror(errno));
         if (afd >= 0)
@@ -150,7 +151,7 @@ static void sweep_job(struct agent *a, int64_t job, const char *dir, time_t cuto
     while (old && (e = readdir(d)))
         if (e->d_name[0] != '.') {
             snprintf(path, sizeof(path), "%.1300s/%.200s", dir, e->d_name);
-            old = stat(path, &st) == 0 && st.st_mtime < cutoff;
+            old = lstat(path, &st) == 0 && st.st_mtime < cutoff;
         }
     for (rewinddir(d); old && (e = readdir(d));)
         if (e->d_name[0] != '.') {

@@ -20,7 +20,8 @@
  * handshakes and scheduling passes, at ~1 ms of work per hundred messages. */
 #define TURN_MAX_MSGS 1024
 #define TICK_US 100000         /* housekeeping: node timeouts, reconciliation */
-#define LOGS_TIMEOUT_US 30000000
+/* Under the client's default 10 s, so that it reads why rather than "no answer". */
+#define LOGS_TIMEOUT_US 5000000
 
 int64_t master_now_us(void)
 {
@@ -477,8 +478,7 @@ static void housekeeping(struct master *m)
     }
     for (size_t i = 0; i < m->nlogs;) {
         if (now - m->logs[i].since_us > LOGS_TIMEOUT_US) {
-            master_reply_error(m, &m->logs[i].client, HRM_WERR_UNAVAILABLE, m->logs[i].client_req,
-                               "the node did not answer");
+            on_logs_unanswered(m, &m->logs[i]);
             m->logs[i] = m->logs[--m->nlogs];
         } else {
             i++;

@@ -634,6 +634,29 @@ static void logs_task_state(json_t *r, const struct rtask *t)
     json_object_set_new(r, "attempt", json_integer(t->attempt));
 }
 
+/* A chunked read that cannot be served now: a logs_data with the error and the task's state, so
+ * that a follower can wait for the task to run again (takes why). */
+static void logs_failed(struct master *m, const struct peer_id *to, long long req,
+                        const struct rtask *t, json_t *why)
+{
+    json_t *r = hrm_wire_new(HRM_WIRE_LOGS_DATA);
+    json_object_set_new(r, "req", json_integer(req));
+    json_object_set_new(r, "error", why);
+    logs_task_state(r, t);
+    master_send(m, to, r);
+}
+
+void on_logs_unanswered(struct master *m, const struct pending_logs *p)
+{
+    struct rjob *j = jobs_find(m, p->job);
+    if (p->chunked && j)
+        logs_failed(m, &p->client, p->client_req, &j->tasks[p->task],
+                    json_string("the node did not answer"));
+    else
+        master_reply_error(m, &p->client, HRM_WERR_UNAVAILABLE, p->client_req,
+                           "the node did not answer");
+}
+
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
 {
     json_int_t id = json_integer_value(json_object_get(msg, "id"));
@@ -670,6 +693,12 @@ void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
                            "task %lld.%lld has not run yet", (long long)id, (long long)task);
         return;
     }
+    if (!m->nodes[t->node].up && offset) {
+        logs_failed(m, from, req_of(msg), t, json_sprintf("node %s, which ran task %lld.%lld, is down",
+                                                          m->nodes[t->node].name, (long long)id,
+                                                          (long long)task));
+        return;
+    }
     if (!m->nodes[t->node].up) {
         master_reply_error(m, from, HRM_WERR_UNAVAILABLE, req_of(msg),
                            "node %s, which ran task %lld.%lld, is down", m->nodes[t->node].name,
@@ -685,6 +714,7 @@ void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
     p->job = j->id;
     p->task = (int32_t)task;
     p->attempt = t->attempt;
+    p->chunked = offset != NULL;
     json_t *f = hrm_wire_new(HRM_WIRE_LOGS_FETCH);
     json_object_set_new(f, "req", json_integer(p->id));
     json_object_set_new(f, "job", json_integer(j->id));

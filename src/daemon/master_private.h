@@ -86,6 +86,7 @@ struct pending_logs {
     int64_t since_us;
     int64_t job;              /* the task read, whose state the answer carries */
     int32_t task, attempt;
+    bool chunked;             /* a read from an offset (the answer is a logs_data) */
 };
 
 /* Messages wait here until the turn's transaction commits. */
@@ -179,6 +180,7 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg);
 void on_wait(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs_data(struct master *m, const struct peer_id *from, json_t *msg);
+void on_logs_unanswered(struct master *m, const struct pending_logs *p); /* the node is silent */
 
 /* master_jobs.c: the body of a task_launch for the task's current attempt (new reference). */
 json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx);

@@ -1,7 +1,7 @@
-# hrm logs --follow prints output that appears after it started, ends when the task ends and exits with the task's code.
+# hrm logs --follow prints output that appears after it started, ends when the task ends and exits with the task's code; it waits for a task not started yet and follows a task whose node died to its next attempt.
 . "$(dirname "$0")/rtlib.sh"
 keygen
-start_master
+start_master --node-timeout 2s
 start_agent n1 --cpus 1
 until_ok 60 nodes_up 1 || fail "the node did not register"
 
@@ -34,3 +34,19 @@ touch "$TMP/go2"
 set +e; wait "$follower"; code=$?; set -e
 [ "$code" -eq 0 ] || { cat "$TMP/follow2.err" >&2; fail "--follow of a pending task exited $code"; }
 grep -qx late-line "$TMP/follow2" || fail "--follow of a pending task missed its output"
+
+# The node dies under a follower: it waits, and follows the task's next attempt elsewhere.
+f=$("$HRM" submit -- sh -c "echo attempt-\$HRM_ATTEMPT; while [ ! -e '$TMP/go3' ]; do sleep 0.1; done; echo last-line") ||
+  fail "submit f"
+timeout 120 "$HRM" logs "$f" --follow >"$TMP/follow3" 2>"$TMP/follow3.err" &
+follower=$!
+PIDS+=("$follower")
+until_ok 60 grep -q attempt-1 "$TMP/follow3" || fail "--follow did not print the first attempt's line"
+kill -KILL "$AGENT_n1"
+start_agent n2 --cpus 1
+until_ok 60 grep -q attempt-2 "$TMP/follow3" || { cat "$TMP/follow3.err" >&2; fail "--follow did not follow the second attempt"; }
+touch "$TMP/go3"
+set +e; wait "$follower"; code=$?; set -e
+[ "$code" -eq 0 ] || { cat "$TMP/follow3.err" >&2; fail "--follow across a node's death exited $code"; }
+printf 'attempt-1\nattempt-2\nlast-line\n' | cmp - "$TMP/follow3" || fail "--follow across a node's death printed other output"
+grep -q "runs again (attempt 2)" "$TMP/follow3.err" || fail "--follow did not say the task runs again"
