@@ -649,13 +649,18 @@ static int logs_stream(struct client *c, const struct client_opts *o, long long 
             free(s);
         }
         if (!json_object_get(r, "chunk") && json_object_get(r, "data")) {
-            if (!o->json) { /* an older agent: the end of the output, as text */
-                const json_t *d = json_object_get(r, "data");
+            /* An older agent: the end of the output as text, all it can give (no --follow). */
+            const json_t *d = json_object_get(r, "data");
+            if (!o->json)
                 fwrite(json_string_value(d), 1, json_string_length(d), stdout);
-            }
+            json_decref(r);
+            return CLI_OK;
         } else if (json_is_false(json_object_get(r, "started"))) {
-            if (!lf->follow && !task_ended(state)) {
-                fprintf(stderr, "hrm logs: task %lld.%lld has not started yet\n", id, task);
+            if (!lf->follow) {
+                if (task_ended(state))
+                    fprintf(stderr, "hrm logs: task %lld.%lld never ran (%s)\n", id, task, state);
+                else
+                    fprintf(stderr, "hrm logs: task %lld.%lld has not started yet\n", id, task);
                 json_decref(r);
                 return CLI_FAIL;
             }
