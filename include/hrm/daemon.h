@@ -48,7 +48,13 @@ struct hrm_agent_config {
     bool pin;                 /* CPU affinity for every task, not only GPU units */
     int64_t heartbeat_us;     /* default 1 s */
     int64_t usage_us;         /* usage sampling period; default 2 s */
+    int64_t max_output;       /* bytes kept per output file; 0: the default, < 0: no limit */
+    int64_t output_retention_us; /* output of jobs idle this long is removed; 0: default, < 0: never */
 };
+
+#define HRM_AGENT_MAX_OUTPUT_DEFAULT ((int64_t)1 << 30)
+#define HRM_AGENT_MAX_OUTPUT_MIN ((int64_t)64 << 10)
+#define HRM_AGENT_RETENTION_DEFAULT_US ((int64_t)7 * 86400 * 1000000)
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err);
 

@@ -56,6 +56,7 @@ struct hrm_store_task {
     int exit, signal;
     bool oom;
     int64_t start_us, end_us; /* first start... latest start, end; -1 if none */
+    const char *error;        /* why the latest launch could not start; "" or NULL: none */
 };
 
 struct hrm_store;

@@ -25,6 +25,7 @@
  *   z  any integer                   n  number
  *   s  string (<= HRM_WIRE_MAX_STRING bytes)      b  boolean
  *   o  object     a  array (<= HRM_WIRE_MAX_ITEMS)   S  array of strings
+ *   B  base64 string (<= HRM_WIRE_MAX_BLOB characters): bytes of any value (logs)
  * Fields not in the schema are ignored, so a peer may add fields within a
  * version; removing or retyping one needs a new version.
  *
@@ -38,6 +39,9 @@
 /* An agent's register lists every task the node runs or has finished unacknowledged;
  * it may be this large (the transport's own limit), about 70,000 finished tasks. */
 #define HRM_WIRE_MAX_REGISTER_BYTES (16 << 20)
+#define HRM_WIRE_MAX_BLOB (768 << 10)
+/* Bytes of task output per logs_data: 256 KiB is 344 KiB of base64, well inside a frame. */
+#define HRM_LOGS_CHUNK_MAX (256 << 10)
 
 enum hrm_peer {
     HRM_PEER_AGENT = 1,  /* a node agent (key listed as "agent") */
@@ -60,8 +64,11 @@ enum hrm_peer {
     X(TASK_STARTED, "task_started", "job:i task:u attempt:u pid:u start_us:i", HRM_PEER_AGENT) \
     X(USAGE, "usage", "samples:a", HRM_PEER_AGENT)                                                 \
     X(TASK_END_ACK, "task_end_ack", "job:i task:u attempt:u", 0)                               \
-    X(LOGS_FETCH, "logs_fetch", "req:i job:i task:u attempt:u stream:s max:i", 0)              \
-    X(LOGS_DATA, "logs_data", "req:i data:s? size:i? error:s?", HRM_PEER_AGENT)               \
+    X(LOGS_FETCH, "logs_fetch", "req:i job:i task:u attempt:u stream:s max:i offset:i?", 0)    \
+    X(LOGS_DATA, "logs_data",                                                                  \
+      "req:i data:s? size:i? error:s? chunk:B? next:i? eof:b? running:b? started:b? state:s? " \
+      "exit:z? attempt:u?",                                                                    \
+      HRM_PEER_AGENT)                                                                          \
     /* scheduler process (hrm sched) <-> master */                                             \
     X(SCHED_REGISTER, "sched_register", "name:s instances:u", HRM_PEER_SCHED)                  \
     X(SCHED_WELCOME, "sched_welcome", "base:u boot:i policy:s params:S queues:S nodes:a", 0)   \
@@ -80,7 +87,7 @@ enum hrm_peer {
     X(CANCELLED, "cancelled", "req:i id:i state:s", 0)                                         \
     X(WAIT, "wait", "req:i id:i", HRM_PEER_CLIENT)                                             \
     X(JOB_DONE, "job_done", "req:i id:i state:s exit:z", 0)                                    \
-    X(LOGS, "logs", "req:i id:i task:u? stream:s? max:i?", HRM_PEER_CLIENT)
+    X(LOGS, "logs", "req:i id:i task:u? stream:s? max:i? offset:i?", HRM_PEER_CLIENT)
 
 enum hrm_wire_type {
 #define HRM_WIRE_ROLE_ENUM(name, text) HRM_WIRE_##name,

@@ -1,9 +1,11 @@
 /* hrm submit, jobs, job, nodes, cancel, logs, wait: the user's verbs, each one request to the master. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -439,13 +441,19 @@ int cmd_jobs(int argc, char **argv)
     return CLI_OK;
 }
 
-/* Parses "VERB ID" with the common options and an optional task flag. */
+/* hrm logs' own flags. */
+struct logs_flags {
+    bool err, follow;
+};
+
+/* Parses "VERB ID" with the common options and an optional task flag (and logs' flags). */
 static int id_verb(int argc, char **argv, const char *usage, struct client_opts *o, long long *id,
-                   long long *task, bool *err_stream)
+                   long long *task, struct logs_flags *lf)
 {
     static const struct option opts[] = {CLIENT_LONG_OPTS,
                                          {"task", required_argument, NULL, 't'},
                                          {"err", no_argument, NULL, 'e'},
+                                         {"follow", no_argument, NULL, 'f'},
                                          {NULL, 0, NULL, 0}};
     client_opts_init(o);
     int c;
@@ -463,8 +471,10 @@ static int id_verb(int argc, char **argv, const char *usage, struct client_opts 
                 fprintf(stderr, "hrm %s: --task: expected a task index\n", argv[0]);
                 return CLI_USAGE;
             }
-        } else if (c == 'e' && err_stream) {
-            *err_stream = true;
+        } else if (c == 'e' && lf) {
+            lf->err = true;
+        } else if (c == 'f' && lf) {
+            lf->follow = true;
         } else if (c == 'h') {
             printf("%s\noptions:\n" CLIENT_OPTS_HELP, usage);
             return -1;
@@ -478,6 +488,14 @@ static int id_verb(int argc, char **argv, const char *usage, struct client_opts 
         return CLI_USAGE;
     }
     return CLI_OK;
+}
+
+/* Why a task could not start, under its row of `hrm job` (the master strips control characters). */
+static void print_launch_error(const json_t *task)
+{
+    const char *why = json_string_value(json_object_get(task, "error"));
+    if (why)
+        printf("%6s  launch failed: %s\n", "", why);
 }
 
 int cmd_job(int argc, char **argv)
@@ -534,6 +552,7 @@ int cmd_job(int argc, char **argv)
                    (long long)json_integer_value(json_object_get(t, "signal")),
                    fmt_ms(s >= 0 && e >= 0 ? e - s : -1, rt, sizeof(rt)),
                    json_is_true(json_object_get(t, "oom")) ? "  (out of memory)" : "");
+            print_launch_error(t);
         }
     }
     json_decref(r);
@@ -563,35 +582,160 @@ int cmd_cancel(int argc, char **argv)
     return CLI_OK;
 }
 
+/* Polling of `hrm logs --follow` when nothing new came: from 100 ms up to 1 s. */
+#define FOLLOW_MIN_S 0.1
+#define FOLLOW_MAX_S 1.0
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static bool task_ended(const char *state)
+{
+    return strcmp(state, "done") == 0 || strcmp(state, "failed") == 0 ||
+           strcmp(state, "skipped") == 0 || strcmp(state, "cancelled") == 0;
+}
+
+/* Writes a logs_data chunk (base64) to stdout as raw bytes; false if it is not base64. */
+static bool write_chunk(const json_t *r)
+{
+    const json_t *c = json_object_get(r, "chunk");
+    size_t len = json_string_length(c), n = 0;
+    unsigned char *bin = hrm_alloc(len / 4 * 3 + 3);
+    bool ok = sodium_base642bin(bin, len / 4 * 3 + 3, json_string_value(c), len, NULL, &n, NULL,
+                                sodium_base64_VARIANT_ORIGINAL) == 0;
+    if (ok)
+        fwrite(bin, 1, n, stdout);
+    hrm_free(bin);
+    return ok;
+}
+
+/*
+ * Reads a task's output in chunks from offset 0 (any size, any bytes) and
+ * writes it to stdout as is.  With follow, it polls for more until the task
+ * has ended and everything is read, then exits with the task's code.
+ */
+static int logs_stream(struct client *c, const struct client_opts *o, long long id,
+                       long long task, const struct logs_flags *lf)
+{
+    long long offset = 0, attempt = 0;
+    double delay = FOLLOW_MIN_S;
+    bool waiting_said = false;
+    for (;;) {
+        json_t *req = hrm_wire_new(HRM_WIRE_LOGS);
+        json_object_set_new(req, "id", json_integer(id));
+        json_object_set_new(req, "task", json_integer(task));
+        json_object_set_new(req, "stream", json_string(lf->err ? "err" : "out"));
+        json_object_set_new(req, "offset", json_integer(offset));
+        json_object_set_new(req, "max", json_integer(HRM_LOGS_CHUNK_MAX));
+        int rc;
+        json_t *r = client_call(c, req, &rc);
+        json_decref(req);
+        if (!r)
+            return rc;
+        const char *e = json_string_value(json_object_get(r, "error"));
+        char state[16] = "";
+        snprintf(state, sizeof(state), "%s", json_string_value(json_object_get(r, "state")) ?: "");
+        long long a = json_integer_value(json_object_get(r, "attempt"));
+        bool got = false, eof = true;
+        if (e && lf->follow && state[0] && !task_ended(state)) {
+            /* Its node is down or silent: the task runs again elsewhere once the master notices. */
+            if (!waiting_said)
+                fprintf(stderr, "hrm logs: %s; waiting for the task to run again\n", e);
+            waiting_said = true;
+            json_decref(r);
+            sleep_s(FOLLOW_MAX_S);
+            continue;
+        }
+        if (e) {
+            fprintf(stderr, "hrm logs: %s\n", e);
+            json_decref(r);
+            return CLI_FAIL;
+        }
+        if (o->json) {
+            char *s = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+            printf("%s\n", s);
+            free(s);
+        }
+        if (!json_object_get(r, "chunk") && json_object_get(r, "data")) {
+            /* An older agent: the end of the output as text, all it can give (no --follow). */
+            const json_t *d = json_object_get(r, "data");
+            if (!o->json)
+                fwrite(json_string_value(d), 1, json_string_length(d), stdout);
+            json_decref(r);
+            return CLI_OK;
+        } else if (json_is_false(json_object_get(r, "started"))) {
+            if (!lf->follow) {
+                if (task_ended(state))
+                    fprintf(stderr, "hrm logs: task %lld.%lld never ran (%s)\n", id, task, state);
+                else
+                    fprintf(stderr, "hrm logs: task %lld.%lld has not started yet\n", id, task);
+                json_decref(r);
+                return CLI_FAIL;
+            }
+        } else if (attempt && a != attempt) {
+            fprintf(stderr, "hrm logs: task %lld.%lld runs again (attempt %lld): its output "
+                    "follows from the start\n", id, task, a);
+            offset = 0;
+            eof = false;
+        } else {
+            long long next = json_integer_value(json_object_get(r, "next"));
+            if (!o->json && !write_chunk(r)) {
+                fprintf(stderr, "hrm logs: the master sent a chunk that is not base64\n");
+                json_decref(r);
+                return CLI_FAIL;
+            }
+            got = next != offset;
+            offset = next;
+            eof = json_is_true(json_object_get(r, "eof"));
+        }
+        if (a)
+            attempt = a;
+        bool running = json_is_true(json_object_get(r, "running"));
+        long long code = json_integer_value(json_object_get(r, "exit"));
+        json_decref(r);
+        if (!eof || got) {
+            delay = FOLLOW_MIN_S;
+            if (!eof)
+                continue;
+        }
+        if (!lf->follow)
+            return CLI_OK;
+        if (!running && task_ended(state)) {
+            fflush(stdout);
+            fprintf(stderr, "task %lld.%lld %s (exit %lld)\n", id, task, state, code);
+            return strcmp(state, "done") == 0 ? 0 : code > 0 && code < 256 ? (int)code : 1;
+        }
+        fflush(stdout);
+        sleep_s(delay);
+        delay = delay * 2 < FOLLOW_MAX_S ? delay * 2 : FOLLOW_MAX_S;
+    }
+}
+
 int cmd_logs(int argc, char **argv)
 {
     struct client_opts o;
     long long id, task = 0;
-    bool err_stream = false;
+    struct logs_flags lf = {false, false};
     int rc = id_verb(argc, argv,
-                     "usage: hrm logs ID [--task N] [--err] [options]\n\nPrints what task N "
-                     "(default 0) of job ID wrote to stdout (--err: stderr), from its node.\n",
-                     &o, &id, &task, &err_stream);
+                     "usage: hrm logs ID [--task N] [--err] [--follow] [options]\n\n"
+                     "Prints what task N of job ID wrote to stdout, from its node, byte for byte.\n"
+                     "  --task N        the task's index in the job (default 0)\n"
+                     "  --err           its stderr instead of its stdout\n"
+                     "  --follow        keep printing new output until the task ends, then exit\n"
+                     "                  with its code (0 done, 128+N for signal N, 143 cancelled)\n"
+                     "  --json          one JSON object per chunk (base64 \"chunk\") instead\n",
+                     &o, &id, &task, &lf);
     if (rc)
         return rc < 0 ? CLI_OK : rc;
-    json_t *req = hrm_wire_new(HRM_WIRE_LOGS);
-    json_object_set_new(req, "id", json_integer(id));
-    json_object_set_new(req, "task", json_integer(task));
-    json_object_set_new(req, "stream", json_string(err_stream ? "err" : "out"));
-    json_t *r = one_call(&o, req, &rc);
-    if (!r)
-        return rc;
-    const char *e = json_string_value(json_object_get(r, "error"));
-    if (o.json) {
-        print_json(r);
-    } else if (e) {
-        fprintf(stderr, "hrm logs: %s\n", e);
-        rc = CLI_FAIL;
-    } else {
-        const json_t *d = json_object_get(r, "data");
-        fwrite(json_string_value(d), 1, json_string_length(d), stdout);
-    }
-    json_decref(r);
+    struct client *c = client_open(&o);
+    if (!c)
+        return CLI_FAIL;
+    rc = logs_stream(c, &o, id, task, &lf);
+    fflush(stdout);
+    client_close(c);
     return rc;
 }
 

@@ -199,6 +199,8 @@ int cmd_agent(int argc, char **argv)
         {"no-cgroup", no_argument, NULL, 'C'},    {"pin", no_argument, NULL, 'p'},
         {"heartbeat", required_argument, NULL, 'b'}, {"check", no_argument, NULL, 'K'},
         {"json", no_argument, NULL, 'j'},         {"log-level", required_argument, NULL, 'L'},
+        {"max-output", required_argument, NULL, 'O'},
+        {"output-retention", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
@@ -260,6 +262,24 @@ int cmd_agent(int argc, char **argv)
             if (parse_dur("heartbeat", optarg, &cfg.heartbeat_us) < 0)
                 return CLI_USAGE;
             break;
+        case 'O':
+            if (hrm_parse_size(optarg, &cfg.max_output) < 0 ||
+                (cfg.max_output != 0 && cfg.max_output < HRM_AGENT_MAX_OUTPUT_MIN)) {
+                fprintf(stderr, "hrm agent: --max-output: expected a size of at least 64K, or 0 "
+                                "for no limit\n");
+                return CLI_USAGE;
+            }
+            cfg.max_output = cfg.max_output ? cfg.max_output : -1;
+            break;
+        case 'R':
+            if (hrm_parse_duration(optarg, &cfg.output_retention_us) < 0 ||
+                cfg.output_retention_us < 0) {
+                fprintf(stderr, "hrm agent: --output-retention: expected a duration like 168h "
+                                "or 30min, or 0 to keep output forever\n");
+                return CLI_USAGE;
+            }
+            cfg.output_retention_us = cfg.output_retention_us ? cfg.output_retention_us : -1;
+            break;
         case 'K':
             check = true;
             break;
@@ -286,6 +306,10 @@ int cmd_agent(int argc, char **argv)
                    "  --gpus N        declare N virtual GPUs instead of NVML's\n"
                    "  --gpu-mem SIZE  memory of each virtual GPU (default 16G)\n"
                    "  --work-dir DIR  task output files (default DIR/agents/NAME)\n"
+                   "  --max-output SIZE  per output file, keep at most SIZE: over it, the oldest\n"
+                   "                  output is dropped and a line says so (default 1G; 0: no limit)\n"
+                   "  --output-retention D  remove a job's output once no task of it runs here and\n"
+                   "                  it has not changed for D (default 168h, 7 days; 0: keep forever)\n"
                    "  --no-cgroup     never limit tasks with cgroups\n"
                    "  --pin           pin CPU tasks too (GPU tasks always get their unit's cores)\n"
                    "  --heartbeat D   heartbeat period (default 1s)\n"

@@ -171,7 +171,7 @@ static void on_message(struct agent *a, json_t *msg)
         break;
     }
     case HRM_WIRE_LOGS_FETCH:
-        agent_send(a, exec_read_log(a, msg));
+        agent_send(a, aout_serve(a, msg));
         break;
     case HRM_WIRE_ERROR: {
         const char *code = json_string_value(json_object_get(msg, "code"));
@@ -208,6 +208,7 @@ static void timers(struct agent *a)
 {
     int64_t now = agent_mono_us();
     exec_deadlines(a);
+    aout_tick(a);
     if (!a->registered && now - a->register_sent_us >= REGISTER_RETRY_US)
         send_register(a);
     if (now >= a->next_heartbeat_us) {
@@ -257,6 +258,11 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
         a->cfg.heartbeat_us = 1000000;
     if (a->cfg.usage_us <= 0)
         a->cfg.usage_us = 2000000;
+    /* 0: the default; negative: no limit (docs/runtime.md, "Task output") */
+    if (a->cfg.max_output == 0)
+        a->cfg.max_output = HRM_AGENT_MAX_OUTPUT_DEFAULT;
+    if (a->cfg.output_retention_us == 0)
+        a->cfg.output_retention_us = HRM_AGENT_RETENTION_DEFAULT_US;
     gethostname(a->host, sizeof(a->host) - 1);
     snprintf(a->name, sizeof(a->name), "%.47s", cfg->name ? cfg->name : a->host);
     snprintf(a->rack, sizeof(a->rack), "%s", cfg->rack ? cfg->rack : "r0");

@@ -342,6 +342,7 @@ static void finish(struct agent *a, struct arun *r)
         r->end_us = agent_now_us();
     HRM_GROW(a->done, a->cap_done, a->ndone + 1);
     a->done[a->ndone++] = *r;
+    aout_run_ended(a, r->job, r->task); /* a burst between two checks is bounded now */
     json_t *m = exec_end_json(r);
     agent_send(a, m);
     if (r->via_nqs)
@@ -477,8 +478,10 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         a->dir_job = r.job;
     }
     int fds[3] = {a->devnull, a->devnull, a->devnull};
-    if (!discard && ((fds[1] = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
-                     (fds[2] = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)) {
+    /* O_APPEND: the task writes at the end even after agent_output.c drops the file's head. */
+    int oflags = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC;
+    if (!discard && ((fds[1] = open(out, oflags, 0600)) < 0 ||
+                     (fds[2] = open(err, oflags, 0600)) < 0)) {
         snprintf(r.error, sizeof(r.error), "output files: %.100s", strerror(errno));
         r.exit = 127;
         if (fds[1] >= 0)
@@ -657,60 +660,4 @@ void exec_stop_all(struct agent *a)
             nanosleep(&ts, NULL);
         }
     }
-}
-
-/* Log text as valid UTF-8 (JSON strings must be): invalid bytes become '?'. */
-static void sanitize_utf8(unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        bool ok = len > 0 && i + len <= n;
-        for (size_t k = 1; ok && k < len; k++)
-            ok = (s[i + k] & 0xc0) == 0x80;
-        if (c == 0)
-            ok = false;
-        if (!ok) {
-            s[i++] = '?';
-            continue;
-        }
-        i += len;
-    }
-}
-
-json_t *exec_read_log(struct agent *a, const json_t *fetch)
-{
-    json_int_t req = json_integer_value(json_object_get(fetch, "req"));
-    json_int_t job = json_integer_value(json_object_get(fetch, "job"));
-    json_int_t task = json_integer_value(json_object_get(fetch, "task"));
-    json_int_t max = json_integer_value(json_object_get(fetch, "max"));
-    const char *stream = json_string_value(json_object_get(fetch, "stream"));
-    char path[1300];
-    snprintf(path, sizeof(path), "%s/%lld/%lld.%s", a->work_dir, (long long)job,
-             (long long)task, strcmp(stream, "err") == 0 ? "err" : "out");
-    json_t *m = hrm_wire_new(HRM_WIRE_LOGS_DATA);
-    json_object_set_new(m, "req", json_integer(req));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        json_object_set_new(m, "error", json_sprintf("%s: %s", path, strerror(errno)));
-        if (fd >= 0)
-            close(fd);
-        return m;
-    }
-    if (max <= 0 || max > (1 << 20))
-        max = 1 << 20;
-    off_t from = st.st_size > max ? st.st_size - max : 0;
-    size_t want = (size_t)(st.st_size - from);
-    unsigned char *buf = hrm_alloc(want + 1);
-    ssize_t got = pread(fd, buf, want, from);
-    close(fd);
-    if (got < 0)
-        got = 0;
-    sanitize_utf8(buf, (size_t)got);
-    json_object_set_new(m, "data", json_stringn((const char *)buf, (size_t)got));
-    json_object_set_new(m, "size", json_integer(st.st_size));
-    hrm_free(buf);
-    return m;
 }

@@ -75,6 +75,7 @@ struct agent {
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
+    int64_t next_cap_us, next_sweep_us; /* agent_output.c's checks (mono) */
     bool stop;
     struct hrm_error fatal;  /* why the agent stops on its own (the master refused it) */
 };
@@ -105,7 +106,11 @@ void exec_deadlines(struct agent *a);    /* SIGKILL runs past their grace period
 json_t *exec_usage(struct agent *a);     /* samples array for a usage message */
 json_t *exec_end_json(const struct arun *r); /* fields of a task_end */
 void exec_stop_all(struct agent *a);     /* on shutdown: TERM, grace, KILL, reap */
-json_t *exec_read_log(struct agent *a, const json_t *fetch);
+
+/* agent_output.c: task output files (docs/runtime.md, "Task output") */
+json_t *aout_serve(struct agent *a, const json_t *fetch); /* the logs_data reply to a logs_fetch */
+void aout_run_ended(struct agent *a, int64_t job, int32_t task); /* bounds its files one last time */
+void aout_tick(struct agent *a); /* bounds running tasks' files; removes old jobs' output */
 
 /* agent_nqs.c: the node's execution queues (SPEC P4) when the master schedules distributedly */
 void anqs_configure(struct agent *a, const json_t *welcome); /* starts it if "nqs" is there */

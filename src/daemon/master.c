@@ -21,7 +21,8 @@
  * handshakes and scheduling passes, at ~1 ms of work per hundred messages. */
 #define TURN_MAX_MSGS 1024
 #define TICK_US 100000         /* housekeeping: node timeouts, reconciliation */
-#define LOGS_TIMEOUT_US 30000000
+/* Under the client's default 10 s, so that it reads why rather than "no answer". */
+#define LOGS_TIMEOUT_US 5000000
 
 int64_t master_now_us(void)
 {
@@ -133,6 +134,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
         t->start_us = geti(e, "start_us");
     t->cpu_us = geti(e, "cpu_us");
     t->rss = geti(e, "rss");
+    jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
     if (m->dist && t->sched >= 0) {
         dist_task_end(m, j, (int32_t)task, ok);
@@ -153,9 +155,11 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     if (j->tasks[task].state != HRM_RTASK_RUNNING || j->state > HRM_JOB_RUNNING)
         jobs_persist_task(m, j, (int32_t)task);
     if (!ok)
-        hrm_log(HRM_LOG_INFO, "task " HRM_TASK_FMT " on %s failed: exit %d signal %d%s",
+        hrm_log(t->error ? HRM_LOG_NOTICE : HRM_LOG_INFO,
+                "task " HRM_TASK_FMT " on %s failed: exit %d signal %d%s%s%s",
                 HRM_TASK_ARGS(job, task, attempt), m->nodes[node].name, t->exit, t->signal,
-                t->oom ? " (out of memory)" : "");
+                t->oom ? " (out of memory)" : "", t->error ? ": " : "",
+                t->error ? t->error : "");
 }
 
 static void on_register(struct master *m, const struct peer_id *from, json_t *msg)
@@ -483,8 +487,7 @@ static void housekeeping(struct master *m)
     }
     for (size_t i = 0; i < m->nlogs;) {
         if (now - m->logs[i].since_us > LOGS_TIMEOUT_US) {
-            master_reply_error(m, &m->logs[i].client, HRM_WERR_UNAVAILABLE, m->logs[i].client_req,
-                               "the node did not answer");
+            on_logs_unanswered(m, &m->logs[i]);
             m->logs[i] = m->logs[--m->nlogs];
         } else {
             i++;

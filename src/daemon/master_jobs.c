@@ -10,7 +10,8 @@
 /* Replies stay under the codec's size limit: listings are capped. */
 #define LIST_MAX_JOBS 2000
 #define LIST_MAX_TASKS 2000
-#define LOGS_MAX_BYTES (256 << 10)
+/* An offset-less logs request gets the end of the output as one wire string. */
+#define LOGS_TEXT_MAX_BYTES (32 << 10)
 
 bool jobs_live(const struct rjob *j)
 {
@@ -30,6 +31,8 @@ static void job_free(struct rjob *j)
         return;
     json_decref(j->spec);
     hrm_free(j->greq);
+    for (int32_t i = 0; j->tasks && i < j->ntasks; i++)
+        hrm_free(j->tasks[i].error);
     hrm_free(j->tasks);
     hrm_free(j->waiters);
     hrm_free(j);
@@ -99,7 +102,8 @@ void jobs_persist_task(struct master *m, struct rjob *j, int32_t idx)
                                  .signal = t->signal,
                                  .oom = t->oom,
                                  .start_us = t->start_us,
-                                 .end_us = t->end_us};
+                                 .end_us = t->end_us,
+                                 .error = t->error};
     struct hrm_error err;
     int rc = hrm_store_put_task(m->store, &row, &err);
     if (rc < 0)
@@ -166,6 +170,7 @@ static int load_task(void *arg, const struct hrm_store_task *row)
     t->oom = row->oom;
     t->start_us = row->start_us;
     t->end_us = row->end_us;
+    jobs_set_task_error(t, row->error);
     if (t->state == HRM_RTASK_FAILED && jobs_live(j))
         j->failed = true;
     return 0;
@@ -184,6 +189,15 @@ int jobs_load(struct master *m, struct hrm_error *err)
 
 /* ---- task and job transitions ---- */
 
+void jobs_set_task_error(struct rtask *t, const char *why)
+{
+    hrm_free(t->error);
+    t->error = why && *why ? hrm_strdup(why) : NULL;
+    for (char *c = t->error; c && *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
 void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
                       uint32_t gpu_mask, bool started)
 {
@@ -195,6 +209,7 @@ void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t nod
     t->start_us = started ? master_now_us() : -1;
     t->end_us = -1;
     t->pid = 0;
+    jobs_set_task_error(t, NULL); /* a new attempt: an earlier one's failure no longer applies */
     if (j->state == HRM_JOB_PENDING) {
         j->state = HRM_JOB_RUNNING;
         jobs_persist_state(m, j);
@@ -463,6 +478,11 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
                              (json_int_t)t->start_us, "end_us", (json_int_t)t->end_us, "cpu_us",
                              (json_int_t)t->cpu_us, "rss", (json_int_t)t->rss));
     }
+    /* Why a launch failed (command not found, no such working directory, ...). */
+    for (int32_t i = 0; i < j->ntasks && i < LIST_MAX_TASKS; i++)
+        if (j->tasks[i].error)
+            json_object_set_new(json_array_get(tasks, (size_t)i), "error",
+                                json_string(j->tasks[i].error));
     json_object_set_new(o, "tasks", tasks);
     json_object_set(o, "spec", j->spec);
     json_t *r = hrm_wire_new(HRM_WIRE_JOB_INFO);
@@ -607,12 +627,49 @@ void on_wait(struct master *m, const struct peer_id *from, json_t *msg)
     master_send(m, from, r);
 }
 
+/* What a logs_data reply says of the task itself: `hrm logs --follow` stops once the task has
+ * ended and its output is read, and exits with the task's code. */
+static void logs_task_state(json_t *r, const struct rtask *t)
+{
+    const char *state = t->state == HRM_RTASK_RUNNING && t->start_us < 0
+                            ? "queued"
+                            : hrm_rtask_state_name(t->state);
+    json_object_set_new(r, "state", json_string(state));
+    json_object_set_new(r, "exit", json_integer(t->state == HRM_RTASK_CANCELLED ? 143
+                                                : task_exit_code(t)));
+    json_object_set_new(r, "attempt", json_integer(t->attempt));
+}
+
+/* A chunked read that cannot be served now: a logs_data with the error and the task's state, so
+ * that a follower can wait for the task to run again (takes why). */
+static void logs_failed(struct master *m, const struct peer_id *to, long long req,
+                        const struct rtask *t, json_t *why)
+{
+    json_t *r = hrm_wire_new(HRM_WIRE_LOGS_DATA);
+    json_object_set_new(r, "req", json_integer(req));
+    json_object_set_new(r, "error", why);
+    logs_task_state(r, t);
+    master_send(m, to, r);
+}
+
+void on_logs_unanswered(struct master *m, const struct pending_logs *p)
+{
+    struct rjob *j = jobs_find(m, p->job);
+    if (p->chunked && j)
+        logs_failed(m, &p->client, p->client_req, &j->tasks[p->task],
+                    json_string("the node did not answer"));
+    else
+        master_reply_error(m, &p->client, HRM_WERR_UNAVAILABLE, p->client_req,
+                           "the node did not answer");
+}
+
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
 {
     json_int_t id = json_integer_value(json_object_get(msg, "id"));
     json_int_t task = json_integer_value(json_object_get(msg, "task"));
     const char *stream = json_string_value(json_object_get(msg, "stream"));
     json_int_t max = json_integer_value(json_object_get(msg, "max"));
+    const json_t *offset = json_object_get(msg, "offset");
     struct rjob *j = jobs_find(m, id);
     if (!j || task >= j->ntasks) {
         master_reply_error(m, from, HRM_WERR_NOT_FOUND, req_of(msg), "no task %lld.%lld",
@@ -626,9 +683,26 @@ void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
         return;
     }
     const struct rtask *t = &j->tasks[task];
+    bool started = t->attempt > 0 && t->node >= 0 &&
+                   !(t->state == HRM_RTASK_RUNNING && t->start_us < 0);
+    if (!started && offset) {
+        /* A chunked reader (hrm logs --follow) learns the task's state and asks again. */
+        json_t *r = hrm_wire_new(HRM_WIRE_LOGS_DATA);
+        json_object_set_new(r, "req", json_integer(req_of(msg)));
+        json_object_set_new(r, "started", json_false());
+        logs_task_state(r, t);
+        master_send(m, from, r);
+        return;
+    }
     if (t->attempt == 0 || t->node < 0) {
         master_reply_error(m, from, HRM_WERR_NOT_FOUND, req_of(msg),
                            "task %lld.%lld has not run yet", (long long)id, (long long)task);
+        return;
+    }
+    if (!m->nodes[t->node].up && offset) {
+        logs_failed(m, from, req_of(msg), t, json_sprintf("node %s, which ran task %lld.%lld, is down",
+                                                          m->nodes[t->node].name, (long long)id,
+                                                          (long long)task));
         return;
     }
     if (!m->nodes[t->node].up) {
@@ -643,13 +717,21 @@ void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
     p->client = *from;
     p->client_req = req_of(msg);
     p->since_us = master_mono_us();
+    p->job = j->id;
+    p->task = (int32_t)task;
+    p->attempt = t->attempt;
+    p->chunked = offset != NULL;
     json_t *f = hrm_wire_new(HRM_WIRE_LOGS_FETCH);
     json_object_set_new(f, "req", json_integer(p->id));
     json_object_set_new(f, "job", json_integer(j->id));
     json_object_set_new(f, "task", json_integer(task));
     json_object_set_new(f, "attempt", json_integer(t->attempt));
     json_object_set_new(f, "stream", json_string(stream));
-    json_object_set_new(f, "max", json_integer(max > 0 && max < LOGS_MAX_BYTES ? max : LOGS_MAX_BYTES));
+    /* Without an offset (an older client) the agent answers with the end of the file as text. */
+    json_int_t cap = offset ? HRM_LOGS_CHUNK_MAX : LOGS_TEXT_MAX_BYTES;
+    json_object_set_new(f, "max", json_integer(max > 0 && max < cap ? max : cap));
+    if (offset)
+        json_object_set_new(f, "offset", json_integer(json_integer_value(offset)));
     master_send_node(m, t->node, f);
 }
 
@@ -662,6 +744,12 @@ void on_logs_data(struct master *m, const struct peer_id *from, json_t *msg)
             continue;
         json_t *r = json_deep_copy(msg);
         json_object_set_new(r, "req", json_integer(m->logs[i].client_req));
+        struct rjob *j = jobs_find(m, m->logs[i].job);
+        if (j && json_object_get(msg, "chunk")) {
+            json_object_set_new(r, "started", json_true());
+            logs_task_state(r, &j->tasks[m->logs[i].task]);
+            json_object_set_new(r, "attempt", json_integer(m->logs[i].attempt));
+        }
         master_send(m, &m->logs[i].client, r);
         m->logs[i] = m->logs[--m->nlogs];
         return;

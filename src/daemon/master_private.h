@@ -35,6 +35,7 @@ struct rtask {
     int exit, signal;
     bool oom;
     int64_t start_us, end_us, cpu_us, rss;
+    char *error; /* why the latest launch could not start (owned; NULL: it started) */
 };
 
 struct waiter {
@@ -83,6 +84,9 @@ struct pending_logs {
     struct peer_id client;
     long long client_req;
     int64_t since_us;
+    int64_t job;              /* the task read, whose state the answer carries */
+    int32_t task, attempt;
+    bool chunked;             /* a read from an offset (the answer is a logs_data) */
 };
 
 /* Messages wait here until the turn's transaction commits. */
@@ -194,9 +198,13 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg);
 void on_wait(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs_data(struct master *m, const struct peer_id *from, json_t *msg);
+void on_logs_unanswered(struct master *m, const struct pending_logs *p); /* the node is silent */
 
 /* master_jobs.c: the body of a task_launch for the task's current attempt (new reference). */
 json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx);
+/* Records why a task's launch failed (NULL or "": it did not fail to start); control characters
+ * are replaced, since the text is printed on users' terminals. */
+void jobs_set_task_error(struct rtask *t, const char *why);
 /* A task that ran (or was queued) on a node that lost it is pending again; tells the scheduler. */
 void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx);
 

@@ -140,6 +140,13 @@ static int check_field(const json_t *v, char kind, const char *name, struct hrm_
             return hrm_errorf(err, -EPROTO, "field '%s' is longer than %d bytes", name,
                               HRM_WIRE_MAX_STRING);
         return 0;
+    case 'B':
+        if (!json_is_string(v))
+            return hrm_errorf(err, -EPROTO, "field '%s' must be a string", name);
+        if (json_string_length(v) > HRM_WIRE_MAX_BLOB)
+            return hrm_errorf(err, -EPROTO, "field '%s' is longer than %d bytes", name,
+                              HRM_WIRE_MAX_BLOB);
+        return 0;
     case 'b':
         return json_is_boolean(v) ? 0
                                   : hrm_errorf(err, -EPROTO, "field '%s' must be a boolean", name);

@@ -21,6 +21,8 @@ static const char *const migrations[] = {
     " end_us INTEGER NOT NULL, PRIMARY KEY(job, idx)) WITHOUT ROWID;",
     /* 1 -> 2: the node name an agent key without node= took at its first registration */
     "CREATE TABLE agent_keys(key TEXT PRIMARY KEY, node TEXT NOT NULL UNIQUE) WITHOUT ROWID;",
+    /* 2 -> 3: why a task's launch failed (the agent's task_end.error), shown by hrm job */
+    "ALTER TABLE tasks ADD COLUMN error TEXT NOT NULL DEFAULT '';",
 };
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -38,11 +40,12 @@ static const char *const migrations[] = {
                " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")                        \
     X(JOB_STATE, "UPDATE jobs SET state = ?2, exit = ?3, end_us = ?4 WHERE id = ?1")           \
     X(TASK_PUT, "INSERT OR REPLACE INTO tasks(job, idx, state, attempt, node, exit, signal,"   \
-                " oom, start_us, end_us) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")     \
+                " oom, start_us, end_us, error)"                                               \
+                " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")                        \
     X(JOB_ALL, "SELECT id, name, user, queue, priority, ntasks, submit_us, end_us, state,"     \
                " exit, spec FROM jobs ORDER BY id")                                            \
-    X(TASK_ALL, "SELECT job, idx, state, attempt, node, exit, signal, oom, start_us, end_us"   \
-                " FROM tasks ORDER BY job, idx")                                               \
+    X(TASK_ALL, "SELECT job, idx, state, attempt, node, exit, signal, oom, start_us, end_us,"  \
+                " error FROM tasks ORDER BY job, idx")                                         \
     X(KEY_BIND, "INSERT INTO agent_keys(key, node) VALUES(?1, ?2)")                            \
     X(KEY_ALL, "SELECT key, node FROM agent_keys")
 
@@ -356,6 +359,7 @@ int hrm_store_put_task(struct hrm_store *s, const struct hrm_store_task *t,
     sqlite3_bind_int(st, 8, t->oom);
     sqlite3_bind_int64(st, 9, t->start_us);
     sqlite3_bind_int64(st, 10, t->end_us);
+    sqlite3_bind_text(st, 11, t->error ? t->error : "", -1, SQLITE_STATIC);
     return step_done(s, STMT_TASK_PUT, err);
 }
 
@@ -405,6 +409,7 @@ int hrm_store_load(struct hrm_store *s, hrm_store_job_f on_job, hrm_store_task_f
             .oom = sqlite3_column_int(st, 7) != 0,
             .start_us = sqlite3_column_int64(st, 8),
             .end_us = sqlite3_column_int64(st, 9),
+            .error = col_text(st, 10),
         };
         if (on_task && (rc = on_task(arg, &t)) < 0)
             break;
