@@ -458,8 +458,7 @@ static void up_usage(FILE *out)
             "another hrm up or a live master uses is refused, naming its pid.\n\n"
             "exit status: 0 stopped cleanly (or CMD's status), 1 the cluster did not start\n"
             "or its master could not be kept up, 2 bad usage\n",
-            UP_MAX_RESTARTS,
-            UP_MAX_NODES);
+            UP_MAX_NODES, UP_MAX_RESTARTS);
 }
 
 int cmd_up(int argc, char **argv)
