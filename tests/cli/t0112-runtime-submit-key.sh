@@ -7,7 +7,7 @@ start_agent n1 --cpus 2 --mem 1G
 until_ok 60 nodes_up 1 || fail "agent did not register"
 
 # 1. No answer: its own message and exit code, with the key to retry with.
-expect_exit 3 "$HRM" submit --timeout 3 --name first -- true
+expect_exit 3 "$HRM" submit --timeout 10 --name first -- true
 grep -q "may or may not have been submitted" "$TMP/err" || fail "message: $(cat "$TMP/err")"
 key=$(sed -n 's/.*--key \([0-9a-f]*\).*/\1/p' "$TMP/err")
 [ "${#key}" -eq 32 ] || fail "no 128-bit key in: $(cat "$TMP/err")"
