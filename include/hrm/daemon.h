@@ -26,6 +26,9 @@ struct hrm_master_config {
     int32_t local_instances;        /* distributed policies: scheduler instances in the master;
                                        0: the policy's `instances`; -1: none (only hrm sched
                                        processes schedule) */
+    bool test_crash_after_submit; /* TEST ONLY ($HRM_TEST_CRASH_AFTER_COMMIT=submit): die by
+                                     SIGKILL right after committing a turn that accepted a
+                                     job, before any reply leaves */
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the
@@ -77,5 +80,17 @@ int hrm_agent_check(const struct hrm_agent_config *cfg, bool json);
 /* Default port-free endpoint and the file the master writes its real one to. */
 #define HRM_DEFAULT_LISTEN "tcp://127.0.0.1:*"
 #define HRM_ENDPOINT_FILE "endpoint"
+
+/* The master holds DIR/master.lock for its whole life, and hrm up DIR/up.lock:
+ * one of each per state folder. */
+#define HRM_MASTER_LOCK_FILE "master.lock"
+#define HRM_UP_LOCK_FILE "up.lock"
+
+/* Takes the exclusive lock on state_dir/file (created 0600) without waiting and
+ * writes this process's pid into it.  Returns the descriptor, which holds the
+ * lock until it is closed (or the process dies), or -EBUSY with
+ * "DIR is in use: HOLDER with pid N holds DIR/FILE", or another negative code. */
+int hrm_state_lock(const char *state_dir, const char *file, const char *holder,
+                   struct hrm_error *err);
 
 #endif

@@ -44,6 +44,7 @@ struct hrm_store_job {
     int state;                 /* enum hrm_rjob_state */
     int exit;                  /* the job's exit code (first failed task's), 0 */
     const char *spec;          /* the submitted description, JSON text */
+    const char *submit_key;    /* the client's submission key; NULL: none (not loaded back) */
 };
 
 /* A task row exists once the task has been launched at least once. */
@@ -76,7 +77,13 @@ int64_t hrm_store_meta_get(struct hrm_store *s, const char *key, int64_t def);
 int hrm_store_meta_put(struct hrm_store *s, const char *key, int64_t value,
                        struct hrm_error *err);
 
-int hrm_store_put_job(struct hrm_store *s, const struct hrm_store_job *j, struct hrm_error *err);
+/* Adds a new job row; a row with the same id or submission key is never
+ * replaced: that is an error (-EEXIST).  State changes go through set_job_state. */
+int hrm_store_insert_job(struct hrm_store *s, const struct hrm_store_job *j,
+                         struct hrm_error *err);
+/* The id of the job submitted with key (its own transaction's rows included),
+ * 0 if none, or a negative code. */
+int64_t hrm_store_job_by_key(struct hrm_store *s, const char *key, struct hrm_error *err);
 int hrm_store_set_job_state(struct hrm_store *s, int64_t id, int state, int exit, int64_t end_us,
                             struct hrm_error *err);
 int hrm_store_put_task(struct hrm_store *s, const struct hrm_store_task *t,

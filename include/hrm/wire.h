@@ -75,7 +75,7 @@ enum hrm_peer {
     X(SCHED_JOB, "sched_job", "inst:u job:i queue:s? tasks:a last:b", 0)                       \
     X(SCHED_NODE, "sched_node", "node:u up:b", 0)                                              \
     /* client <-> master */                                                                    \
-    X(SUBMIT, "submit", "req:i job:o", HRM_PEER_CLIENT)                                        \
+    X(SUBMIT, "submit", "req:i job:o key:s?", HRM_PEER_CLIENT)                                 \
     X(SUBMITTED, "submitted", "req:i id:i", 0)                                                 \
     X(JOBS, "jobs", "req:i all:b?", HRM_PEER_CLIENT)                                           \
     X(JOBS_LIST, "jobs_list", "req:i jobs:a", 0)                                               \

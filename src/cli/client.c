@@ -120,18 +120,23 @@ static double mono_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-json_t *client_call_long(struct client *c, json_t *req, double timeout_s, double resend_s,
-                         int *code)
+json_t *client_call_ex(struct client *c, json_t *req, double timeout_s, double resend_s,
+                       int *code, bool *no_answer)
 {
     long long id = ++c->next_req;
     json_object_set_new(req, "req", json_integer(id));
     *code = 1;
+    if (no_answer)
+        *no_answer = false;
     double start = mono_s(), last_send = 0;
     for (;;) {
         double now = mono_s();
         if (timeout_s >= 0 && now - start > timeout_s) {
-            fprintf(stderr, "hrm: no answer from the master at %s within %.0f s\n", c->endpoint,
-                    timeout_s);
+            if (no_answer)
+                *no_answer = true; /* the caller says what that means for its request */
+            else
+                fprintf(stderr, "hrm: no answer from the master at %s within %.0f s\n",
+                        c->endpoint, timeout_s);
             return NULL;
         }
         if (last_send == 0 || (resend_s > 0 && now - last_send >= resend_s)) {
@@ -168,6 +173,17 @@ json_t *client_call_long(struct client *c, json_t *req, double timeout_s, double
         *code = 0;
         return r;
     }
+}
+
+json_t *client_call_long(struct client *c, json_t *req, double timeout_s, double resend_s,
+                         int *code)
+{
+    return client_call_ex(c, req, timeout_s, resend_s, code, NULL);
+}
+
+const char *client_endpoint(const struct client *c)
+{
+    return c->endpoint;
 }
 
 json_t *client_call(struct client *c, json_t *req, int *code)

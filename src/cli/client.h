@@ -27,6 +27,12 @@ json_t *client_call(struct client *c, json_t *req, int *code);
  * every resend_s so a restarted master learns it again. */
 json_t *client_call_long(struct client *c, json_t *req, double timeout_s, double resend_s,
                          int *code);
+/* Same; when no answer came within timeout_s, prints nothing and sets *no_answer
+ * (the request may or may not have been applied: the caller knows what to say). */
+json_t *client_call_ex(struct client *c, json_t *req, double timeout_s, double resend_s,
+                       int *code, bool *no_answer);
+/* The master's endpoint this client talks to (borrowed). */
+const char *client_endpoint(const struct client *c);
 
 /* Pipelined requests: sends req (type and fields set; "req" is added) without
  * waiting; returns the request id (match it in replies from client_recv), or

@@ -1,10 +1,12 @@
 /* hrm submit, jobs, job, nodes, cancel, logs, wait: the user's verbs, each one request to the master. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,6 +124,61 @@ int cmd_wait(int argc, char **argv)
 
 /* ---- submit ---- */
 
+/* hrm submit's own exit status: the master never answered, so whether the job
+ * exists is unknown (1 means it was refused, or never sent). */
+#define SUBMIT_UNKNOWN 3
+#define SUBMIT_KEY_MAX 128
+/* A submission is resent at this period until answered: the master answers a
+ * known key with the job it made, so a resend never makes a second job. */
+#define SUBMIT_RESEND_S 2.0
+
+/* A fresh submission key: 128 random bits in hex. */
+static int new_submit_key(char out[33])
+{
+    unsigned char b[16];
+    if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+        return -1;
+    for (int i = 0; i < 16; i++)
+        snprintf(out + 2 * i, 3, "%02x", b[i]);
+    return 0;
+}
+
+static bool submit_key_ok(const char *key)
+{
+    size_t n = strlen(key);
+    return n > 0 && n <= SUBMIT_KEY_MAX &&
+           strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
+}
+
+/* Sends the submission (req taken) and returns the job's id, or a negative exit code. */
+static long long submit_once(const struct client_opts *o, json_t *req, const char *key)
+{
+    struct client *c = client_open(o);
+    if (!c) {
+        json_decref(req);
+        return -CLI_FAIL; /* nothing was sent */
+    }
+    json_object_set_new(req, "key", json_string(key));
+    int code;
+    bool no_answer;
+    json_t *r = client_call_ex(c, req, o->timeout_s, SUBMIT_RESEND_S, &code, &no_answer);
+    json_decref(req);
+    if (!r && no_answer) {
+        fprintf(stderr,
+                "hrm submit: the master at %s did not answer within %.0f s; the job may or may "
+                "not have been submitted: run the same submit with --key %s to find out without "
+                "submitting it twice\n",
+                client_endpoint(c), o->timeout_s, key);
+        code = SUBMIT_UNKNOWN;
+    }
+    client_close(c);
+    if (!r)
+        return -code;
+    long long id = json_integer_value(json_object_get(r, "id"));
+    json_decref(r);
+    return id;
+}
+
 static void submit_usage(FILE *out)
 {
     fprintf(out,
@@ -141,8 +198,13 @@ static void submit_usage(FILE *out)
             "  --env K=V       environment for the tasks (repeatable)\n"
             "  --cwd DIR       working directory (default: the current one)\n"
             "  --no-output     send the tasks' stdout and stderr to /dev/null (no logs)\n"
-            "  --wait          wait for the job and exit with its code (see hrm wait)\n" CLIENT_OPTS_HELP
-            "\nexit status: 0 submitted, 1 master unreachable or refused, 2 bad job\n");
+            "  --wait          wait for the job and exit with its code (see hrm wait)\n"
+            "  --key KEY       the submission's key (default: 128 random bits); a job\n"
+            "                  submitted again with the same key is not made twice: the\n"
+            "                  master answers with the first one's id (1..128 of A-Z a-z\n"
+            "                  0-9 . _ : -)\n" CLIENT_OPTS_HELP
+            "\nexit status: 0 submitted, 1 master unreachable or refused, 2 bad job,\n"
+            "3 no answer: the job may or may not exist (retry with the --key printed)\n");
 }
 
 /* The master refuses a frame over HRM_WIRE_MAX_BYTES unread: say so before sending,
@@ -177,13 +239,15 @@ int cmd_submit(int argc, char **argv)
         {"cwd", required_argument, NULL, 'd'},
         {"wait", no_argument, NULL, 'w'},
         {"no-output", no_argument, NULL, 'O'},
+        {"key", required_argument, NULL, 'K'},
         {NULL, 0, NULL, 0},
     };
     struct client_opts o;
     client_opts_init(&o);
     json_t *group = json_object(), *top = json_object(), *env = json_object();
     bool wait = false, flags = false;
-    const char *cwd = NULL;
+    const char *cwd = NULL, *key = NULL;
+    char fresh_key[33];
     int c, rc = CLI_USAGE;
     while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
         int r = client_opt(&o, c, optarg);
@@ -243,6 +307,14 @@ int cmd_submit(int argc, char **argv)
         case 'O':
             json_object_set_new(group, "output", json_false());
             flags = true;
+            break;
+        case 'K':
+            if (!submit_key_ok(optarg)) {
+                fprintf(stderr, "hrm submit: --key: expected 1..%d characters of A-Z a-z 0-9 . _ "
+                                ": -\n", SUBMIT_KEY_MAX);
+                goto out;
+            }
+            key = optarg;
             break;
         case 'h':
             submit_usage(stdout);
@@ -308,15 +380,21 @@ int cmd_submit(int argc, char **argv)
         goto out;
     }
     json_decref(norm);
+    if (!key && new_submit_key(fresh_key) < 0) {
+        fprintf(stderr, "hrm submit: getrandom: %s\n", strerror(errno));
+        json_decref(desc);
+        rc = CLI_FAIL;
+        goto out;
+    }
     json_t *req = hrm_wire_new(HRM_WIRE_SUBMIT);
     json_object_set_new(req, "job", desc);
     if (!submit_fits(req))
         goto out;
-    json_t *r = one_call(&o, req, &rc);
-    if (!r)
+    long long id = submit_once(&o, req, key ? key : fresh_key);
+    if (id < 0) {
+        rc = (int)-id;
         goto out;
-    long long id = json_integer_value(json_object_get(r, "id"));
-    json_decref(r);
+    }
     if (o.json && !wait)
         printf("{\"id\": %lld}\n", id);
     else

@@ -177,6 +177,9 @@ int cmd_master(int argc, char **argv)
     cfg.params = params;
     cfg.exec_queues = queues;
     umask(077); /* the store holds jobs' environments: files 0600, folders 0700 */
+    /* Test only (tests/cli): a crash between commit and reply, on purpose. */
+    const char *crash = getenv("HRM_TEST_CRASH_AFTER_COMMIT");
+    cfg.test_crash_after_submit = crash && strcmp(crash, "submit") == 0;
     hrm_log_setup("master", level);
     block_signals();
     struct hrm_error err = {{0}};

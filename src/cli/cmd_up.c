@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -14,7 +15,9 @@
 #include "cli.h"
 #include "client.h"
 #include "hrm/alloc.h"
+#include "hrm/daemon.h"
 #include "hrm/dsetup.h"
+#include "hrm/log.h"
 #include "hrm/transport.h"
 #include "hrm/units.h"
 #include "hrm/wire.h"
@@ -35,12 +38,17 @@ static void nap_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-/* Starts `hrm ARGS...` with stdout/stderr appended to logfile. */
+/* Starts `hrm ARGS...` with stdout/stderr appended to logfile.  The daemon gets
+ * SIGTERM when this process dies, even by SIGKILL: no cluster outlives its hrm up. */
 static pid_t spawn(const struct up_cluster *u, char *const args[], const char *logfile)
 {
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid != 0)
         return pid;
+    /* The parent may have died before prctl: then it never signals us. */
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+        _exit(127);
     int fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd >= 0) {
         dup2(fd, 1);
@@ -52,6 +60,73 @@ static pid_t spawn(const struct up_cluster *u, char *const args[], const char *l
     setpgid(0, 0); /* a terminal's Ctrl-C reaches hrm up, which stops the others in order */
     execv(u->self, args);
     _exit(127);
+}
+
+/* The last non-empty line of a daemon's log: its own reason when it exits early. */
+static void last_log_line(const char *path, char *out, size_t len)
+{
+    snprintf(out, len, "(no log in %.900s)", path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[4096];
+    off_t size = lseek(fd, 0, SEEK_END);
+    off_t from = size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0;
+    ssize_t n = pread(fd, buf, sizeof(buf) - 1, from);
+    close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    char *line = strrchr(buf, '\n');
+    snprintf(out, len, "%.1000s", line ? line + 1 : buf);
+}
+
+static void describe_status(int st, char *out, size_t len)
+{
+    if (WIFEXITED(st))
+        snprintf(out, len, "exited with status %d", WEXITSTATUS(st));
+    else
+        snprintf(out, len, "was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Says which daemon ended and why, in its own words (the last line of its log). */
+static void report_exit(const struct up_cluster *u, const char *who, const char *name, pid_t pid,
+                        int st)
+{
+    char path[1300], line[1024], how[64];
+    snprintf(path, sizeof(path), "%s/%s.log", u->logs, name);
+    last_log_line(path, line, sizeof(line));
+    describe_status(st, how, sizeof(how));
+    fprintf(stderr, "%s: %s (pid %d) %s: %s\n", who, name, (int)pid, how, line);
+}
+
+/* Reaps one daemon if it ended: reports it and zeroes *pid.  True if it did. */
+static bool reaped(const struct up_cluster *u, const char *who, const char *name, pid_t *pid)
+{
+    int st;
+    if (*pid <= 0 || waitpid(*pid, &st, WNOHANG) != *pid)
+        return false;
+    report_exit(u, who, name, *pid, st);
+    *pid = 0;
+    return true;
+}
+
+/* Reaps every daemon that ended (reporting each); true if any did. */
+static bool any_exited(struct up_cluster *u, const char *who)
+{
+    bool any = reaped(u, who, "master", &u->master);
+    char name[32];
+    for (int i = 0; i < u->nodes; i++) {
+        snprintf(name, sizeof(name), "node%d", i + 1);
+        any |= reaped(u, who, name, &u->agents[i]);
+    }
+    for (int i = 0; i < u->sched_procs; i++) {
+        snprintf(name, sizeof(name), "sched%d", i + 1);
+        any |= reaped(u, who, name, &u->scheds[i]);
+    }
+    return any;
 }
 
 static int stop_child(pid_t pid, double grace_s)
@@ -88,6 +163,10 @@ void up_stop(struct up_cluster *u)
     }
     stop_child(u->master, 5);
     u->master = 0;
+    u->restart_at_s = 0;
+    if (u->lock_fd >= 0)
+        close(u->lock_fd);
+    u->lock_fd = -1;
 }
 
 static int nodes_up(const struct up_cluster *u)
@@ -146,6 +225,53 @@ void up_init(struct up_cluster *u)
     u->mem = "8G";
     u->gpus = "0";
     u->state = getenv("HRM_STATE") && *getenv("HRM_STATE") ? getenv("HRM_STATE") : ".hrm";
+    u->lock_fd = -1;
+}
+
+/* Starts the master with hrm up's options; its log is DIR/logs/master.log. */
+static void start_master(struct up_cluster *u)
+{
+    char *margs[80] = {"hrm", "master", "--state", (char *)u->state};
+    int k = 4;
+    if (u->policy)
+        margs[k++] = "--policy", margs[k++] = (char *)u->policy;
+    for (int i = 0; i < u->nparams; i++)
+        margs[k++] = "--param", margs[k++] = (char *)u->params[i];
+    for (int i = 0; i < u->nexec_queues; i++)
+        margs[k++] = "--exec-queue", margs[k++] = (char *)u->exec_queues[i];
+    if (u->sched_procs > 0) /* the instances run in the scheduler processes only */
+        margs[k++] = "--local-instances", margs[k++] = "0";
+    if (u->node_timeout)
+        margs[k++] = "--node-timeout", margs[k++] = (char *)u->node_timeout;
+    if (u->log_level)
+        margs[k++] = "--log-level", margs[k++] = (char *)u->log_level;
+    margs[k] = NULL;
+    char log[1300];
+    snprintf(log, sizeof(log), "%s/master.log", u->logs);
+    u->master = spawn(u, margs, log);
+    u->master_since_s = mono_s();
+}
+
+/* One hrm up per folder, and none beside a master started on its own: both
+ * would run a second master on the same hrm.db.  Checked before anything in
+ * the folder changes (keys, endpoint). */
+static int lock_state(struct up_cluster *u, const char *who)
+{
+    struct hrm_error err;
+    u->lock_fd = hrm_state_lock(u->state, HRM_UP_LOCK_FILE, "hrm up", &err);
+    if (u->lock_fd < 0) {
+        fprintf(stderr, "%s: %s\n", who, err.text);
+        return -1;
+    }
+    int probe = hrm_state_lock(u->state, HRM_MASTER_LOCK_FILE, "the master", &err);
+    if (probe < 0) {
+        fprintf(stderr, "%s: %s\n", who, err.text);
+        close(u->lock_fd);
+        u->lock_fd = -1;
+        return -1;
+    }
+    close(probe); /* free: the master this hrm up starts takes it for its life */
+    return 0;
 }
 
 int up_start(struct up_cluster *u, const char *who)
@@ -163,12 +289,15 @@ int up_start(struct up_cluster *u, const char *who)
         fprintf(stderr, "%s: %s: %s\n", who, u->state, strerror(errno));
         return -1;
     }
+    if (lock_state(u, who) < 0)
+        return -1;
     snprintf(path, sizeof(path), "%.1000s/keys/master.key", u->state);
     if (access(path, R_OK) != 0) {
         struct hrm_error err;
         snprintf(path, sizeof(path), "%.1000s/keys", u->state);
         if (hrm_keys_generate(path, false, NULL, &err) < 0) {
             fprintf(stderr, "%s: %s\n", who, err.text);
+            up_stop(u);
             return -1;
         }
     } else if (u->sched_procs > 0) { /* a key folder made before scheduler processes existed */
@@ -176,6 +305,7 @@ int up_start(struct up_cluster *u, const char *who)
         snprintf(path, sizeof(path), "%.1000s/keys", u->state);
         if (hrm_keys_add_scheduler(path, &err) < 0) {
             fprintf(stderr, "%s: %s\n", who, err.text);
+            up_stop(u);
             return -1;
         }
     }
@@ -188,28 +318,11 @@ int up_start(struct up_cluster *u, const char *who)
 
     char a_state[1100], a_log[1300];
     snprintf(a_state, sizeof(a_state), "%s", u->state);
-    char *margs[80] = {"hrm", "master", "--state", a_state};
-    int k = 4;
-    if (u->policy)
-        margs[k++] = "--policy", margs[k++] = (char *)u->policy;
-    for (int i = 0; i < u->nparams; i++)
-        margs[k++] = "--param", margs[k++] = (char *)u->params[i];
-    for (int i = 0; i < u->nexec_queues; i++)
-        margs[k++] = "--exec-queue", margs[k++] = (char *)u->exec_queues[i];
-    if (u->sched_procs > 0) /* the instances run in the scheduler processes only */
-        margs[k++] = "--local-instances", margs[k++] = "0";
-    if (u->node_timeout)
-        margs[k++] = "--node-timeout", margs[k++] = (char *)u->node_timeout;
-    if (u->log_level)
-        margs[k++] = "--log-level", margs[k++] = (char *)u->log_level;
-    margs[k] = NULL;
-    snprintf(a_log, sizeof(a_log), "%s/master.log", u->logs);
-    u->master = spawn(u, margs, a_log);
+    start_master(u);
     double deadline = mono_s() + START_TIMEOUT_S;
     while (access(path, R_OK) != 0 && mono_s() < deadline) {
-        if (waitpid(u->master, NULL, WNOHANG) == u->master) {
-            fprintf(stderr, "%s: the master exited; see %s\n", who, a_log);
-            u->master = 0;
+        if (any_exited(u, who)) {
+            up_stop(u);
             return -1;
         }
         nap_ms(20);
@@ -255,12 +368,77 @@ int up_start(struct up_cluster *u, const char *who)
         }
     }
     int up = 0;
-    while ((up = nodes_up(u)) < u->nodes && mono_s() < deadline)
+    while ((up = nodes_up(u)) < u->nodes && mono_s() < deadline) {
+        if (any_exited(u, who)) { /* its own reason, at once, rather than a timeout */
+            up_stop(u);
+            return -1;
+        }
         nap_ms(50);
+    }
     if (up < u->nodes) {
         fprintf(stderr, "%s: only %d of %d nodes came up within %d s; see %s\n", who,
                 up < 0 ? 0 : up, u->nodes, START_TIMEOUT_S, u->logs);
         up_stop(u);
+        return -1;
+    }
+    return 0;
+}
+
+int up_supervise(struct up_cluster *u, const char *who)
+{
+    double now = mono_s();
+    if (u->restart_at_s > 0) {
+        if (now < u->restart_at_s)
+            return 0;
+        u->restart_at_s = 0;
+        start_master(u);
+        fprintf(stderr, "%s: master restarted (pid %d)\n", who, (int)u->master);
+        return 0;
+    }
+    bool had_master = u->master > 0;
+    any_exited(u, who); /* agents and scheduler processes are reported, not restarted */
+    if (!had_master || u->master > 0)
+        return 0;
+    /* The master died: its state is durable and the agents keep their tasks
+     * and reconnect, so a new master resumes the cluster (runtime.md). */
+    if (now - u->master_since_s >= UP_STABLE_S)
+        u->restarts = 0;
+    if (u->restarts >= UP_MAX_RESTARTS) {
+        fprintf(stderr, "%s: the master died %d times in a row; giving up\n", who,
+                u->restarts + 1);
+        return -1;
+    }
+    double backoff = 0.25 * (double)(1 << u->restarts); /* 0.25 s .. 4 s */
+    u->restarts++;
+    u->restart_at_s = now + backoff;
+    fprintf(stderr, "%s: restarting the master in %.2f s (restart %d of at most %d in a row)\n",
+            who, backoff, u->restarts, UP_MAX_RESTARTS);
+    return 0;
+}
+
+/* The agents' and the master's flags that hrm up passes on, checked as they
+ * check them: a bad one is named here, not found in a log after a timeout. */
+static int check_daemon_flags(const struct up_cluster *u)
+{
+    int64_t v;
+    long long n;
+    if (hrm_parse_cpu(u->cpus, &v) < 0 || v < 1000) {
+        fprintf(stderr, "hrm up: --cpus: '%s': expected a whole number of CPUs >= 1\n", u->cpus);
+        return -1;
+    }
+    if (hrm_parse_size(u->mem, &v) < 0 || v <= 0) {
+        fprintf(stderr, "hrm up: --mem: '%s': expected a size like 16G\n", u->mem);
+        return -1;
+    }
+    if (cli_parse_int("up", "--gpus", u->gpus, 0, 32, &n) < 0)
+        return -1;
+    if (u->node_timeout && (hrm_parse_duration(u->node_timeout, &v) < 0 || v <= 0)) {
+        fprintf(stderr, "hrm up: --node-timeout: '%s': expected a duration like 5s or 500ms\n",
+                u->node_timeout);
+        return -1;
+    }
+    if (u->log_level && hrm_log_parse_level(u->log_level) < 0) {
+        fprintf(stderr, "hrm up: --log-level: '%s': expected emerg..debug\n", u->log_level);
         return -1;
     }
     return 0;
@@ -294,8 +472,14 @@ static void up_usage(FILE *out)
             "  --log-level L       daemons' log level (default notice)\n"
             "  --no-cgroup         agents never limit tasks with cgroups\n"
             "  -h, --help          this help\n\n"
-            "exit status: 0 stopped cleanly (or CMD's status), 1 the cluster did not start, 2 bad usage\n",
-            UP_MAX_NODES);
+            "A daemon that exits while the cluster starts stops it at once, with the\n"
+            "daemon's reason.  A master that dies later is restarted (at most %d times\n"
+            "in a row, after 0.25 s doubling); agents and their tasks live on.  The\n"
+            "daemons get SIGTERM if hrm up dies, even by SIGKILL.  A state folder that\n"
+            "another hrm up or a live master uses is refused, naming its pid.\n\n"
+            "exit status: 0 stopped cleanly (or CMD's status), 1 the cluster did not start\n"
+            "or its master could not be kept up, 2 bad usage\n",
+            UP_MAX_NODES, UP_MAX_RESTARTS);
 }
 
 int cmd_up(int argc, char **argv)
@@ -384,6 +568,8 @@ int cmd_up(int argc, char **argv)
                 u.sched_procs > 0 ? "--sched-procs" : "--exec-queue");
         return CLI_USAGE;
     }
+    if (check_daemon_flags(&u) < 0)
+        return CLI_USAGE;
     if (u.nodes < 1 || u.nodes > UP_MAX_NODES) {
         fprintf(stderr, "hrm up: --nodes: expected 1..%d\n", UP_MAX_NODES);
         return CLI_USAGE;
@@ -421,10 +607,10 @@ int cmd_up(int argc, char **argv)
                 rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
                 break;
             }
-            if (sig == SIGINT || sig == SIGTERM) {
+            if (sig == SIGINT || sig == SIGTERM || up_supervise(&u, "hrm up") < 0) {
                 kill(cmd, SIGTERM);
                 waitpid(cmd, &st, 0);
-                rc = 130;
+                rc = sig == SIGINT || sig == SIGTERM ? 130 : CLI_FAIL;
                 break;
             }
         }
@@ -433,13 +619,11 @@ int cmd_up(int argc, char **argv)
                 u.state);
         for (;;) {
             siginfo_t si;
-            struct timespec ts = {1, 0};
+            struct timespec ts = {0, 200000000};
             int sig = sigtimedwait(&mask, &si, &ts);
             if (sig == SIGINT || sig == SIGTERM)
                 break;
-            if (u.master && waitpid(u.master, NULL, WNOHANG) == u.master) {
-                fprintf(stderr, "hrm up: the master exited unexpectedly; stopping\n");
-                u.master = 0;
+            if (up_supervise(&u, "hrm up") < 0) {
                 rc = CLI_FAIL;
                 break;
             }

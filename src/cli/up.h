@@ -24,15 +24,33 @@ struct up_cluster {
     pid_t master, agents[UP_MAX_NODES], scheds[UP_MAX_SCHEDS];
     char self[4096];              /* this executable */
     char logs[1200];              /* DIR/logs */
+    int lock_fd;                  /* holds DIR/up.lock: one hrm up per state folder */
+    /* master supervision (up_supervise) */
+    int restarts;                 /* restarts in a row, each less than UP_STABLE_S apart */
+    double master_since_s;        /* when the running master was started (monotonic) */
+    double restart_at_s;          /* > 0: the master is dead and restarts then */
 };
+
+/* A master that dies is restarted at most this many times in a row; one that ran
+ * UP_STABLE_S seconds starts the count again. */
+#define UP_MAX_RESTARTS 5
+#define UP_STABLE_S 60
 
 /* Defaults of hrm up: 4 CPUs, 8G, 0 GPUs, 2 racks, state $HRM_STATE or .hrm. */
 void up_init(struct up_cluster *u);
-/* Creates keys if missing, starts the master, then the agents, and waits (at
- * most 20 s) until every agent has registered.  The caller has blocked
- * SIGINT/SIGTERM/SIGCHLD if it wants them read synchronously.  0, or -1 after
- * printing why to stderr (prefixed with who) with everything started stopped. */
+/* Takes DIR/up.lock (refusing a folder another hrm up or a live master uses),
+ * creates keys if missing, starts the master, then the agents, and waits (at
+ * most 20 s) until every agent has registered.  The daemons get SIGTERM if
+ * this process dies, even by SIGKILL.  A daemon that exits meanwhile stops the
+ * start at once, with its own last log line as the reason.  The caller has
+ * blocked SIGINT/SIGTERM/SIGCHLD if it wants them read synchronously.  0, or -1
+ * after printing why to stderr (prefixed with who) with everything started stopped. */
 int up_start(struct up_cluster *u, const char *who);
+/* Once started: reaps daemons that exited, saying why; restarts a dead master
+ * (after a backoff, at most UP_MAX_RESTARTS times in a row), so the agents and
+ * their tasks live on.  Call it often (it never blocks).  0, or -1 when the
+ * master cannot be kept up (the caller then stops the cluster). */
+int up_supervise(struct up_cluster *u, const char *who);
 /* Agents first (each stops its tasks), then the master; waits for them. */
 void up_stop(struct up_cluster *u);
 

@@ -586,7 +586,11 @@ static int turn(struct master *m, int64_t *next_tick)
         hrm_store_rollback(m->store);
     } else if ((rc = hrm_store_commit(m->store, &err)) < 0) {
         master_store_failed(m, rc, &err);
+    } else if (m->cfg.test_crash_after_submit && m->turn_accepted_job) {
+        hrm_log(HRM_LOG_CRIT, "test: dying after the commit of a submission, before the reply");
+        raise(SIGKILL);
     }
+    m->turn_accepted_job = false;
     flush_out(m); /* after the commit: nothing is promised that is not durable */
     return m->stop && m->turn_err.text[0] ? -HRM_EIO : 0;
 }
@@ -626,6 +630,8 @@ static void master_free(struct master *m)
     hrm_authz_free(m->authz);
     keys_free(m);
     hrm_store_close(m->store);
+    if (m->lock_fd >= 0)
+        close(m->lock_fd); /* last: the store is closed before another master may open it */
     hrm_free(m);
 }
 
@@ -633,6 +639,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
 {
     struct master *m = hrm_calloc(1, sizeof(*m));
     m->sigfd = -1;
+    m->lock_fd = -1;
     m->cfg = *cfg;
     if (!m->cfg.policy)
         m->cfg.policy = "drf";
@@ -654,6 +661,10 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
     static const char *const own_files[] = {"hrm.db", "hrm.db-wal", "hrm.db-shm",
                                             HRM_ENDPOINT_FILE, NULL};
     if (statedir_make_private(m->state_dir, own_files, err) < 0)
+        goto fail;
+    /* One master per state folder, for its whole life: two masters on one
+     * hrm.db would both acknowledge jobs and launch tasks. */
+    if ((m->lock_fd = hrm_state_lock(m->state_dir, HRM_MASTER_LOCK_FILE, "the master", err)) < 0)
         goto fail;
     /* The policy name is checked before anything is opened.  A distributed
      * policy (dhrm, sparrow, ...) runs instances here and queues in the agents. */

@@ -353,9 +353,52 @@ static const char *fits_nowhere(struct master *m, const json_t *spec)
     return NULL;
 }
 
+static void reply_submitted(struct master *m, const struct peer_id *from, const json_t *msg,
+                            int64_t id)
+{
+    json_t *r = hrm_wire_new(HRM_WIRE_SUBMITTED);
+    json_object_set_new(r, "req", json_integer(req_of(msg)));
+    json_object_set_new(r, "id", json_integer(id));
+    master_send(m, from, r);
+}
+
+/* A submission key is 1..SUBMIT_KEY_MAX of [A-Za-z0-9._:-]: printable in logs and errors. */
+#define SUBMIT_KEY_MAX 128
+
+static bool submit_key_ok(const char *key)
+{
+    size_t n = strlen(key);
+    if (n == 0 || n > SUBMIT_KEY_MAX || strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+                                                    "qrstuvwxyz0123456789._:-") != n)
+        return false;
+    return true;
+}
+
 void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
 {
     struct hrm_error err;
+    /* The client's key makes a resubmission (its retry after no answer)
+     * idempotent: a known key gets the job it made, never a second one. */
+    const char *key = json_string_value(json_object_get(msg, "key"));
+    if (key) {
+        if (!submit_key_ok(key)) {
+            master_reply_error(m, from, HRM_WERR_BAD_FIELD, req_of(msg),
+                               "key: expected 1..%d characters of A-Z a-z 0-9 . _ : -",
+                               SUBMIT_KEY_MAX);
+            return;
+        }
+        int64_t known = hrm_store_job_by_key(m->store, key, &err);
+        if (known < 0) {
+            master_store_failed(m, (int)known, &err);
+            return;
+        }
+        if (known > 0) {
+            hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " submitted again (key %s): the same job",
+                    (long long)known, key);
+            reply_submitted(m, from, msg, known);
+            return;
+        }
+    }
     json_t *spec = hrm_jobdesc_normalise(json_object_get(msg, "job"), "/", &err);
     if (!spec) {
         master_reply_error(m, from, HRM_WERR_BAD_SPEC, req_of(msg), "%s", err.text);
@@ -387,8 +430,9 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
                                 .submit_us = j->submit_us,
                                 .end_us = -1,
                                 .state = HRM_JOB_PENDING,
-                                .spec = text};
-    int rc = hrm_store_put_job(m->store, &row, &err);
+                                .spec = text,
+                                .submit_key = key};
+    int rc = hrm_store_insert_job(m->store, &row, &err);
     if (rc == 0)
         rc = hrm_store_meta_put(m->store, "next_job", m->next_job, &err);
     free(text);
@@ -401,11 +445,9 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
     m->sched.dirty = true;
     hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " (%s) submitted: %d tasks", (long long)id, j->name,
             j->ntasks);
+    m->turn_accepted_job = true;
     /* Sent after the turn commits: the acknowledgement follows durability. */
-    json_t *r = hrm_wire_new(HRM_WIRE_SUBMITTED);
-    json_object_set_new(r, "req", json_integer(req_of(msg)));
-    json_object_set_new(r, "id", json_integer(id));
-    master_send(m, from, r);
+    reply_submitted(m, from, msg, id);
 }
 
 static json_t *job_summary(const struct rjob *j)

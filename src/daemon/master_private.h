@@ -120,6 +120,7 @@ struct master {
     /* built in this order by master_new, torn down in reverse */
     struct hrm_master_config cfg;
     char state_dir[1024], keys_dir[1024];
+    int lock_fd;            /* holds DIR/master.lock: one master per state folder */
     struct hrm_store *store;
     struct hrm_authz *authz;
     void *zctx;
@@ -143,6 +144,7 @@ struct master {
     int64_t start_mono_us;
     bool reconciling;       /* after a restart: waiting for agents before scheduling */
     bool stop;
+    bool turn_accepted_job; /* this turn made a new job (test_crash_after_submit) */
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */

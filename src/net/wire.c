@@ -259,6 +259,51 @@ static long long tail_req(const char *buf, size_t len)
 /* Every string (object keys too) and every array or object anywhere in a message,
  * known field or not, within the protocol's limits: a receiver that ignores a field
  * still holds it in memory while it handles the message. */
+/* Whether the type's schema declares field name as kind 'B' (base64 bytes): those are
+ * bounded by HRM_WIRE_MAX_BLOB in check_field, not by the string limit. */
+static bool schema_is_blob(int type, const char *name)
+{
+    const char *p = hrm_wire_schema(type);
+    size_t n = strlen(name);
+    while (p && (p = strstr(p, name)) != NULL) {
+        bool starts = p == hrm_wire_schema(type) || p[-1] == ' ';
+        if (starts && p[n] == ':')
+            return p[n + 1] == 'B';
+        p += n;
+    }
+    return false;
+}
+
+static int check_limits(const json_t *v, struct hrm_error *err);
+
+/* An object's fields within the limits; blob_type >= 0: a message of that type, whose
+ * top-level 'B' fields are left to check_field. */
+static int check_object_limits(const json_t *obj, int blob_type, struct hrm_error *err)
+{
+    if (json_object_size(obj) > HRM_WIRE_MAX_ITEMS)
+        return hrm_errorf(err, -EPROTO, "an object has more than %d fields", HRM_WIRE_MAX_ITEMS);
+    const char *key;
+    const json_t *item;
+    json_object_foreach((json_t *)obj, key, item)
+    {
+        if (blob_type >= 0 && json_is_string(item) && schema_is_blob(blob_type, key))
+            continue;
+        if (strlen(key) > HRM_WIRE_MAX_STRING)
+            return hrm_errorf(err, -EPROTO, "a field name is longer than %d bytes",
+                              HRM_WIRE_MAX_STRING);
+        int rc = check_limits(item, err);
+        if (rc < 0) {
+            if (err) {
+                char tmp[HRM_ERROR_TEXT_MAX];
+                snprintf(tmp, sizeof(tmp), "%s", err->text);
+                snprintf(err->text, sizeof(err->text), "field '%.64s': %.400s", key, tmp);
+            }
+            return rc;
+        }
+    }
+    return 0;
+}
+
 static int check_limits(const json_t *v, struct hrm_error *err)
 {
     switch (json_typeof(v)) {
@@ -281,29 +326,8 @@ static int check_limits(const json_t *v, struct hrm_error *err)
         }
         return 0;
     }
-    case JSON_OBJECT: {
-        if (json_object_size(v) > HRM_WIRE_MAX_ITEMS)
-            return hrm_errorf(err, -EPROTO, "an object has more than %d fields",
-                              HRM_WIRE_MAX_ITEMS);
-        const char *key;
-        const json_t *item;
-        json_object_foreach((json_t *)v, key, item)
-        {
-            if (strlen(key) > HRM_WIRE_MAX_STRING)
-                return hrm_errorf(err, -EPROTO, "a field name is longer than %d bytes",
-                                  HRM_WIRE_MAX_STRING);
-            int rc = check_limits(item, err);
-            if (rc < 0) {
-                if (err) {
-                    char tmp[HRM_ERROR_TEXT_MAX];
-                    snprintf(tmp, sizeof(tmp), "%s", err->text);
-                    snprintf(err->text, sizeof(err->text), "field '%.64s': %.400s", key, tmp);
-                }
-                return rc;
-            }
-        }
-        return 0;
-    }
+    case JSON_OBJECT:
+        return check_object_limits(v, -1, err);
     default:
         return 0;
     }
@@ -362,7 +386,7 @@ int hrm_wire_decode_from(const void *buf, size_t len, int role, json_t **out,
                      HRM_WIRE_MAX_BYTES);
     }
     struct hrm_error err;
-    if (hrm_wire_validate(type, obj, &err) < 0 || check_limits(obj, &err) < 0) {
+    if (hrm_wire_validate(type, obj, &err) < 0 || check_object_limits(obj, type, &err) < 0) {
         json_decref(obj);
         return fault(f, HRM_WERR_BAD_FIELD, "%s", err.text);
     }
@@ -384,7 +408,7 @@ int hrm_wire_check_item(const json_t *item, struct hrm_wire_fault *f)
         return fault(f, HRM_WERR_UNKNOWN_TYPE, "batch: item type '%.64s' %s",
                      tname ? tname : "(none)", type < 0 ? "is unknown" : "may not be nested");
     struct hrm_error err;
-    if (hrm_wire_validate(type, item, &err) < 0 || check_limits(item, &err) < 0)
+    if (hrm_wire_validate(type, item, &err) < 0 || check_object_limits(item, type, &err) < 0)
         return fault(f, HRM_WERR_BAD_FIELD, "%s", err.text);
     return type;
 }

@@ -23,6 +23,9 @@ static const char *const migrations[] = {
     "CREATE TABLE agent_keys(key TEXT PRIMARY KEY, node TEXT NOT NULL UNIQUE) WITHOUT ROWID;",
     /* 2 -> 3: why a task's launch failed (the agent's task_end.error), shown by hrm job */
     "ALTER TABLE tasks ADD COLUMN error TEXT NOT NULL DEFAULT '';",
+    /* 3 -> 4: the client's submission key, so a resubmission finds its job */
+    "ALTER TABLE jobs ADD COLUMN submit_key TEXT;"
+    "CREATE UNIQUE INDEX jobs_submit_key ON jobs(submit_key) WHERE submit_key IS NOT NULL;",
 };
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -35,9 +38,11 @@ static const char *const migrations[] = {
     X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                       \
     X(META_PUT, "INSERT INTO meta(key, value) VALUES(?1, ?2)"                                  \
                 " ON CONFLICT(key) DO UPDATE SET value = excluded.value")                      \
-    X(JOB_PUT, "INSERT OR REPLACE INTO jobs(id, name, user, queue, priority, ntasks,"          \
-               " submit_us, end_us, state, exit, spec)"                                        \
-               " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")                        \
+    /* A plain INSERT: a job row is never replaced, so an id taken twice is an error. */     \
+    X(JOB_INSERT, "INSERT INTO jobs(id, name, user, queue, priority, ntasks, submit_us,"       \
+                  " end_us, state, exit, spec, submit_key)"                                    \
+                  " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")                \
+    X(JOB_BY_KEY, "SELECT id FROM jobs WHERE submit_key = ?1")                                 \
     X(JOB_STATE, "UPDATE jobs SET state = ?2, exit = ?3, end_us = ?4 WHERE id = ?1")           \
     X(TASK_PUT, "INSERT OR REPLACE INTO tasks(job, idx, state, attempt, node, exit, signal,"   \
                 " oom, start_us, end_us, error)"                                               \
@@ -308,12 +313,13 @@ int hrm_store_meta_put(struct hrm_store *s, const char *key, int64_t value,
     return step_done(s, STMT_META_PUT, err);
 }
 
-int hrm_store_put_job(struct hrm_store *s, const struct hrm_store_job *j, struct hrm_error *err)
+int hrm_store_insert_job(struct hrm_store *s, const struct hrm_store_job *j,
+                         struct hrm_error *err)
 {
     int rc = ensure_txn(s, err);
     if (rc < 0)
         return rc;
-    sqlite3_stmt *st = s->stmt[STMT_JOB_PUT];
+    sqlite3_stmt *st = s->stmt[STMT_JOB_INSERT];
     sqlite3_bind_int64(st, 1, j->id);
     sqlite3_bind_text(st, 2, j->name ? j->name : "", -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, j->user ? j->user : "", -1, SQLITE_STATIC);
@@ -325,7 +331,24 @@ int hrm_store_put_job(struct hrm_store *s, const struct hrm_store_job *j, struct
     sqlite3_bind_int(st, 9, j->state);
     sqlite3_bind_int(st, 10, j->exit);
     sqlite3_bind_text(st, 11, j->spec ? j->spec : "{}", -1, SQLITE_STATIC);
-    return step_done(s, STMT_JOB_PUT, err);
+    if (j->submit_key)
+        sqlite3_bind_text(st, 12, j->submit_key, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, 12);
+    return step_done(s, STMT_JOB_INSERT, err);
+}
+
+int64_t hrm_store_job_by_key(struct hrm_store *s, const char *key, struct hrm_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_JOB_BY_KEY];
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    int r = sqlite3_step(st);
+    int64_t id = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (r != SQLITE_ROW && r != SQLITE_DONE)
+        return fail(s, r, err, stmt_sql[STMT_JOB_BY_KEY]);
+    return id;
 }
 
 int hrm_store_set_job_state(struct hrm_store *s, int64_t id, int state, int exit, int64_t end_us,

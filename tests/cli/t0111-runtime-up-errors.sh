@@ -1,0 +1,26 @@
+# hrm up says why a daemon could not start, in the daemon's own words, at once: bad agent flags, a bad policy, a missing key.
+. "$(dirname "$0")/lib.sh"
+# Flags hrm up passes to its agents are checked as the agents check them, before anything starts.
+expect_exit 2 timeout 60 "$HRM" up --nodes 2 --cpus 0 --state "$TMP/a"
+grep -q -- "--cpus" "$TMP/err" || fail "bad --cpus not named: $(cat "$TMP/err")"
+expect_exit 2 timeout 60 "$HRM" up --nodes 2 --mem lots --state "$TMP/a"
+grep -q -- "--mem" "$TMP/err" || fail "bad --mem not named: $(cat "$TMP/err")"
+expect_exit 2 timeout 60 "$HRM" up --nodes 2 --node-timeout soon --state "$TMP/a"
+grep -q -- "--node-timeout" "$TMP/err" || fail "bad --node-timeout not named: $(cat "$TMP/err")"
+[ ! -e "$TMP/a/endpoint" ] || fail "a refused hrm up started a master"
+
+# A master that refuses its policy: its own reason, not a pointer to a log.
+expect_exit 1 timeout 60 "$HRM" up --nodes 2 --policy no-such-policy --state "$TMP/b"
+grep -q "master.*unknown policy 'no-such-policy'" "$TMP/err" || fail "policy: $(cat "$TMP/err")"
+grep -q "came up" "$TMP/err" && fail "waited for nodes instead: $(cat "$TMP/err")"
+
+# Agents that cannot load their key: each one's reason, and everything stopped.
+mkdir -p "$TMP/c"
+"$HRM" keygen "$TMP/c/keys" >/dev/null || fail "keygen"
+rm "$TMP/c/keys/agent.key"
+expect_exit 1 timeout 60 "$HRM" up --nodes 2 --state "$TMP/c"
+grep -q "node1.*agent.key" "$TMP/err" || fail "agent key: $(cat "$TMP/err")"
+grep -q "came up" "$TMP/err" && fail "waited for nodes instead: $(cat "$TMP/err")"
+# The master it started is stopped: its lock is free again (a master may start).
+"$HRM" keygen --force "$TMP/c/keys" >/dev/null || fail "keygen --force"
+expect_exit 0 timeout 60 "$HRM" up --nodes 1 --state "$TMP/c" -- true
