@@ -16,11 +16,11 @@ grep -q "came up" "$TMP/err" && fail "waited for nodes instead: $(cat "$TMP/err"
 
 # Agents that cannot load their key: each one's reason, and everything stopped.
 mkdir -p "$TMP/c"
-"$HRM" keygen "$TMP/c/keys" >/dev/null || fail "keygen"
-rm "$TMP/c/keys/agent.key"
+"$HRM" keygen --node node1,node2 "$TMP/c/keys" >/dev/null || fail "keygen"
+echo "not a key" >"$TMP/c/keys/agent-node1.key"   # mode 0600 kept: only its content is bad
 expect_exit 1 timeout 60 "$HRM" up --nodes 2 --state "$TMP/c"
-grep -q "node1.*agent.key" "$TMP/err" || fail "agent key: $(cat "$TMP/err")"
+grep -q "node1.*agent-node1.key" "$TMP/err" || fail "agent key: $(cat "$TMP/err")"
 grep -q "came up" "$TMP/err" && fail "waited for nodes instead: $(cat "$TMP/err")"
 # The master it started is stopped: its lock is free again (a master may start).
-"$HRM" keygen --force "$TMP/c/keys" >/dev/null || fail "keygen --force"
+"$HRM" keygen --force --node node1 "$TMP/c/keys" >/dev/null || fail "keygen --force --node node1"
 expect_exit 0 timeout 60 "$HRM" up --nodes 1 --state "$TMP/c" -- true
