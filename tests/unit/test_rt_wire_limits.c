@@ -49,16 +49,22 @@ Test(rt_wire_limits, a_frame_of_exactly_one_mib_is_read_one_byte_more_is_too_big
     hrm_free(over);
 }
 
-/* An "error" message whose "message" string holds n bytes. */
-static int string_of(size_t n, struct hrm_wire_fault *f)
+/* Decodes head, nfill copies of fill, tail. */
+static int decode_filled(const char *head, const char *fill, size_t nfill, const char *tail,
+                         struct hrm_wire_fault *f)
 {
-    const char *head = "{\"v\":1,\"type\":\"error\",\"code\":\"x\",\"message\":\"";
-    const char *tail = "\"}";
-    size_t len = strlen(head) + n + strlen(tail);
-    char *buf = frame(head, "a", tail, len);
+    size_t len = strlen(head) + nfill * strlen(fill) + strlen(tail);
+    char *buf = frame(head, fill, tail, len);
     int rc = decode(buf, len, f);
     hrm_free(buf);
     return rc;
+}
+
+/* An "error" message whose "message" string holds n bytes. */
+static int string_of(size_t n, struct hrm_wire_fault *f)
+{
+    return decode_filled("{\"v\":1,\"type\":\"error\",\"code\":\"x\",\"message\":\"", "a", n,
+                         "\"}", f);
 }
 
 Test(rt_wire_limits, a_string_of_exactly_64_kib_passes_one_byte_more_is_a_bad_field)
@@ -90,13 +96,7 @@ Test(rt_wire_limits, a_multibyte_string_counts_bytes_not_characters)
 /* A "usage" message whose "samples" array holds n items (each "0"). */
 static int array_of(size_t n, struct hrm_wire_fault *f)
 {
-    const char *head = "{\"v\":1,\"type\":\"usage\",\"samples\":[";
-    const char *tail = "0]}";
-    size_t len = strlen(head) + 2 * (n - 1) + strlen(tail);
-    char *buf = frame(head, "0,", tail, len);
-    int rc = decode(buf, len, f);
-    hrm_free(buf);
-    return rc;
+    return decode_filled("{\"v\":1,\"type\":\"usage\",\"samples\":[", "0,", n - 1, "0]}", f);
 }
 
 Test(rt_wire_limits, an_array_of_65536_items_passes_65537_is_a_bad_field)
