@@ -48,7 +48,7 @@ long=$("$HRM" submit --count 2 -- sleep 60.123) || fail "submit long"
 until_ok 20 sh -c "'$HRM' job $long --json | grep -q '\"running\": 2'" || fail "long job never ran"
 expect_exit 0 "$HRM" cancel "$long"
 expect_exit 143 timeout 30 "$HRM" wait "$long"
-until_ok 10 sh -c "! pgrep -fx 'sleep 60.123'" || fail "sleep survived cancel"
+until_ok 10 no_process -fx 'sleep 60.123' || fail "sleep survived cancel"
 
 # Bad input: clear messages, exit 2; unknown job: exit 1.
 echo '{"tasks": [{"cmd": []}]}' >"$TMP/bad.json"
