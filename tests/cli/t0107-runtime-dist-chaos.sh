@@ -7,13 +7,13 @@ for pol in dhrm dhrm-batch sparrow d-random; do
   rm -rf "$S/hrm.db"* "$S/endpoint" "$TMP/runs"; mkdir -p "$TMP/runs"
   start_master --policy "$pol" --param instances=3 --node-timeout 2s --reconcile 3s
   for n in n1 n2 n3; do start_agent "$n" --cpus 2; done
-  until_ok 20 nodes_up 3 || fail "$pol: nodes did not register"
+  until_ok 60 nodes_up 3 || fail "$pol: nodes did not register"
   ids=()
   for i in $(seq 15); do
     ids+=("$("$HRM" submit --count 40 --cpus 500m -- sh -c "echo \$HRM_NODE >> $TMP/runs/\$HRM_JOB_ID-\$HRM_TASK_ID; sleep 0.0\$((\$HRM_TASK_ID % 4))")") \
       || fail "$pol: submit $i"
   done
-  until_ok 20 sh -c "ls $TMP/runs | wc -l | awk '\$1 >= 100 {ok=1} END {exit !ok}'" || fail "$pol: nothing ran"
+  until_ok 60 sh -c "ls $TMP/runs | wc -l | awk '\$1 >= 100 {ok=1} END {exit !ok}'" || fail "$pol: nothing ran"
   kill -KILL "$AGENT_n2"
   start_agent n4 --cpus 2
   until_ok 60 sh -c "'$HRM' nodes | grep -q 'n4 .*up'" || fail "$pol: n4 did not register"

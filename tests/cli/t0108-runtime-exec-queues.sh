@@ -12,7 +12,7 @@ grep -q "given twice" "$TMP/err" || fail "duplicate queue not refused"
 start_master --policy dhrm-batch --param instances=2 --exec-queue "fast,priority=10" \
   --exec-queue "slow,priority=0,max=1,cpus=1,mem=1G"
 start_agent n1 --cpus 2 --mem 4G
-until_ok 20 nodes_up 1 || fail "node did not register"
+until_ok 60 nodes_up 1 || fail "node did not register"
 grep -q "execution queues on (policy dhrm-batch, node 0, 2 queues)" "$TMP/n1.log" \
   || fail "the agent did not take the two queues"
 
@@ -24,7 +24,7 @@ grep -q "more than queue 'slow' allows" "$TMP/err" || fail "over the queue's lim
 
 # max=1: the slow queue runs one task at a time on the node, though it has two cores.
 s=$("$HRM" submit --queue slow --count 4 -- sleep 0.3) || fail "submit slow"
-expect_exit 0 timeout 60 "$HRM" wait "$s"
+expect_exit 0 timeout 120 "$HRM" wait "$s"
 "$HRM" job "$s" --json >"$TMP/s.json"
 python3 - "$TMP/s.json" <<'P' || fail "the slow queue ran two tasks at once"
 import json, sys

@@ -20,7 +20,7 @@ MFLAGS=(--policy dhrm-batch --local-instances 0 --node-timeout 2s --reconcile 3s
 start_master "${MFLAGS[@]}"
 start_agent n1 --cpus 2
 start_agent n2 --cpus 2
-until_ok 20 nodes_up 2 || fail "nodes did not register"
+until_ok 60 nodes_up 2 || fail "nodes did not register"
 mkdir -p "$TMP/runs"
 # until GATE: a task's shell code that waits until the test creates $TMP/GATE.
 until_gate() { echo "while [ ! -e $TMP/$1 ]; do sleep 0.05; done"; }
@@ -37,7 +37,7 @@ w=$("$HRM" submit --count 4 -- sh -c "echo x >> $TMP/runs/w-\$HRM_TASK_ID") || f
 "$HRM" job "$w" --json | grep -q '"pending": 4' || fail "the job did not wait for an instance"
 start_sched s1 2
 until_ok 60 registered s1 || fail "s1 did not register"
-expect_exit 0 timeout 60 "$HRM" wait "$w"
+expect_exit 0 timeout 120 "$HRM" wait "$w"
 ran_once w 4 "the job that waited for an instance"
 # It went to an instance only once s1 had registered (it waited, pending, till then).
 sent_to "$w" s1 "scheduler process s1 registered" || fail "the job was not sent to s1 after it registered"
@@ -46,7 +46,7 @@ awk -v w="job $w (" 'index($0, "scheduler process s1 registered") {exit} index($
 
 # Two processes share the jobs; one dies with SIGKILL mid-load and its jobs move to the other.
 start_sched s2 2
-until_ok 20 registered s2 || fail "s2 did not register"
+until_ok 60 registered s2 || fail "s2 did not register"
 # The tasks hold until s1 is dead, so every job is still live when it dies.
 ids=()
 for i in $(seq 10); do
@@ -104,7 +104,7 @@ grep -q "run: no such task" "$TMP/out" || fail "a run of no task accepted"
 grep -q "sched_register: a name of 1" "$TMP/out" || fail "a bad registration accepted"
 kill -0 "$MASTER" || fail "the master died"
 e=$("$HRM" submit --count 4 -- true) || fail "submit after the bad messages"
-expect_exit 0 timeout 60 "$HRM" wait "$e"
+expect_exit 0 timeout 120 "$HRM" wait "$e"
 
 # Bad flags: clear messages, exit 2.
 expect_exit 2 "$HRM" sched --name ""
