@@ -13,5 +13,5 @@ timeout 300 "$HRM" up --nodes 4 --cpus 2 --state "$TMP/st" -- bash "$TMP/run.sh"
 grep -q "4 nodes" "$TMP/err" || fail "no startup line"
 # Everything stopped: no daemon of this state folder is left.
 no_process -f "state $TMP/st" || fail "daemons left behind"
-expect_exit 2 "$HRM" up --nodes 0
-expect_exit 0 "$HRM" up --help
+expect_exit 2 timeout 60 "$HRM" up --nodes 0
+expect_exit 0 timeout 60 "$HRM" up --help

@@ -18,9 +18,9 @@ for k in count.tasks_per_s jobs.tasks_per_s latency.start_p50_ms; do
 done
 grep -q "policy dhrm-batch" "$st-d/logs/master.log" || fail "the master did not run dhrm-batch"
 no_process -f "state $st-d" || fail "daemons left behind (dhrm-batch)"
-expect_exit 2 "$HRM" bench throughput --param nokey
+expect_exit 2 timeout 60 "$HRM" bench throughput --param nokey
 # Bad usage: exit 2 with a message.
-expect_exit 2 "$HRM" bench throughput --tasks -3
-expect_exit 2 "$HRM" bench throughput -- relative/cmd
+expect_exit 2 timeout 60 "$HRM" bench throughput --tasks -3
+expect_exit 2 timeout 60 "$HRM" bench throughput -- relative/cmd
 grep -q "absolute path" "$TMP/err" || fail "relative command not explained"
-expect_exit 0 "$HRM" bench throughput --help
+expect_exit 0 timeout 60 "$HRM" bench throughput --help

@@ -107,10 +107,10 @@ e=$("$HRM" submit --count 4 -- true) || fail "submit after the bad messages"
 expect_exit 0 timeout 120 "$HRM" wait "$e"
 
 # Bad flags: clear messages, exit 2.
-expect_exit 2 "$HRM" sched --name ""
-expect_exit 2 "$HRM" sched --instances 0
+expect_exit 2 timeout 60 "$HRM" sched --name ""
+expect_exit 2 timeout 60 "$HRM" sched --instances 0
 expect_exit 2 "$HRM" keygen "$TMP/k2" --force --add-scheduler
-expect_exit 2 "$HRM" up --nodes 1 --state "$TMP/u" --sched-procs 1
+expect_exit 2 timeout 60 "$HRM" up --nodes 1 --state "$TMP/u" --sched-procs 1
 grep -q "needs a distributed --policy" "$TMP/err" || fail "--sched-procs with a central policy"
 
 # A client key is no scheduler's.
