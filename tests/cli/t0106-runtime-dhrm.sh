@@ -16,15 +16,15 @@ node_is_down() { "$HRM" nodes | grep -q "$1 .*down"; }
 
 # The negotiator moves work: one node is busy with a long task while tasks queue behind it and
 # the others go idle.  (First, while every estimate is still the 1 s default.)  The long task
-# holds its node until the balanced job is done: a task queued behind it ends only if moved.
+# holds its node until a task has moved away from behind it.
 long=$("$HRM" submit --cpus 2 -- sh -c "$(until_gate long-go)") || fail "submit long"
 until_ok 60 started "$long" 1 || fail "long never started"
 mv=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/m-\$HRM_TASK_ID; sleep 0.2") || fail "submit mv"
-expect_exit 0 timeout 120 "$HRM" wait "$mv"
-touch "$TMP/long-go"
-expect_exit 0 timeout 120 "$HRM" wait "$long"
 moved() { "$HRM" nodes --json | python3 -c 'import json,sys; n=json.load(sys.stdin); i=sum(x["moved_in"] for x in n); o=sum(x["moved_out"] for x in n); sys.exit(0 if i >= 1 and i == o else 1)'; }
-until_ok 60 moved || { "$HRM" nodes --json >&2; fail "the negotiator moved no task (or moves in != moves out)"; }
+until_ok 120 moved || { "$HRM" nodes --json >&2; fail "the negotiator moved no task (or moves in != moves out)"; }
+touch "$TMP/long-go"
+expect_exit 0 timeout 120 "$HRM" wait "$mv"
+expect_exit 0 timeout 120 "$HRM" wait "$long"
 ran_once m 12 "the job the negotiator balanced"
 
 # A job that fails for good skips its tasks that have not started, those waiting in a node's
