@@ -167,7 +167,8 @@ expect_exit 0 timeout 120 "$HRM" wait "$e"
 
 # Master SIGKILL mid-load: tasks running and queued on the nodes are kept, acknowledged jobs are
 # not lost, and nothing that finished runs again.
-k=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/k-\$HRM_TASK_ID; sleep 2") || fail "submit k"
+# Six tasks of k hold the six cores (until k-go) across the restart; six more wait in queues.
+k=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/k-\$HRM_TASK_ID; $(until_gate k-go)") || fail "submit k"
 acked=()
 for i in $(seq 20); do acked+=("$("$HRM" submit --name q -- sh -c "echo x >> $TMP/runs/q-$i")") || fail "submit q$i"; done
 until_ok 60 sh -c "ls $TMP/runs/k-* 2>/dev/null | wc -l | grep -qx 6" || fail "k never ran"
@@ -175,6 +176,7 @@ kill -KILL "$MASTER"
 wait "$MASTER" 2>/dev/null || true
 start_master "${POL[@]}" --node-timeout 2s --reconcile 3s
 until_ok 60 nodes_up 3 || fail "agents did not re-register"
+touch "$TMP/k-go"
 expect_exit 0 timeout 120 "$HRM" wait "$k"
 for id in "${acked[@]}"; do expect_exit 0 timeout 120 "$HRM" wait "$id"; done
 ran_once k 12 "job k"
