@@ -92,6 +92,7 @@ struct hrm_nqs *hrm_nqs_new_capacity(const struct hrm_res *capacity, const struc
     q->free_head = -1;
     q->run_head = -1;
     q->timer_at = INT64_MAX;
+    q->retry_timer_at = INT64_MAX;
     return q;
 }
 
@@ -707,6 +708,13 @@ bool hrm_nqs_idle(const struct hrm_nqs *q)
 
 int hrm_nqs_on_timer(struct hrm_nqs *q, struct hrm_env *env, uint64_t cookie)
 {
+    if (cookie == NQS_COOKIE_RETRY) {
+        if (now_of(env) < q->retry_timer_at)
+            return 0; /* superseded by an earlier retry timer */
+        q->retry_timer_at = INT64_MAX;
+        nqs_balance(q, env); /* sends the requests due again, and re-arms */
+        return 0;
+    }
     if (cookie != NQS_COOKIE_EXPIRY)
         return -EINVAL;
     if (now_of(env) < q->timer_at)

@@ -40,15 +40,20 @@ static void request_moves(struct hrm_nqs *q, struct hrm_env *env, int32_t qi, in
     if (pt + (ahead + Q->queued_est) / slots <= q->cfg.hw_us)
         return;
     int32_t sent = 0;
+    int64_t retry = INT64_MAX; /* the earliest request to send again */
     for (int32_t i = Q->head; i >= 0 && sent < q->cfg.max_requests; i = q->e[i].next) {
         struct nqs_entry *e = &q->e[i];
         int64_t expect = pt + ahead / slots;
         ahead += e->est_us;
         /* A request the negotiator could not match in retry_us is sent again
-         * (it drops requests older than that). */
-        if (expect <= q->cfg.hw_us || (e->flags & (F_MIGRATED | F_RESERVATION | F_OFFERED)) ||
-            e->retry_at > now)
+         * (it drops requests older than that), by a timer: a node whose queue
+         * sees no other event (its running task overruns) must still ask. */
+        if (expect <= q->cfg.hw_us || (e->flags & (F_MIGRATED | F_RESERVATION | F_OFFERED)))
             continue;
+        if (e->retry_at > now) {
+            retry = e->retry_at < retry ? e->retry_at : retry;
+            continue;
+        }
         struct hrm_msg m = {.type = HRM_MSG_MIGRATE_REQUEST,
                             .from = q->self,
                             .job = e->job,
@@ -60,8 +65,13 @@ static void request_moves(struct hrm_nqs *q, struct hrm_env *env, int32_t qi, in
         env->send(env, HRM_ADDR_NEGOTIATOR, &m);
         e->flags |= F_REQ_OUT;
         e->retry_at = now + q->cfg.retry_us;
+        retry = e->retry_at < retry ? e->retry_at : retry;
         q->stats.migrate_requests++;
         sent++;
+    }
+    if (retry < q->retry_timer_at) {
+        q->retry_timer_at = retry;
+        env->timer(env, retry, NQS_COOKIE_RETRY);
     }
 }
 

@@ -5,7 +5,8 @@
 #include "hrm/nqs.h"
 #include "hrm/state.h" /* enum hrm_task_outcome */
 
-#define NQS_COOKIE_EXPIRY 1 /* the one timer a node arms: its earliest hold expiry */
+#define NQS_COOKIE_EXPIRY 1 /* a node's timer for its earliest hold expiry */
+#define NQS_COOKIE_RETRY 2  /* ...and for its earliest migration request to send again */
 
 enum nqs_entry_state { E_FREE, E_QUEUED, E_RUNNING };
 
@@ -82,6 +83,7 @@ struct hrm_nqs {
     size_t nparks, cap_parks;
     int32_t next_token;
     int64_t timer_at;
+    int64_t retry_timer_at; /* INT64_MAX: no retry timer armed */
     double eps[3];
     struct hrm_nqs_stats stats;
 };

@@ -8,6 +8,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # need CMD...: fails the test when a tool it relies on is missing, so that a check
 # written as "! tool ..." cannot pass because the tool was not found.
 need() { local c; for c in "$@"; do command -v "$c" >/dev/null || fail "needs '$c' (scripts/install-deps installs it)"; done; }
+# no_process PGREP-ARGS...: true when no process matches.  pgrep's own failure (missing, bad
+# pattern) fails the test instead of reading as "none", the trap of a bare "! pgrep".
+no_process() {
+  need pgrep
+  local rc=0
+  pgrep "$@" >/dev/null || rc=$?
+  [ "$rc" -le 1 ] || fail "pgrep $* failed with status $rc"
+  [ "$rc" -eq 1 ]
+}
 # expect_exit CODE CMD...: runs CMD, keeps stdout/stderr in $TMP/out and $TMP/err
 expect_exit() {
   local want=$1; shift

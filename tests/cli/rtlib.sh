@@ -50,7 +50,7 @@ start_master() { # extra flags...
   local before; before=$(starts)
   "$HRM" master --state "$S" --log-level info "$@" >>"$TMP/master.log" 2>&1 &
   MASTER=$!; PIDS+=("$MASTER")
-  until_ok 20 started_since "${before:-0}" || fail "master did not start"
+  until_ok 60 started_since "${before:-0}" || fail "master did not start"
 }
 start_agent() { # name flags...: with a key of its own, made if missing (the master re-reads authorized)
   local name=$1; shift

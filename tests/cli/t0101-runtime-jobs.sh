@@ -4,7 +4,7 @@ keygen
 start_master
 start_agent n1 --cpus 4 --mem 4G --rack r1
 start_agent n2 --cpus 4 --mem 4G --rack r2
-until_ok 20 nodes_up 2 || fail "nodes did not register"
+until_ok 60 nodes_up 2 || fail "nodes did not register"
 
 cat >"$TMP/a.json" <<'J'
 {"name": "trues", "tasks": [{"cmd": ["true"], "count": 100, "cpus": "250m"}]}
@@ -33,7 +33,7 @@ grep -q "tasks     200: 190 done, 10 failed" "$TMP/sum" || { cat "$TMP/sum" >&2;
 
 # --no-output: the task runs and nothing is written for it.
 q=$("$HRM" submit --no-output -- sh -c 'echo hidden') || fail "submit --no-output"
-expect_exit 0 timeout 60 "$HRM" wait "$q"
+expect_exit 0 timeout 120 "$HRM" wait "$q"
 [ ! -e "$S/agents/n1/$q" ] && [ ! -e "$S/agents/n2/$q" ] || fail "output written with --no-output"
 echo '{"tasks": [{"cmd": ["true"], "output": "no"}]}' >"$TMP/badout.json"
 expect_exit 2 "$HRM" submit "$TMP/badout.json"
@@ -41,14 +41,14 @@ grep -q "tasks\[0\].output" "$TMP/err" || fail "bad output field not named"
 
 # A command that cannot start: exit 127, the job fails.
 bad=$("$HRM" submit -- /nonexistent/prog) || fail "submit bad prog"
-expect_exit 127 timeout 60 "$HRM" wait "$bad"
+expect_exit 127 timeout 120 "$HRM" wait "$bad"
 
 # Cancel stops a running task.
 long=$("$HRM" submit --count 2 -- sleep 60.123) || fail "submit long"
-until_ok 20 sh -c "'$HRM' job $long --json | grep -q '\"running\": 2'" || fail "long job never ran"
+until_ok 60 sh -c "'$HRM' job $long --json | grep -q '\"running\": 2'" || fail "long job never ran"
 expect_exit 0 "$HRM" cancel "$long"
-expect_exit 143 timeout 30 "$HRM" wait "$long"
-until_ok 10 sh -c "! pgrep -fx 'sleep 60.123'" || fail "sleep survived cancel"
+expect_exit 143 timeout 120 "$HRM" wait "$long"
+until_ok 60 no_process -fx 'sleep 60.123' || fail "sleep survived cancel"
 
 # Bad input: clear messages, exit 2; unknown job: exit 1.
 echo '{"tasks": [{"cmd": []}]}' >"$TMP/bad.json"

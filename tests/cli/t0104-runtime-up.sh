@@ -12,6 +12,6 @@ timeout 300 "$HRM" up --nodes 4 --cpus 2 --state "$TMP/st" -- bash "$TMP/run.sh"
   || { cat "$TMP/err" "$TMP/st/logs/master.log" >&2; fail "hrm up run failed"; }
 grep -q "4 nodes" "$TMP/err" || fail "no startup line"
 # Everything stopped: no daemon of this state folder is left.
-! pgrep -f "state $TMP/st" >/dev/null || fail "daemons left behind"
-expect_exit 2 "$HRM" up --nodes 0
-expect_exit 0 "$HRM" up --help
+no_process -f "state $TMP/st" || fail "daemons left behind"
+expect_exit 2 timeout 60 "$HRM" up --nodes 0
+expect_exit 0 timeout 60 "$HRM" up --help

@@ -8,8 +8,8 @@ for k in bare.serial_per_s bare.two_way_per_s count.tasks_per_s count.cpu_ms_per
          memory.rss_per_queued_task memory.rss_per_queued_job; do
   grep -Eq "^BENCH throughput\.$k [0-9.]+ " "$TMP/out" || { cat "$TMP/out" >&2; fail "no $k line"; }
 done
-! pgrep -f "state $st" >/dev/null || fail "daemons left behind"
-! pgrep -fx "/bin/sleep 3600" >/dev/null || fail "holding tasks left behind"
+no_process -f "state $st" || fail "daemons left behind"
+no_process -fx "/bin/sleep 3600" || fail "holding tasks left behind"
 # The distributed path measures the same way (execution queues in the agents).
 expect_exit 0 timeout 240 "$HRM" bench throughput --nodes 2 --cpus 2 --tasks 20 --jobs 10 --latency 2 \
   --bare 0 --queue 0 --policy dhrm-batch --param instances=2 --state "$st-d"
@@ -17,10 +17,10 @@ for k in count.tasks_per_s jobs.tasks_per_s latency.start_p50_ms; do
   grep -Eq "^BENCH throughput\.$k [0-9.]+ " "$TMP/out" || { cat "$TMP/out" >&2; fail "dhrm-batch: no $k line"; }
 done
 grep -q "policy dhrm-batch" "$st-d/logs/master.log" || fail "the master did not run dhrm-batch"
-! pgrep -f "state $st-d" >/dev/null || fail "daemons left behind (dhrm-batch)"
-expect_exit 2 "$HRM" bench throughput --param nokey
+no_process -f "state $st-d" || fail "daemons left behind (dhrm-batch)"
+expect_exit 2 timeout 60 "$HRM" bench throughput --param nokey
 # Bad usage: exit 2 with a message.
-expect_exit 2 "$HRM" bench throughput --tasks -3
-expect_exit 2 "$HRM" bench throughput -- relative/cmd
+expect_exit 2 timeout 60 "$HRM" bench throughput --tasks -3
+expect_exit 2 timeout 60 "$HRM" bench throughput -- relative/cmd
 grep -q "absolute path" "$TMP/err" || fail "relative command not explained"
-expect_exit 0 "$HRM" bench throughput --help
+expect_exit 0 timeout 60 "$HRM" bench throughput --help

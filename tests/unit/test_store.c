@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hrm/store.h"
@@ -51,6 +52,19 @@ static int on_task(void *arg, const struct hrm_store_task *t)
     return 0;
 }
 
+/* journal_mode is read back by a second connection: WAL is recorded in the file itself. */
+static void journal_mode_is(const char *want)
+{
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *q;
+    cr_assert_eq(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &q, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+    cr_assert_str_eq((const char *)sqlite3_column_text(q, 0), want);
+    sqlite3_finalize(q);
+    sqlite3_close(db);
+}
+
 Test(store, creates_schema_in_wal_mode)
 {
     struct hrm_error err;
@@ -58,15 +72,24 @@ Test(store, creates_schema_in_wal_mode)
     cr_assert_not_null(s, "%s", err.text);
     int version = hrm_store_schema_version(s); /* every migration applied */
     cr_assert_geq(version, 2);
-    hrm_store_close(s);
+    journal_mode_is("wal");
+    /* A write in a transaction goes to the -wal file, which exists while it is open. */
     char wal[300];
     snprintf(wal, sizeof(wal), "%s-wal", path);
-    /* Reopening migrates nothing and keeps the version. */
+    cr_assert_eq(hrm_store_begin(s, &err), 0);
+    cr_assert_eq(hrm_store_meta_put(s, "boots", 1, &err), 0, "%s", err.text);
+    struct stat st;
+    cr_assert_eq(stat(wal, &st), 0, "no %s during a transaction", wal);
+    cr_assert_eq(hrm_store_commit(s, &err), 0, "%s", err.text);
+    cr_assert_eq(stat(wal, &st), 0);
+    cr_assert_gt(st.st_size, 0, "the commit wrote nothing to the WAL");
+    hrm_store_close(s);
+    /* Reopening migrates nothing and keeps the version and the mode. */
     s = hrm_store_open(path, &err);
     cr_assert_not_null(s);
     cr_assert_eq(hrm_store_schema_version(s), version);
+    journal_mode_is("wal");
     hrm_store_close(s);
-    (void)wal;
 }
 
 Test(store, committed_rows_survive_reopen)
