@@ -26,6 +26,8 @@ struct hrm_master_config {
     int32_t local_instances;        /* distributed policies: scheduler instances in the master;
                                        0: the policy's `instances`; -1: none (only hrm sched
                                        processes schedule) */
+    int32_t max_waits;              /* waits a client may have pending at once (default
+                                       10000): past it, a wait gets the "limit" error */
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the
