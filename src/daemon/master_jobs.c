@@ -577,7 +577,7 @@ static json_t *job_summary(const struct rjob *j)
     /* "running" counts the tasks placed on a node; "queued" those of them that
      * wait in the node's execution queue (distributed scheduling) to start. */
     return json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i,"
-                     " s:i, s:I, s:I, s:I}",
+                     " s:I, s:I, s:I}",
                      "id", (json_int_t)j->id, "name", j->name, "user", j->user, "queue",
                      j->queue, "priority", j->priority, "state", hrm_job_state_name(j->state),
                      "exit", jobs_live(j) ? json_null() : json_integer(j->exit), "ntasks",
