@@ -144,12 +144,12 @@ void jobs_recount(const struct rjob *j, struct rcounts *out)
     }
 }
 
-bool jobs_counts_check(const struct master *m, char *why, size_t len)
+bool jobs_counts_check(const struct master *m, const struct rjob *only, char *why, size_t len)
 {
     for (size_t i = 0; i < m->njobs; i++) {
         const struct rjob *j = m->jobs[i];
         struct rcounts c;
-        if (!j)
+        if (!j || (only && j != only))
             continue;
         jobs_recount(j, &c);
         if (memcmp(&c, &j->count, sizeof(c)) != 0) {
@@ -163,6 +163,8 @@ bool jobs_counts_check(const struct master *m, char *why, size_t len)
             return false;
         }
     }
+    if (only)
+        return true;
     struct rnode *n = hrm_calloc((size_t)m->nnodes + 1, sizeof(*n));
     for (size_t i = 0; i < m->njobs; i++) {
         const struct rjob *j = m->jobs[i];
@@ -197,18 +199,19 @@ bool jobs_counts_check(const struct master *m, char *why, size_t len)
     return ok;
 }
 
-/* Test builds check the counters at every job end and every `hrm job`; a drift aborts there,
- * where the change that caused it is still near. */
-static void counts_assert(const struct master *m)
+/* Test builds check the counters of a job at its end and at every `hrm job`, and every
+ * counter at every `hrm nodes`; a drift aborts there, where the change that caused it is near. */
+static void counts_assert(const struct master *m, const struct rjob *only)
 {
 #ifndef NDEBUG
     char why[256];
-    if (!jobs_counts_check(m, why, sizeof(why))) {
+    if (!jobs_counts_check(m, only, why, sizeof(why))) {
         hrm_log(HRM_LOG_CRIT, "task counters drifted: %s", why);
         abort();
     }
 #else
     (void)m;
+    (void)only;
 #endif
 }
 
@@ -485,7 +488,7 @@ void jobs_finish(struct master *m, struct rjob *j)
     jobs_persist_state(m, j);
     hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " (%s) %s, exit %d", (long long)j->id, j->name,
             hrm_job_state_name(j->state), j->exit);
-    counts_assert(m);
+    counts_assert(m, j);
     notify_waiters(m, j);
 }
 
@@ -699,7 +702,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
                            state);
         return;
     }
-    counts_assert(m);
+    counts_assert(m, j);
     json_t *o = job_summary(j);
     json_t *tasks = json_array();
     int32_t i = (int32_t)lo;
@@ -736,7 +739,7 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
 {
     json_t *list = json_array();
     int64_t now = master_mono_us();
-    counts_assert(m);
+    counts_assert(m, NULL);
     for (int32_t n = 0; n < m->nnodes; n++) {
         const struct rnode *rn = &m->nodes[n];
         struct hrm_res fr = {0};
@@ -802,7 +805,7 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg)
         jobs_persist_state(m, j);
         m->sched.dirty = true; /* its tasks leave the scheduler with the next rebuild */
         hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " cancelled", (long long)j->id);
-        counts_assert(m);
+        counts_assert(m, j);
         notify_waiters(m, j);
     }
     json_t *r = hrm_wire_new(HRM_WIRE_CANCELLED);

@@ -185,8 +185,9 @@ void task_set_start(struct master *m, struct rjob *j, int32_t idx, int64_t start
 void task_set_node(struct master *m, struct rjob *j, int32_t idx, int32_t node);
 /* Counts j's tasks again, from scratch (what the counters must equal). */
 void jobs_recount(const struct rjob *j, struct rcounts *out);
-/* The counters against a full recount: true if they match, else false with what differs in why. */
-bool jobs_counts_check(const struct master *m, char *why, size_t len);
+/* The counters against a full recount (of job only, or of every job and node when only is NULL):
+ * true if they match, else false with what differs in why. */
+bool jobs_counts_check(const struct master *m, const struct rjob *only, char *why, size_t len);
 void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
                        uint32_t gpu_mask);
 /* The record of a task placed on node (persisted), without the launch: started says whether it

@@ -95,7 +95,7 @@ Test(query_counts, equal_a_recount_after_a_mixed_run)
     for (int64_t n = 1; n <= 20000; n++) {
         step(&m, &r, n);
         if (n % 500 == 0)
-            cr_assert(jobs_counts_check(&m, why, sizeof(why)), "after %lld steps: %s", (long long)n,
+            cr_assert(jobs_counts_check(&m, NULL, why, sizeof(why)), "after %lld steps: %s", (long long)n,
                       why);
         for (int32_t k = 0; k < NODES && n % 500 == 0; k++)
             queued_seen += m.nodes[k].nqueued;
@@ -122,11 +122,11 @@ Test(query_counts, a_change_behind_their_back_is_caught)
     task_set_state(&m, m.jobs[2], 3, HRM_RTASK_RUNNING);
     task_set_node(&m, m.jobs[2], 3, 1);
     task_set_start(&m, m.jobs[2], 3, 10);
-    cr_assert(jobs_counts_check(&m, why, sizeof(why)), "%s", why);
+    cr_assert(jobs_counts_check(&m, NULL, why, sizeof(why)), "%s", why);
     cr_assert_eq(m.nodes[1].nstarted, 1);
     cr_assert_eq(m.nodes[1].cpu_used, 2000); /* task 3 is of group 1 */
     m.jobs[2]->tasks[3].state = HRM_RTASK_DONE; /* not through task_set_state */
-    cr_assert_not(jobs_counts_check(&m, why, sizeof(why)));
+    cr_assert_not(jobs_counts_check(&m, NULL, why, sizeof(why)));
     cr_assert(strstr(why, "job 3") != NULL, "%s", why);
     master_drop(&m);
 }
