@@ -600,7 +600,9 @@ static int opt_int(struct master *m, const struct peer_id *from, const json_t *m
     *out = v ? json_integer_value(v) : dflt;
     if (*out >= lo && *out <= hi)
         return 0;
-    master_reply_error(m, from, *out > hi && lo > 0 ? HRM_WERR_LIMIT : HRM_WERR_BAD_FIELD,
+    /* A page larger than the master serves is a cap, not a malformed request. */
+    bool cap = strcmp(name, "limit") == 0 && *out > hi;
+    master_reply_error(m, from, cap ? HRM_WERR_LIMIT : HRM_WERR_BAD_FIELD,
                        req_of(msg), "%s: %lld is out of range %lld..%lld", name, (long long)*out,
                        (long long)lo, (long long)hi);
     return -1;
