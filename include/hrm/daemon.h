@@ -29,6 +29,8 @@ struct hrm_master_config {
     bool test_crash_after_submit; /* TEST ONLY ($HRM_TEST_CRASH_AFTER_COMMIT=submit): die by
                                      SIGKILL right after committing a turn that accepted a
                                      job, before any reply leaves */
+    int32_t max_waits;              /* waits a client may have pending at once (default
+                                       10000): past it, a wait gets the "limit" error */
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the

@@ -77,9 +77,9 @@ enum hrm_peer {
     /* client <-> master */                                                                    \
     X(SUBMIT, "submit", "req:i job:o key:s?", HRM_PEER_CLIENT)                                 \
     X(SUBMITTED, "submitted", "req:i id:i", 0)                                                 \
-    X(JOBS, "jobs", "req:i all:b?", HRM_PEER_CLIENT)                                           \
-    X(JOBS_LIST, "jobs_list", "req:i jobs:a", 0)                                               \
-    X(JOB, "job", "req:i id:i", HRM_PEER_CLIENT)                                               \
+    X(JOBS, "jobs", "req:i all:b? before:i? limit:i?", HRM_PEER_CLIENT)                        \
+    X(JOBS_LIST, "jobs_list", "req:i jobs:a truncated:b? next:i?", 0)                          \
+    X(JOB, "job", "req:i id:i from:i? to:i? state:s? limit:i?", HRM_PEER_CLIENT)               \
     X(JOB_INFO, "job_info", "req:i job:o", 0)                                                  \
     X(NODES, "nodes", "req:i", HRM_PEER_CLIENT)                                                \
     X(NODES_LIST, "nodes_list", "req:i nodes:a", 0)                                            \
@@ -112,7 +112,8 @@ enum hrm_wire_type {
     X(NOT_REGISTERED, "not_registered", "an agent message before register: register again")   \
     X(UNAVAILABLE, "unavailable", "the answer needs a node that is down")                      \
     X(STORE, "store", "the master could not make the request durable")                         \
-    X(INTERNAL, "internal", "the master hit a bug; the request was not applied")
+    X(INTERNAL, "internal", "the master hit a bug; the request was not applied")               \
+    X(LIMIT, "limit", "over a per-client cap (pending waits, listing size)")
 
 enum hrm_wire_err {
 #define HRM_WIRE_ERR_ENUM(name, code, text) HRM_WERR_##name,

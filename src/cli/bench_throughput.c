@@ -603,7 +603,7 @@ static void usage(FILE *out)
             "  -h, --help       this help\n");
 }
 
-static void remove_tree(const char *dir)
+void bench_remove_tree(const char *dir)
 {
     pid_t pid = fork();
     if (pid == 0) {
@@ -784,7 +784,7 @@ stop:
     up_stop(&o.up);
 out:
     if (tmp && rc == CLI_OK)
-        remove_tree(o.tmp_state);
+        bench_remove_tree(o.tmp_state);
     if (rc != CLI_OK)
         fprintf(stderr, "hrm bench throughput: failed%s; daemon logs were in %s/logs\n",
                 interrupted ? " (interrupted)" : "", o.up.state);

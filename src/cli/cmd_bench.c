@@ -27,6 +27,8 @@ static const struct bench benches[] = {
      bench_dhrm},
     {"throughput", "runtime: local cluster tasks/s, start latency, CPU and memory per task",
      bench_throughput},
+    {"flood", "runtime: the master's answer time to one client while others flood it",
+     bench_flood},
 };
 
 #define NBENCHES (sizeof(benches) / sizeof(benches[0]))

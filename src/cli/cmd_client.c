@@ -350,6 +350,13 @@ int cmd_submit(int argc, char **argv)
         json_object_set_new(desc, "tasks", json_pack("[O]", group));
     } else if (optind == argc - 1) {
         struct hrm_error err;
+        if (access(argv[optind], F_OK) < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+            /* Most likely a command meant to run, not a file that went missing. */
+            fprintf(stderr,
+                    "hrm submit: %s: no such job file; to run a command use: hrm submit -- %s\n",
+                    argv[optind], argv[optind]);
+            goto out;
+        }
         desc = hrm_jobdesc_load(argv[optind], &err);
         if (!desc) {
             fprintf(stderr, "hrm submit: %s\n", err.text);
@@ -410,39 +417,128 @@ out:
 
 /* ---- listings ---- */
 
-static int summary(const json_t *jobs)
+/* "-" for a job that has not ended (its exit is null), else the code. */
+static const char *fmt_exit(const json_t *o, char *buf, size_t len)
+{
+    const json_t *e = json_object_get(o, "exit");
+    if (json_is_integer(e))
+        snprintf(buf, len, "%lld", (long long)json_integer_value(e));
+    else
+        snprintf(buf, len, "-");
+    return buf;
+}
+
+static long long geti(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+/* 1234567 -> "1,234,567" */
+static const char *fmt_count(long long v, char *buf, size_t len)
+{
+    char digits[32];
+    int n = snprintf(digits, sizeof(digits), "%lld", v < 0 ? -v : v), k = 0;
+    size_t o = 0;
+    if (v < 0 && o + 1 < len)
+        buf[o++] = '-';
+    for (; k < n && o + 1 < len; k++) {
+        if (k > 0 && (n - k) % 3 == 0 && o + 1 < len)
+            buf[o++] = ',';
+        if (o + 1 < len)
+            buf[o++] = digits[k];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* Totals over the listed jobs.  Wait and response are over the jobs that ran and ended on their
+ * own (done or failed): a cancelled job's end is the user's choice, not the cluster's speed. */
+static int summary(const json_t *jobs, bool as_json)
 {
     size_t n = json_array_size(jobs), nw = 0;
     double *wait = hrm_calloc(n + 1, sizeof(double)), *resp = hrm_calloc(n + 1, sizeof(double));
-    long long done = 0, failed = 0, skipped = 0, tasks = 0, jdone = 0, jfailed = 0;
+    long long done = 0, failed = 0, skipped = 0, cancelled = 0, tasks = 0, jdone = 0, jfailed = 0,
+              jcancelled = 0;
     size_t i;
     const json_t *j;
     json_array_foreach(jobs, i, j)
     {
-        tasks += json_integer_value(json_object_get(j, "ntasks"));
-        done += json_integer_value(json_object_get(j, "done"));
-        failed += json_integer_value(json_object_get(j, "failed"));
-        skipped += json_integer_value(json_object_get(j, "skipped"));
+        tasks += geti(j, "ntasks");
+        done += geti(j, "done");
+        failed += geti(j, "failed");
+        skipped += geti(j, "skipped");
+        cancelled += geti(j, "cancelled");
         const char *st = json_string_value(json_object_get(j, "state"));
+        bool ended = strcmp(st, "done") == 0 || strcmp(st, "failed") == 0;
         jdone += strcmp(st, "done") == 0;
         jfailed += strcmp(st, "failed") == 0;
-        int64_t sub = json_integer_value(json_object_get(j, "submit_us"));
-        int64_t start = json_integer_value(json_object_get(j, "start_us"));
-        int64_t end = json_integer_value(json_object_get(j, "end_us"));
-        if (start >= 0 && end >= 0) {
+        jcancelled += strcmp(st, "cancelled") == 0;
+        int64_t sub = geti(j, "submit_us"), start = geti(j, "start_us"), end = geti(j, "end_us");
+        if (ended && start >= 0 && end >= 0) {
             wait[nw] = (double)(start - sub) / 1e6;
             resp[nw++] = (double)(end - sub) / 1e6;
         }
     }
     double mw = hrm_mean(wait, nw), mr = hrm_mean(resp, nw);
     double pw = hrm_percentile(wait, nw, 95), pr = hrm_percentile(resp, nw, 95);
-    printf("jobs      %zu (%lld done, %lld failed)\n", n, jdone, jfailed);
-    printf("tasks     %lld: %lld done, %lld failed, %lld skipped\n", tasks, done, failed, skipped);
-    printf("wait      mean %.3f s, p95 %.3f s (submit -> first start)\n", mw, pw);
-    printf("response  mean %.3f s, p95 %.3f s (submit -> end)\n", mr, pr);
+    if (as_json) {
+        json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f}",
+                              "jobs", (json_int_t)n, "jobs_done", jdone, "jobs_failed", jfailed,
+                              "jobs_cancelled", jcancelled, "tasks", tasks, "tasks_done", done,
+                              "tasks_failed", failed, "tasks_skipped", skipped, "tasks_cancelled",
+                              cancelled, "wait_mean_s", mw, "wait_p95_s", pw, "response_mean_s",
+                              mr, "response_p95_s", pr);
+        print_json(o);
+        json_decref(o);
+    } else {
+        printf("jobs      %zu (%lld done, %lld failed, %lld cancelled)\n", n, jdone, jfailed,
+               jcancelled);
+        printf("tasks     %lld: %lld done, %lld failed, %lld skipped, %lld cancelled\n", tasks,
+               done, failed, skipped, cancelled);
+        printf("wait      mean %.3f s, p95 %.3f s (submit -> first start; done and failed jobs)\n",
+               mw, pw);
+        printf("response  mean %.3f s, p95 %.3f s (submit -> end)\n", mr, pr);
+    }
     hrm_free(wait);
     hrm_free(resp);
     return CLI_OK;
+}
+
+/* Every job the listing asks for, page by page (the master answers at most 2,000 a time), in
+ * id order.  NULL after printing why, with *rc set. */
+static json_t *list_jobs(const struct client_opts *o, bool all, int *rc)
+{
+    struct client *c = client_open(o);
+    if (!c) {
+        *rc = CLI_FAIL;
+        return NULL;
+    }
+    json_t *jobs = json_array();
+    long long before = 0;
+    for (;;) {
+        json_t *req = hrm_wire_new(HRM_WIRE_JOBS);
+        json_object_set_new(req, "all", json_boolean(all));
+        if (before > 0)
+            json_object_set_new(req, "before", json_integer(before));
+        json_t *r = client_call(c, req, rc);
+        json_decref(req);
+        if (!r) {
+            json_decref(jobs);
+            jobs = NULL;
+            break;
+        }
+        json_t *page = json_object_get(r, "jobs");
+        json_array_extend(page, jobs); /* older pages come later: prepend them */
+        json_decref(jobs);
+        jobs = json_incref(page);
+        before = geti(r, "next");
+        bool more = json_is_true(json_object_get(r, "truncated")) && before > 0;
+        json_decref(r);
+        if (!more)
+            break;
+    }
+    client_close(c);
+    return jobs;
 }
 
 int cmd_jobs(int argc, char **argv)
@@ -467,9 +563,10 @@ int cmd_jobs(int argc, char **argv)
             sum = all = true;
         else if (c == 'h') {
             printf("usage: hrm jobs [--all] [--summary] [options]\n\n"
-                   "Lists unfinished jobs and the 50 latest (--all: every job, newest 2000).\n\noptions:\n"
+                   "Lists unfinished jobs and the 50 latest (--all: every job).\n\noptions:\n"
                    "  -a, --all       every job\n"
-                   "  --summary       totals: tasks done/failed, mean and p95 wait and response\n" CLIENT_OPTS_HELP);
+                   "  --summary       totals over every job: jobs and tasks by outcome, mean and\n"
+                   "                  p95 wait and response (--json: as one object)\n" CLIENT_OPTS_HELP);
             return CLI_OK;
         } else
             return CLI_USAGE;
@@ -478,19 +575,16 @@ int cmd_jobs(int argc, char **argv)
         fprintf(stderr, "usage: hrm jobs [--all] [--summary]\n");
         return CLI_USAGE;
     }
-    json_t *req = hrm_wire_new(HRM_WIRE_JOBS);
-    json_object_set_new(req, "all", json_boolean(all));
     int rc;
-    json_t *r = one_call(&o, req, &rc);
-    if (!r)
+    json_t *jobs = list_jobs(&o, all, &rc);
+    if (!jobs)
         return rc;
     if (!o.json)
-        cli_escape_strings(r); /* names are the submitter's text */
-    const json_t *jobs = json_object_get(r, "jobs");
-    if (o.json) {
+        cli_escape_strings(jobs); /* names are the submitter's text */
+    if (sum) {
+        summary(jobs, o.json);
+    } else if (o.json) {
         print_json(jobs);
-    } else if (sum) {
-        summary(jobs);
     } else {
         printf("%6s  %-16s %-10s %-9s %7s %7s %7s %5s %10s %10s\n", "ID", "NAME", "USER", "STATE",
                "TASKS", "DONE", "FAILED", "EXIT", "WAIT", "RUNTIME");
@@ -498,24 +592,18 @@ int cmd_jobs(int argc, char **argv)
         const json_t *j;
         json_array_foreach(jobs, i, j)
         {
-            int64_t sub = json_integer_value(json_object_get(j, "submit_us"));
-            int64_t start = json_integer_value(json_object_get(j, "start_us"));
-            int64_t end = json_integer_value(json_object_get(j, "end_us"));
-            char w[32], rt[32];
-            printf("%6lld  %-16.16s %-10.10s %-9s %7lld %7lld %7lld %5lld %10s %10s\n",
-                   (long long)json_integer_value(json_object_get(j, "id")),
+            int64_t sub = geti(j, "submit_us"), start = geti(j, "start_us"), end = geti(j, "end_us");
+            char w[32], rt[32], ex[24];
+            printf("%6lld  %-16.16s %-10.10s %-9s %7lld %7lld %7lld %5s %10s %10s\n", geti(j, "id"),
                    json_string_value(json_object_get(j, "name")),
                    json_string_value(json_object_get(j, "user")),
-                   json_string_value(json_object_get(j, "state")),
-                   (long long)json_integer_value(json_object_get(j, "ntasks")),
-                   (long long)json_integer_value(json_object_get(j, "done")),
-                   (long long)json_integer_value(json_object_get(j, "failed")),
-                   (long long)json_integer_value(json_object_get(j, "exit")),
+                   json_string_value(json_object_get(j, "state")), geti(j, "ntasks"),
+                   geti(j, "done"), geti(j, "failed"), fmt_exit(j, ex, sizeof(ex)),
                    fmt_ms(start >= 0 ? start - sub : -1, w, sizeof(w)),
                    fmt_ms(start >= 0 && end >= 0 ? end - start : -1, rt, sizeof(rt)));
         }
     }
-    json_decref(r);
+    json_decref(jobs);
     return CLI_OK;
 }
 
@@ -576,64 +664,167 @@ static void print_launch_error(const json_t *task)
         printf("%6s  launch failed: %s\n", "", why);
 }
 
+/* What `hrm job` asks for: a range of tasks, a state, or everything. */
+struct job_query {
+    long long id, from, to; /* to < 0: the job's end */
+    const char *state;
+    bool all;
+};
+
+static int job_args(int argc, char **argv, struct client_opts *o, struct job_query *q)
+{
+    static const struct option opts[] = {CLIENT_LONG_OPTS,
+                                         {"all", no_argument, NULL, 'a'},
+                                         {"tasks", required_argument, NULL, 't'},
+                                         {"task-state", required_argument, NULL, 'S'},
+                                         {NULL, 0, NULL, 0}};
+    static const char usage[] = "usage: hrm job ID [--all | --tasks A:B] [--task-state S] [options]\n";
+    client_opts_init(o);
+    *q = (struct job_query){.to = -1};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ah", opts, NULL)) != -1) {
+        int r = client_opt(o, c, optarg);
+        if (r < 0)
+            return CLI_USAGE;
+        if (r)
+            continue;
+        char *end;
+        switch (c) {
+        case 'a':
+            q->all = true;
+            break;
+        case 't':
+            q->from = strtoll(optarg, &end, 10);
+            if (end == optarg || *end != ':' || q->from < 0 ||
+                (q->to = strtoll(end + 1, &end, 10), *end) || q->to <= q->from) {
+                fprintf(stderr, "hrm job: --tasks: expected A:B, task indices with A < B "
+                                "(tasks A to B-1)\n");
+                return CLI_USAGE;
+            }
+            break;
+        case 'S':
+            q->state = optarg;
+            break;
+        case 'h':
+            printf("%s\nShows a job and its tasks: the first 2,000 that match, saying so when there\n"
+                   "are more.\n\noptions:\n"
+                   "  -a, --all       every task (several requests for a large job)\n"
+                   "  --tasks A:B     tasks A to B-1\n"
+                   "  --task-state S  only tasks in state S: pending, queued, running, done,\n"
+                   "                  failed, skipped or cancelled\n" CLIENT_OPTS_HELP,
+                   usage);
+            return -1;
+        default:
+            fprintf(stderr, "%s", usage);
+            return CLI_USAGE;
+        }
+    }
+    if (optind != argc - 1 || !parse_id(argv[optind], &q->id)) {
+        fprintf(stderr, "%s", usage);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+/* The job with the tasks q asks for: one page, or every page with --all (their tasks joined). */
+static json_t *fetch_job(const struct client_opts *o, const struct job_query *q, int *rc)
+{
+    struct client *c = client_open(o);
+    if (!c) {
+        *rc = CLI_FAIL;
+        return NULL;
+    }
+    json_t *job = NULL;
+    long long from = q->from;
+    for (;;) {
+        json_t *req = hrm_wire_new(HRM_WIRE_JOB);
+        json_object_set_new(req, "id", json_integer(q->id));
+        json_object_set_new(req, "from", json_integer(from));
+        if (q->to >= 0)
+            json_object_set_new(req, "to", json_integer(q->to));
+        if (q->state)
+            json_object_set_new(req, "state", json_string(q->state));
+        json_t *r = client_call(c, req, rc);
+        json_decref(req);
+        if (!r) {
+            json_decref(job);
+            job = NULL;
+            break;
+        }
+        json_t *j = json_object_get(r, "job");
+        if (!job)
+            job = json_incref(j);
+        else
+            json_array_extend(json_object_get(job, "tasks"), json_object_get(j, "tasks"));
+        from = geti(j, "tasks_next");
+        json_object_set_new(job, "tasks_next", json_integer(from));
+        json_decref(r);
+        if (!q->all || from < 0)
+            break;
+    }
+    client_close(c);
+    return job;
+}
+
 int cmd_job(int argc, char **argv)
 {
     struct client_opts o;
-    long long id;
-    int rc = id_verb(argc, argv, "usage: hrm job ID [options]\n\nShows a job and its tasks.\n", &o,
-                     &id, NULL, NULL);
+    struct job_query q;
+    int rc = job_args(argc, argv, &o, &q);
     if (rc)
         return rc < 0 ? CLI_OK : rc;
-    json_t *req = hrm_wire_new(HRM_WIRE_JOB);
-    json_object_set_new(req, "id", json_integer(id));
-    json_t *r = one_call(&o, req, &rc);
-    if (!r)
+    json_t *j = fetch_job(&o, &q, &rc);
+    if (!j)
         return rc;
     if (!o.json)
-        cli_escape_strings(r); /* names are the submitter's text */
-    const json_t *j = json_object_get(r, "job");
+        cli_escape_strings(j); /* names are the submitter's text */
     if (o.json) {
         print_json(j);
     } else {
-        printf("job %lld  %s  user %s  queue %s  priority %lld\n", id,
+        char ex[24];
+        printf("job %lld  %s  user %s  queue %s  priority %lld\n", q.id,
                json_string_value(json_object_get(j, "name")),
                json_string_value(json_object_get(j, "user")),
-               json_string_value(json_object_get(j, "queue")),
-               (long long)json_integer_value(json_object_get(j, "priority")));
-        long long queued = json_integer_value(json_object_get(j, "queued"));
-        printf("state %s  exit %lld  tasks %lld: %lld pending, %lld running, %lld done, %lld failed, "
+               json_string_value(json_object_get(j, "queue")), geti(j, "priority"));
+        long long queued = geti(j, "queued");
+        printf("state %s  exit %s  tasks %lld: %lld pending, %lld running, %lld done, %lld failed, "
                "%lld skipped, %lld cancelled\n",
-               json_string_value(json_object_get(j, "state")),
-               (long long)json_integer_value(json_object_get(j, "exit")),
-               (long long)json_integer_value(json_object_get(j, "ntasks")),
-               (long long)json_integer_value(json_object_get(j, "pending")) + queued,
-               (long long)json_integer_value(json_object_get(j, "running")) - queued,
-               (long long)json_integer_value(json_object_get(j, "done")),
-               (long long)json_integer_value(json_object_get(j, "failed")),
-               (long long)json_integer_value(json_object_get(j, "skipped")),
-               (long long)json_integer_value(json_object_get(j, "cancelled")));
+               json_string_value(json_object_get(j, "state")), fmt_exit(j, ex, sizeof(ex)),
+               geti(j, "ntasks"), geti(j, "pending") + queued, geti(j, "running") - queued,
+               geti(j, "done"), geti(j, "failed"), geti(j, "skipped"), geti(j, "cancelled"));
         printf("%6s  %-10s %7s %-12s %5s %6s %10s\n", "TASK", "STATE", "ATTEMPT", "NODE", "EXIT",
                "SIGNAL", "RUNTIME");
         size_t i;
         const json_t *t;
-        json_array_foreach(json_object_get(j, "tasks"), i, t)
+        const json_t *tasks = json_object_get(j, "tasks");
+        json_array_foreach(tasks, i, t)
         {
-            int64_t s = json_integer_value(json_object_get(t, "start_us"));
-            int64_t e = json_integer_value(json_object_get(t, "end_us"));
-            char rt[32];
-            printf("%6lld  %-10s %7lld %-12.12s %5lld %6lld %10s%s\n",
-                   (long long)json_integer_value(json_object_get(t, "task")),
-                   json_string_value(json_object_get(t, "state")),
-                   (long long)json_integer_value(json_object_get(t, "attempt")),
-                   json_string_value(json_object_get(t, "node")),
-                   (long long)json_integer_value(json_object_get(t, "exit")),
-                   (long long)json_integer_value(json_object_get(t, "signal")),
+            int64_t s = geti(t, "start_us"), e = geti(t, "end_us");
+            /* Only a run that ended has an exit (a cancelled one's report is not awaited). */
+            const char *st = json_string_value(json_object_get(t, "state"));
+            bool ended = strcmp(st, "done") == 0 || strcmp(st, "failed") == 0;
+            char rt[32], tex[24] = "-", sig[24] = "-";
+            if (ended) {
+                snprintf(tex, sizeof(tex), "%lld", geti(t, "exit"));
+                snprintf(sig, sizeof(sig), "%lld", geti(t, "signal"));
+            }
+            printf("%6lld  %-10s %7lld %-12.12s %5s %6s %10s%s\n", geti(t, "task"),
+                   json_string_value(json_object_get(t, "state")), geti(t, "attempt"),
+                   json_string_value(json_object_get(t, "node")), tex, sig,
                    fmt_ms(s >= 0 && e >= 0 ? e - s : -1, rt, sizeof(rt)),
                    json_is_true(json_object_get(t, "oom")) ? "  (out of memory)" : "");
             print_launch_error(t);
         }
+        long long shown = (long long)json_array_size(tasks), matching = geti(j, "tasks_matching");
+        if (shown < matching) {
+            char a[32], b[32];
+            printf("showing %s of %s %stasks; --all / --tasks A:B / --task-state S to see others\n",
+                   fmt_count(shown, a, sizeof(a)), fmt_count(matching, b, sizeof(b)),
+                   q.state ? "matching " : "");
+        }
     }
-    json_decref(r);
+    json_decref(j);
     return CLI_OK;
 }
 
@@ -919,6 +1110,46 @@ static char *read_all(const char *path, size_t *len)
     return buf;
 }
 
+/* @lines:FILE: every line is sent first (pipelined), then as many replies are read; 0, or -1
+ * when one could not be sent or the replies stopped for timeout_s. */
+static int raw_lines(struct client *cl, const char *frame, const char *path, double timeout_s)
+{
+    size_t len, sent = 0;
+    char *text = read_all(path, &len);
+    if (!text) {
+        fprintf(stderr, "hrm raw: %s: cannot read\n", path);
+        return -1;
+    }
+    for (size_t a = 0; a < len;) {
+        size_t b = a;
+        while (b < len && text[b] != '\n')
+            b++;
+        if (b > a) {
+            if (client_send_raw(cl, text + a, b - a) < 0) {
+                fprintf(stderr, "hrm raw: %s: cannot send line %zu\n", path, sent + 1);
+                hrm_free(text);
+                return -1;
+            }
+            sent++;
+        }
+        a = b + 1;
+    }
+    hrm_free(text);
+    for (size_t got = 0; got < sent; got++) {
+        json_t *r = client_recv(cl, timeout_s);
+        if (!r) {
+            printf("%s: no reply (%zu of %zu)\n", frame, got, sent);
+            return -1;
+        }
+        char *s = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
+        printf("%s: %s\n", frame, s);
+        fflush(stdout); /* a test reads the replies while more are due */
+        free(s);
+        json_decref(r);
+    }
+    return 0;
+}
+
 int cmd_raw(int argc, char **argv)
 {
     struct client_opts o;
@@ -927,8 +1158,11 @@ int cmd_raw(int argc, char **argv)
     static const char usage[] =
         "usage: hrm raw [options] FRAME...\n\n"
         "Sends each FRAME to the master as one message, as is, and prints the reply\n"
-        "(one line each).  FRAME is a file, '-' (stdin), @empty (a zero-length frame)\n"
-        "or @big:N (N bytes of 'x').  For protocol debugging and tests.\n"
+        "(one line each).  FRAME is a file, '-' (stdin), @empty (a zero-length frame),\n"
+        "@big:N (N bytes of 'x') or @lines:FILE (each line of FILE a frame, all sent\n"
+        "before the replies are read, as many as lines, in the order they come: waits\n"
+        "answered when their job ends).  --timeout: seconds without a reply before\n"
+        "giving up (default 5).  For protocol debugging and tests.\n"
         "exit status: 0 every frame got a reply, 1 otherwise\n";
     int v = plain_verb(argc, argv, usage, &o);
     if (v)
@@ -944,6 +1178,10 @@ int cmd_raw(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         size_t len = 0;
         char *buf;
+        if (strncmp(argv[i], "@lines:", 7) == 0) {
+            rc = raw_lines(cl, argv[i], argv[i] + 7, o.timeout_s) < 0 ? CLI_FAIL : rc;
+            continue;
+        }
         if (strcmp(argv[i], "@empty") == 0) {
             buf = hrm_alloc(1);
         } else if (strncmp(argv[i], "@big:", 5) == 0) {

@@ -70,6 +70,7 @@ int cmd_master(int argc, char **argv)
         {"compact-tasks", required_argument, NULL, 'C'},
         {"exec-queue", required_argument, NULL, 'Q'},
         {"local-instances", required_argument, NULL, 'I'},
+        {"max-waits", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -133,6 +134,14 @@ int cmd_master(int argc, char **argv)
             cfg.compact_tasks = (int32_t)v;
             break;
         }
+        case 'W':
+        {
+            long long v;
+            if (cli_parse_int("master", "--max-waits", optarg, 1, 10000000, &v) < 0)
+                return CLI_USAGE;
+            cfg.max_waits = (int32_t)v;
+            break;
+        }
         case 'L':
             if (parse_level(optarg, &level) < 0)
                 return CLI_USAGE;
@@ -153,6 +162,8 @@ int cmd_master(int argc, char **argv)
                    "  --max-attempts N    runs of a task before its failure is final (default 1)\n"
                    "  --node-timeout D    silence after which a node is down (default 5s)\n"
                    "  --reconcile D       after a restart, wait this long for agents (default 5s)\n"
+                   "  --max-waits N       hrm wait requests one client may have pending\n"
+                   "                      (default 10000); past it a wait gets an error\n"
                    "  --exec-queue SPEC   distributed policies: an execution queue of every node,\n"
                    "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]\n"
                    "                      (repeatable; jobs choose one with their queue; default:\n"

@@ -509,14 +509,17 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
                             .fds = {fds[0], fds[1], fds[2]},
                             .pin = pin ? &set : NULL,
                             .parent = getpid()};
+    /* The run starts before clone, not when the agent resumes: a short task may have run to
+     * its end by then (the agent waits for execve, then for a core), leaving a runtime shorter
+     * than the task's own CPU time. */
+    r.start_us = agent_now_us();
+    r.start_mono_us = agent_mono_us();
     /* clone(CLONE_VM | CLONE_VFORK), as posix_spawn does: no copy of the
      * agent's page tables, and the agent resumes once execve has succeeded
      * (its CLOEXEC descriptors closed) or the child has exited. */
     pid_t pid = clone(child_main, (char *)a->stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
                       &ca);
     int clone_errno = errno;
-    r.start_us = agent_now_us(); /* the command runs from here */
-    r.start_mono_us = agent_mono_us();
     if (!discard) {
         close(fds[1]);
         close(fds[2]);

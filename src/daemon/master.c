@@ -131,7 +131,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->oom = json_is_true(json_object_get(e, "oom"));
     t->end_us = json_object_get(e, "end_us") ? geti(e, "end_us") : master_now_us();
     if (json_object_get(e, "start_us"))
-        t->start_us = geti(e, "start_us");
+        task_set_start(m, j, (int32_t)task, geti(e, "start_us"));
     t->cpu_us = geti(e, "cpu_us");
     t->rss = geti(e, "rss");
     jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
@@ -148,7 +148,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     } else {
         /* No scheduler holds it (reconciling after a restart): record the
          * outcome; the rebuild that ends reconciliation finishes the job. */
-        t->state = ok ? HRM_RTASK_DONE : HRM_RTASK_FAILED;
+        task_set_state(m, j, (int32_t)task, ok ? HRM_RTASK_DONE : HRM_RTASK_FAILED);
         if (!ok)
             j->failed = true;
     }
@@ -281,7 +281,7 @@ static void on_task_started(struct master *m, int32_t n, const struct peer_id *f
     struct rtask *t = &j->tasks[task];
     if (t->state == HRM_RTASK_RUNNING && t->attempt == geti(msg, "attempt") && t->node == n) {
         t->pid = (int32_t)geti(msg, "pid");
-        t->start_us = geti(msg, "start_us");
+        task_set_start(m, j, (int32_t)task, geti(msg, "start_us"));
     }
 }
 

@@ -606,7 +606,7 @@ static void skip_queued(struct master *m, struct rjob *j)
         json_object_set_new(k, "attempt", json_integer(t->attempt));
         master_send_node(m, t->node, k);
         feed_end(m, j, i, HRM_OUTCOME_FAILED);
-        t->state = HRM_RTASK_SKIPPED;
+        task_set_state(m, j, i, HRM_RTASK_SKIPPED);
         jobs_persist_task(m, j, i);
     }
 }
@@ -622,14 +622,14 @@ void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok)
         d->est_ewma_us = d->est_ewma_us > 0 ? 0.9 * d->est_ewma_us + 0.1 * (double)run : (double)run;
     }
     if (ok) {
-        t->state = HRM_RTASK_DONE;
+        task_set_state(m, j, idx, HRM_RTASK_DONE);
         feed_end(m, j, idx, HRM_OUTCOME_DONE);
     } else if (++t->fails < m->cfg.max_attempts && !j->failed) {
-        t->state = HRM_RTASK_PENDING; /* another attempt, placed anew */
+        task_set_state(m, j, idx, HRM_RTASK_PENDING); /* another attempt, placed anew */
         d->retried++;
         feed_end(m, j, idx, HRM_OUTCOME_LOST);
     } else {
-        t->state = HRM_RTASK_FAILED;
+        task_set_state(m, j, idx, HRM_RTASK_FAILED);
         feed_end(m, j, idx, HRM_OUTCOME_FAILED);
         if (!j->failed)
             skip_queued(m, j);
@@ -709,7 +709,7 @@ static void on_migrated_run(struct master *m, int32_t n, int32_t to, json_t *msg
         jobs_task_lost(m, j, r->task);
         return;
     }
-    t->node = to;
+    task_set_node(m, j, r->task, to);
     jobs_persist_task(m, j, r->task);
     relay_to_node(m, n, to, msg, r);
 }

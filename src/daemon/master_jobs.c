@@ -1,5 +1,7 @@
 /* The master's job table: submissions, task records, job ends, the client requests that read or change them. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hrm/alloc.h"
@@ -40,6 +42,8 @@ static void job_free(struct rjob *j)
 
 void jobs_free_all(struct master *m)
 {
+    task_map_free(&m->wait_set);
+    task_map_free(&m->wait_peers);
     for (size_t i = 0; i < m->njobs; i++)
         job_free(m->jobs[i]);
     hrm_free(m->jobs);
@@ -60,6 +64,7 @@ static struct rjob *job_new(int64_t id, json_t *spec, int64_t submit_us)
     j->submit_us = submit_us;
     j->end_us = -1;
     j->sched = -1;
+    j->first_start_us = -1;
     const json_t *groups = json_object_get(spec, "tasks");
     j->ngroups = (int32_t)json_array_size(groups);
     j->greq = hrm_calloc((size_t)j->ngroups, sizeof(*j->greq));
@@ -79,7 +84,138 @@ static struct rjob *job_new(int64_t id, json_t *spec, int64_t submit_us)
             j->tasks[t].start_us = j->tasks[t].end_us = -1;
         }
     }
+    j->count.state[HRM_RTASK_PENDING] = j->ntasks; /* calloc'd tasks are pending */
     return j;
+}
+
+/* ---- the counters: every change of a task's state, start or node passes here ---- */
+
+/* Adds (sign 1) or removes (-1) t's share of its job's and its node's counters. */
+static void task_count(struct master *m, struct rjob *j, const struct rtask *t, int32_t sign)
+{
+    j->count.state[t->state < RTASK_NSTATES ? t->state : 0] += sign;
+    if (t->state != HRM_RTASK_RUNNING)
+        return;
+    bool queued = t->start_us < 0;
+    if (queued)
+        j->count.queued += sign;
+    if (t->node < 0 || t->node >= m->nnodes)
+        return;
+    struct rnode *rn = &m->nodes[t->node];
+    if (queued) {
+        rn->nqueued += sign;
+        return;
+    }
+    rn->nstarted += sign;
+    rn->cpu_used += sign * j->greq[t->group].v[HRM_DIM_CPU];
+    rn->mem_used += sign * j->greq[t->group].v[HRM_DIM_MEM];
+}
+
+void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state)
+{
+    struct rtask *t = &j->tasks[idx];
+    task_count(m, j, t, -1);
+    t->state = state;
+    task_count(m, j, t, 1);
+}
+
+void task_set_start(struct master *m, struct rjob *j, int32_t idx, int64_t start_us)
+{
+    struct rtask *t = &j->tasks[idx];
+    task_count(m, j, t, -1);
+    t->start_us = start_us;
+    task_count(m, j, t, 1);
+    if (start_us >= 0 && (j->first_start_us < 0 || start_us < j->first_start_us))
+        j->first_start_us = start_us;
+}
+
+void task_set_node(struct master *m, struct rjob *j, int32_t idx, int32_t node)
+{
+    struct rtask *t = &j->tasks[idx];
+    task_count(m, j, t, -1);
+    t->node = node;
+    task_count(m, j, t, 1);
+}
+
+void jobs_recount(const struct rjob *j, struct rcounts *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (int32_t i = 0; i < j->ntasks; i++) {
+        const struct rtask *t = &j->tasks[i];
+        out->state[t->state < RTASK_NSTATES ? t->state : 0]++;
+        out->queued += t->state == HRM_RTASK_RUNNING && t->start_us < 0;
+    }
+}
+
+bool jobs_counts_check(const struct master *m, const struct rjob *only, char *why, size_t len)
+{
+    for (size_t i = 0; i < m->njobs; i++) {
+        const struct rjob *j = m->jobs[i];
+        struct rcounts c;
+        if (!j || (only && j != only))
+            continue;
+        jobs_recount(j, &c);
+        if (memcmp(&c, &j->count, sizeof(c)) != 0) {
+            snprintf(why, len,
+                     HRM_JOB_FMT ": counted %d/%d/%d/%d/%d/%d queued %d, recount %d/%d/%d/%d/%d/%d"
+                                 " queued %d",
+                     (long long)j->id, j->count.state[0], j->count.state[1], j->count.state[2],
+                     j->count.state[3], j->count.state[4], j->count.state[5], j->count.queued,
+                     c.state[0], c.state[1], c.state[2], c.state[3], c.state[4], c.state[5],
+                     c.queued);
+            return false;
+        }
+    }
+    if (only)
+        return true;
+    struct rnode *n = hrm_calloc((size_t)m->nnodes + 1, sizeof(*n));
+    for (size_t i = 0; i < m->njobs; i++) {
+        const struct rjob *j = m->jobs[i];
+        for (int32_t k = 0; j && k < j->ntasks; k++) {
+            const struct rtask *t = &j->tasks[k];
+            if (t->state != HRM_RTASK_RUNNING || t->node < 0 || t->node >= m->nnodes)
+                continue;
+            struct rnode *x = &n[t->node];
+            if (t->start_us < 0) {
+                x->nqueued++;
+                continue;
+            }
+            x->nstarted++;
+            x->cpu_used += j->greq[t->group].v[HRM_DIM_CPU];
+            x->mem_used += j->greq[t->group].v[HRM_DIM_MEM];
+        }
+    }
+    bool ok = true;
+    for (int32_t k = 0; k < m->nnodes && ok; k++) {
+        const struct rnode *a = &m->nodes[k], *b = &n[k];
+        ok = a->nstarted == b->nstarted && a->nqueued == b->nqueued &&
+             a->cpu_used == b->cpu_used && a->mem_used == b->mem_used;
+        if (!ok)
+            snprintf(why, len,
+                     "node %s: counted %d started %d queued %lld cpu %lld mem, recount %d %d"
+                     " %lld %lld",
+                     a->name, a->nstarted, a->nqueued, (long long)a->cpu_used,
+                     (long long)a->mem_used, b->nstarted, b->nqueued, (long long)b->cpu_used,
+                     (long long)b->mem_used);
+    }
+    hrm_free(n);
+    return ok;
+}
+
+/* Test builds check the counters of a job at its end and at every `hrm job`, and every
+ * counter at every `hrm nodes`; a drift aborts there, where the change that caused it is near. */
+static void counts_assert(const struct master *m, const struct rjob *only)
+{
+#ifndef NDEBUG
+    char why[256];
+    if (!jobs_counts_check(m, only, why, sizeof(why))) {
+        hrm_log(HRM_LOG_CRIT, "task counters drifted: %s", why);
+        abort();
+    }
+#else
+    (void)m;
+    (void)only;
+#endif
 }
 
 static void jobs_put(struct master *m, struct rjob *j)
@@ -162,13 +298,13 @@ static int load_task(void *arg, const struct hrm_store_task *row)
     if (!j || row->idx < 0 || row->idx >= j->ntasks)
         return 0;
     struct rtask *t = &j->tasks[row->idx];
-    t->state = (uint8_t)row->state;
+    task_set_state(m, j, row->idx, (uint8_t)row->state);
     t->attempt = row->attempt;
-    t->node = row->node[0] ? nodes_find(m, row->node, true) : -1;
+    task_set_node(m, j, row->idx, row->node[0] ? nodes_find(m, row->node, true) : -1);
     t->exit = row->exit;
     t->signal = row->signal;
     t->oom = row->oom;
-    t->start_us = row->start_us;
+    task_set_start(m, j, row->idx, row->start_us);
     t->end_us = row->end_us;
     jobs_set_task_error(t, row->error);
     if (t->state == HRM_RTASK_FAILED && jobs_live(j))
@@ -202,11 +338,11 @@ void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t nod
                       uint32_t gpu_mask, bool started)
 {
     struct rtask *t = &j->tasks[idx];
-    t->state = HRM_RTASK_RUNNING;
-    t->node = node;
+    task_set_state(m, j, idx, HRM_RTASK_RUNNING);
+    task_set_node(m, j, idx, node);
     t->attempt = attempt;
     t->gpu_mask = gpu_mask;
-    t->start_us = started ? master_now_us() : -1;
+    task_set_start(m, j, idx, started ? master_now_us() : -1);
     t->end_us = -1;
     t->pid = 0;
     jobs_set_task_error(t, NULL); /* a new attempt: an earlier one's failure no longer applies */
@@ -247,7 +383,7 @@ json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx)
 
 void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx)
 {
-    j->tasks[idx].state = HRM_RTASK_PENDING;
+    task_set_state(m, j, idx, HRM_RTASK_PENDING);
     jobs_persist_task(m, j, idx);
     if (m->dist)
         dist_task_lost(m, j, idx);
@@ -271,17 +407,64 @@ static int task_exit_code(const struct rtask *t)
     return t->signal ? 128 + t->signal : t->exit;
 }
 
+/* ---- waits: each job lists its own; an index finds a resent one and counts each client's ---- */
+
+#define MAX_WAITS_DEFAULT 10000
+
+static uint64_t peer_hash(const struct peer_id *p)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < p->len; i++)
+        h = (h ^ p->id[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The index's keys.  A wait is (job, client, req): the job and the client's hash share the 64-bit
+ * part, req the 32-bit one; two requests of one client whose req differ by a multiple of 2^32
+ * would be taken for one (a client numbers its requests from 1). */
+static int64_t wait_key(const struct waiter *w, int64_t job)
+{
+    return (int64_t)(peer_hash(&w->peer) ^ ((uint64_t)job * 0x9E3779B97F4A7C15ull));
+}
+
+static int32_t waits_of(const struct master *m, uint64_t peer)
+{
+    int32_t n = task_map_find(&m->wait_peers, (int64_t)peer, 0);
+    return n < 0 ? 0 : n;
+}
+
+static void waits_set(struct master *m, uint64_t peer, int32_t n)
+{
+    task_map_del(&m->wait_peers, (int64_t)peer, 0);
+    if (n > 0)
+        task_map_put(&m->wait_peers, (int64_t)peer, 0, n);
+}
+
+static void job_done_reply(struct master *m, const struct peer_id *to, long long req,
+                           const struct rjob *j)
+{
+    json_t *r = hrm_wire_new(HRM_WIRE_JOB_DONE);
+    json_object_set_new(r, "req", json_integer(req));
+    json_object_set_new(r, "id", json_integer(j->id));
+    json_object_set_new(r, "state", json_string(hrm_job_state_name(j->state)));
+    json_object_set_new(r, "exit", json_integer(j->exit));
+    master_send(m, to, r);
+}
+
+/* The job ended: its own waiters hear it (nobody else's list is looked at). */
 static void notify_waiters(struct master *m, struct rjob *j)
 {
     for (size_t i = 0; i < j->nwaiters; i++) {
-        json_t *r = hrm_wire_new(HRM_WIRE_JOB_DONE);
-        json_object_set_new(r, "req", json_integer(j->waiters[i].req));
-        json_object_set_new(r, "id", json_integer(j->id));
-        json_object_set_new(r, "state", json_string(hrm_job_state_name(j->state)));
-        json_object_set_new(r, "exit", json_integer(j->exit));
-        master_send(m, &j->waiters[i].peer, r);
+        const struct waiter *w = &j->waiters[i];
+        job_done_reply(m, &w->peer, w->req, j);
+        task_map_del(&m->wait_set, wait_key(w, j->id), (int32_t)w->req);
+        uint64_t ph = peer_hash(&w->peer);
+        waits_set(m, ph, waits_of(m, ph) - 1);
     }
     j->nwaiters = 0;
+    hrm_free(j->waiters);
+    j->waiters = NULL;
+    j->cap_waiters = 0;
 }
 
 void jobs_finish(struct master *m, struct rjob *j)
@@ -295,11 +478,13 @@ void jobs_finish(struct master *m, struct rjob *j)
         if (t->sched >= 0 && st) {
             uint8_t s = st->tasks[t->sched].status;
             if (s == HRM_TASK_DONE)
-                t->state = HRM_RTASK_DONE;
+                task_set_state(m, j, i, HRM_RTASK_DONE);
             else if (s == HRM_TASK_FAILED)
-                t->state = t->state == HRM_RTASK_RUNNING ? HRM_RTASK_FAILED : HRM_RTASK_SKIPPED;
+                task_set_state(m, j, i,
+                               t->state == HRM_RTASK_RUNNING ? HRM_RTASK_FAILED
+                                                             : HRM_RTASK_SKIPPED);
         } else if (t->state == HRM_RTASK_PENDING) {
-            t->state = HRM_RTASK_SKIPPED;
+            task_set_state(m, j, i, HRM_RTASK_SKIPPED);
         }
         t->sched = -1;
         if (t->state != before)
@@ -318,6 +503,7 @@ void jobs_finish(struct master *m, struct rjob *j)
     jobs_persist_state(m, j);
     hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " (%s) %s, exit %d", (long long)j->id, j->name,
             hrm_job_state_name(j->state), j->exit);
+    counts_assert(m, j);
     notify_waiters(m, j);
 }
 
@@ -450,52 +636,116 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
     reply_submitted(m, from, msg, id);
 }
 
+/* A job as listed: O(1), from its counters.  "exit" is null until the job ends. */
 static json_t *job_summary(const struct rjob *j)
 {
-    int32_t count[6] = {0}, queued = 0;
-    int64_t first_start = -1;
-    for (int32_t i = 0; i < j->ntasks; i++) {
-        const struct rtask *t = &j->tasks[i];
-        count[t->state < 6 ? t->state : 0]++;
-        queued += t->state == HRM_RTASK_RUNNING && t->start_us < 0;
-        if (t->start_us >= 0 && (first_start < 0 || t->start_us < first_start))
-            first_start = t->start_us;
-    }
+    const int32_t *c = j->count.state;
     /* "running" counts the tasks placed on a node; "queued" those of them that
      * wait in the node's execution queue (distributed scheduling) to start. */
-    return json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i,"
-                     " s:i, s:I, s:I, s:I}",
+    return json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i,"
+                     " s:I, s:I, s:I}",
                      "id", (json_int_t)j->id, "name", j->name, "user", j->user, "queue",
                      j->queue, "priority", j->priority, "state", hrm_job_state_name(j->state),
-                     "exit", j->exit, "ntasks", j->ntasks, "pending", count[HRM_RTASK_PENDING],
-                     "running", count[HRM_RTASK_RUNNING], "queued", queued, "done",
-                     count[HRM_RTASK_DONE],
-                     "failed", count[HRM_RTASK_FAILED], "skipped", count[HRM_RTASK_SKIPPED],
-                     "cancelled", count[HRM_RTASK_CANCELLED], "submit_us",
-                     (json_int_t)j->submit_us, "start_us", (json_int_t)first_start, "end_us",
-                     (json_int_t)j->end_us);
+                     "exit", jobs_live(j) ? json_null() : json_integer(j->exit), "ntasks",
+                     j->ntasks, "pending", c[HRM_RTASK_PENDING], "running",
+                     c[HRM_RTASK_RUNNING], "queued", j->count.queued, "done", c[HRM_RTASK_DONE],
+                     "failed", c[HRM_RTASK_FAILED], "skipped", c[HRM_RTASK_SKIPPED], "cancelled",
+                     c[HRM_RTASK_CANCELLED], "submit_us", (json_int_t)j->submit_us, "start_us",
+                     (json_int_t)j->first_start_us, "end_us", (json_int_t)j->end_us);
 }
 
+/* An optional integer field that must lie in [lo, hi]: 0 and *out (dflt when absent), or -1
+ * after replying with the error. */
+static int opt_int(struct master *m, const struct peer_id *from, const json_t *msg,
+                   const char *name, json_int_t lo, json_int_t hi, json_int_t dflt, json_int_t *out)
+{
+    const json_t *v = json_object_get(msg, name);
+    *out = v ? json_integer_value(v) : dflt;
+    if (*out >= lo && *out <= hi)
+        return 0;
+    /* A page larger than the master serves is a cap, not a malformed request. */
+    bool cap = strcmp(name, "limit") == 0 && *out > hi;
+    master_reply_error(m, from, cap ? HRM_WERR_LIMIT : HRM_WERR_BAD_FIELD,
+                       req_of(msg), "%s: %lld is out of range %lld..%lld", name, (long long)*out,
+                       (long long)lo, (long long)hi);
+    return -1;
+}
+
+/* Newest first: jobs with an id below "before" (default: all), at most "limit" (<= LIST_MAX_JOBS)
+ * of them; without "all", the unfinished ones and the 50 latest.  "next" is the "before" of the
+ * following page, 0 when there is none. */
 void on_jobs(struct master *m, const struct peer_id *from, json_t *msg)
 {
     bool all = json_is_true(json_object_get(msg, "all"));
+    json_int_t before, limit;
+    if (opt_int(m, from, msg, "before", 1, INT64_MAX, (json_int_t)m->njobs + 1, &before) < 0 ||
+        opt_int(m, from, msg, "limit", 1, LIST_MAX_JOBS, LIST_MAX_JOBS, &limit) < 0)
+        return;
     json_t *list = json_array();
-    /* Newest first up to the cap, then listed in id order. */
-    size_t n = 0, i = m->njobs;
-    while (i > 0 && n < LIST_MAX_JOBS) {
+    size_t n = 0, i = (size_t)before - 1 < m->njobs ? (size_t)before - 1 : m->njobs;
+    size_t latest = m->njobs; /* "the 50 latest" counts from the newest job, whatever the page */
+    while (i > 0 && n < (size_t)limit) {
         struct rjob *j = m->jobs[--i];
-        if (j && (all || jobs_live(j) || n < 50)) {
-            json_array_insert_new(list, 0, job_summary(j));
+        if (j && (all || jobs_live(j) || latest - i <= 50)) {
+            json_array_append_new(list, job_summary(j));
             n++;
         }
     }
+    /* Listed in id order. */
+    json_t *sorted = json_array();
+    for (size_t k = json_array_size(list); k > 0; k--)
+        json_array_append(sorted, json_array_get(list, k - 1));
+    json_decref(list);
+    bool more = false;
+    for (size_t k = i; k > 0 && !more; k--) /* is anything older listable? */
+        more = m->jobs[k - 1] && (all || jobs_live(m->jobs[k - 1]) || latest - (k - 1) <= 50);
     json_t *r = hrm_wire_new(HRM_WIRE_JOBS_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
-    json_object_set_new(r, "jobs", list);
-    json_object_set_new(r, "truncated", json_boolean(i > 0));
+    json_object_set_new(r, "jobs", sorted);
+    json_object_set_new(r, "truncated", json_boolean(more));
+    json_object_set_new(r, "next", json_integer(more ? (json_int_t)i + 1 : 0));
     master_send(m, from, r);
 }
 
+static const char *task_state_shown(const struct rtask *t)
+{
+    return t->state == HRM_RTASK_RUNNING && t->start_us < 0 ? "queued"
+                                                            : hrm_rtask_state_name(t->state);
+}
+
+/* How many of j's tasks in [from, to) are in state (NULL: any): from the counters when the range
+ * is the whole job, else by a scan of the range, which the client chose. */
+static int64_t tasks_matching(const struct rjob *j, int32_t from, int32_t to, const char *state)
+{
+    if (!state)
+        return to - from;
+    if (from == 0 && to == j->ntasks) {
+        if (strcmp(state, "queued") == 0)
+            return j->count.queued;
+        for (int s = 0; s < RTASK_NSTATES; s++)
+            if (strcmp(state, hrm_rtask_state_name(s)) == 0)
+                return j->count.state[s] - (s == HRM_RTASK_RUNNING ? j->count.queued : 0);
+        return 0;
+    }
+    int64_t n = 0;
+    for (int32_t i = from; i < to; i++)
+        n += strcmp(task_state_shown(&j->tasks[i]), state) == 0;
+    return n;
+}
+
+static bool task_state_known(const char *s)
+{
+    if (strcmp(s, "queued") == 0)
+        return true;
+    for (int k = 0; k < RTASK_NSTATES; k++)
+        if (strcmp(s, hrm_rtask_state_name(k)) == 0)
+            return true;
+    return false;
+}
+
+/* A job and a page of its tasks: those of [from, to) in state (all by default), at most limit
+ * (<= LIST_MAX_TASKS).  The job object says how many match ("tasks_matching") and where the
+ * next page starts ("tasks_next", -1 at the end), so a client never shows a part as the whole. */
 void on_job(struct master *m, const struct peer_id *from, json_t *msg)
 {
     json_int_t id = json_integer_value(json_object_get(msg, "id"));
@@ -504,28 +754,46 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
         master_reply_error(m, from, HRM_WERR_NOT_FOUND, req_of(msg), "no job %lld", (long long)id);
         return;
     }
+    json_int_t lo, hi, limit;
+    if (opt_int(m, from, msg, "from", 0, j->ntasks, 0, &lo) < 0 ||
+        opt_int(m, from, msg, "to", lo, j->ntasks, j->ntasks, &hi) < 0 ||
+        opt_int(m, from, msg, "limit", 1, LIST_MAX_TASKS, LIST_MAX_TASKS, &limit) < 0)
+        return;
+    const char *state = json_string_value(json_object_get(msg, "state"));
+    if (state && !task_state_known(state)) {
+        master_reply_error(m, from, HRM_WERR_BAD_FIELD, req_of(msg),
+                           "state: '%.40s' is not a task state (pending, queued, running, done, "
+                           "failed, skipped, cancelled)",
+                           state);
+        return;
+    }
+    counts_assert(m, j);
     json_t *o = job_summary(j);
     json_t *tasks = json_array();
-    for (int32_t i = 0; i < j->ntasks && i < LIST_MAX_TASKS; i++) {
+    int32_t i = (int32_t)lo;
+    for (; i < (int32_t)hi && json_array_size(tasks) < (size_t)limit; i++) {
         const struct rtask *t = &j->tasks[i];
+        const char *shown = task_state_shown(t);
+        if (state && strcmp(state, shown) != 0)
+            continue;
         json_array_append_new(
             tasks, json_pack("{s:i, s:s, s:i, s:s, s:i, s:i, s:b, s:I, s:I, s:I, s:I}", "task", i,
-                             "state",
-                             t->state == HRM_RTASK_RUNNING && t->start_us < 0
-                                 ? "queued"
-                                 : hrm_rtask_state_name(t->state),
-                             "attempt", t->attempt,
-                             "node", t->node >= 0 ? m->nodes[t->node].name : "", "exit", t->exit,
+                             "state", shown, "attempt", t->attempt, "node",
+                             t->node >= 0 ? m->nodes[t->node].name : "", "exit", t->exit,
                              "signal", t->signal, "oom", t->oom, "start_us",
                              (json_int_t)t->start_us, "end_us", (json_int_t)t->end_us, "cpu_us",
                              (json_int_t)t->cpu_us, "rss", (json_int_t)t->rss));
+        if (t->error) /* why a launch failed (command not found, no such working directory, ...) */
+            json_object_set_new(json_array_get(tasks, json_array_size(tasks) - 1), "error",
+                                json_string(t->error));
     }
-    /* Why a launch failed (command not found, no such working directory, ...). */
-    for (int32_t i = 0; i < j->ntasks && i < LIST_MAX_TASKS; i++)
-        if (j->tasks[i].error)
-            json_object_set_new(json_array_get(tasks, (size_t)i), "error",
-                                json_string(j->tasks[i].error));
+    bool more = false; /* does a later task of the range match? */
+    for (int32_t k = i; k < (int32_t)hi && !more; k++)
+        more = !state || strcmp(state, task_state_shown(&j->tasks[k])) == 0;
     json_object_set_new(o, "tasks", tasks);
+    json_object_set_new(o, "tasks_matching",
+                        json_integer(tasks_matching(j, (int32_t)lo, (int32_t)hi, state)));
+    json_object_set_new(o, "tasks_next", json_integer(more ? i : -1));
     json_object_set(o, "spec", j->spec);
     json_t *r = hrm_wire_new(HRM_WIRE_JOB_INFO);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
@@ -533,48 +801,21 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
     master_send(m, from, r);
 }
 
-/* Distributed scheduling: what each node runs and queues, from the table (exact as of this
- * turn, where the agents' heartbeats would be up to a second old). */
-struct node_use {
-    int32_t running, queued;
-    int64_t cpu, mem;
-};
-
-static struct node_use *nodes_use(struct master *m)
-{
-    struct node_use *u = hrm_calloc((size_t)m->nnodes + 1, sizeof(*u));
-    for (size_t i = 0; i < m->njobs; i++) {
-        const struct rjob *j = m->jobs[i];
-        for (int32_t k = 0; j && jobs_live(j) && k < j->ntasks; k++) {
-            const struct rtask *t = &j->tasks[k];
-            if (t->state != HRM_RTASK_RUNNING || t->node < 0 || t->node >= m->nnodes)
-                continue;
-            struct node_use *x = &u[t->node];
-            if (t->start_us < 0) {
-                x->queued++;
-                continue;
-            }
-            x->running++;
-            x->cpu += j->greq[t->group].v[HRM_DIM_CPU];
-            x->mem += j->greq[t->group].v[HRM_DIM_MEM];
-        }
-    }
-    return u;
-}
-
+/* What each node runs and queues comes from the table's counters (exact as of this turn), not
+ * from the agents' heartbeats, which lag up to a period behind a job's end. */
 void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
 {
     json_t *list = json_array();
     int64_t now = master_mono_us();
-    struct node_use *use = m->dist ? nodes_use(m) : NULL;
+    counts_assert(m, NULL);
     for (int32_t n = 0; n < m->nnodes; n++) {
         const struct rnode *rn = &m->nodes[n];
         struct hrm_res fr = {0};
         bool known = sched_node_free(m, n, &fr);
-        if (use) {
+        if (m->dist) {
             known = rn->up;
-            fr.v[HRM_DIM_CPU] = (int64_t)rn->cores * 1000 - use[n].cpu;
-            fr.v[HRM_DIM_MEM] = rn->mem - use[n].mem;
+            fr.v[HRM_DIM_CPU] = (int64_t)rn->cores * 1000 - rn->cpu_used;
+            fr.v[HRM_DIM_MEM] = rn->mem - rn->mem_used;
         }
         json_array_append_new(
             list, json_pack("{s:s, s:s, s:s, s:i, s:I, s:i, s:I, s:I, s:I, s:f, s:I, s:i, s:s,"
@@ -586,16 +827,14 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
                             (json_int_t)(known ? fr.v[HRM_DIM_GPU] : 0), "load", rn->load,
                             "seen_ms_ago",
                             (json_int_t)(rn->last_seen_us ? (now - rn->last_seen_us) / 1000 : -1),
-                            "tasks", use ? use[n].running : rn->ntasks_reported, "host", rn->host,
-                            "cgroup", rn->cgroup));
-        if (use) {
+                            "tasks", rn->nstarted, "host", rn->host, "cgroup", rn->cgroup));
+        if (m->dist) {
             json_t *o = json_array_get(list, json_array_size(list) - 1);
-            json_object_set_new(o, "queued", json_integer(use[n].queued));
+            json_object_set_new(o, "queued", json_integer(rn->nqueued));
             json_object_set_new(o, "moved_in", json_integer(rn->moved_in));
             json_object_set_new(o, "moved_out", json_integer(rn->moved_out));
         }
     }
-    hrm_free(use);
     json_t *r = hrm_wire_new(HRM_WIRE_NODES_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
     json_object_set_new(r, "nodes", list);
@@ -623,7 +862,7 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg)
                 master_send_node(m, t->node, k);
             }
             if (t->state == HRM_RTASK_RUNNING || t->state == HRM_RTASK_PENDING) {
-                t->state = HRM_RTASK_CANCELLED;
+                task_set_state(m, j, i, HRM_RTASK_CANCELLED);
                 t->end_us = master_now_us();
                 jobs_persist_task(m, j, i);
             }
@@ -634,6 +873,7 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg)
         jobs_persist_state(m, j);
         m->sched.dirty = true; /* its tasks leave the scheduler with the next rebuild */
         hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " cancelled", (long long)j->id);
+        counts_assert(m, j);
         notify_waiters(m, j);
     }
     json_t *r = hrm_wire_new(HRM_WIRE_CANCELLED);
@@ -651,22 +891,30 @@ void on_wait(struct master *m, const struct peer_id *from, json_t *msg)
         master_reply_error(m, from, HRM_WERR_NOT_FOUND, req_of(msg), "no job %lld", (long long)id);
         return;
     }
-    if (jobs_live(j)) {
-        /* A client that asks again (it does after a master restart) is not listed twice. */
-        for (size_t i = 0; i < j->nwaiters; i++)
-            if (j->waiters[i].req == req_of(msg) && j->waiters[i].peer.len == from->len &&
-                memcmp(j->waiters[i].peer.id, from->id, from->len) == 0)
-                return;
-        HRM_GROW(j->waiters, j->cap_waiters, j->nwaiters + 1);
-        j->waiters[j->nwaiters++] = (struct waiter){*from, req_of(msg)};
+    if (!jobs_live(j)) {
+        job_done_reply(m, from, req_of(msg), j);
         return;
     }
-    json_t *r = hrm_wire_new(HRM_WIRE_JOB_DONE);
-    json_object_set_new(r, "req", json_integer(req_of(msg)));
-    json_object_set_new(r, "id", json_integer(j->id));
-    json_object_set_new(r, "state", json_string(hrm_job_state_name(j->state)));
-    json_object_set_new(r, "exit", json_integer(j->exit));
-    master_send(m, from, r);
+    struct waiter w = {*from, req_of(msg)};
+    int64_t key = wait_key(&w, j->id);
+    /* A client that asks again (it does every 2 s, and after a master restart) is not listed
+     * twice. */
+    if (task_map_find(&m->wait_set, key, (int32_t)w.req) >= 0)
+        return;
+    uint64_t ph = peer_hash(from);
+    int32_t held = waits_of(m, ph);
+    int32_t cap = m->cfg.max_waits > 0 ? m->cfg.max_waits : MAX_WAITS_DEFAULT;
+    if (held >= cap) {
+        master_reply_error(m, from, HRM_WERR_LIMIT, req_of(msg),
+                           "wait: this client already waits on %d jobs, the most the master "
+                           "takes (hrm master --max-waits)",
+                           held);
+        return;
+    }
+    task_map_put(&m->wait_set, key, (int32_t)w.req, 1);
+    waits_set(m, ph, held + 1);
+    HRM_GROW(j->waiters, j->cap_waiters, j->nwaiters + 1);
+    j->waiters[j->nwaiters++] = w;
 }
 
 /* What a logs_data reply says of the task itself: `hrm logs --follow` stops once the task has

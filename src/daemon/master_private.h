@@ -13,6 +13,7 @@
 #include "hrm/transport.h"
 #include "hrm/wire.h"
 #include "roletimers.h"
+#include "taskmap.h"
 
 #define NODE_NAME_MAX 48
 #define PEER_ID_MAX 256
@@ -43,6 +44,15 @@ struct waiter {
     long long req;
 };
 
+#define RTASK_NSTATES 6 /* enum hrm_rtask_state */
+
+/* A job's tasks by state, kept by task_set_state/task_set_start at every change, so that a
+ * listing costs O(1) per job rather than a scan of its tasks. */
+struct rcounts {
+    int32_t state[RTASK_NSTATES];
+    int32_t queued; /* of the running ones: placed, waiting in the node's queue (start_us < 0) */
+};
+
 struct rjob {
     int64_t id;
     char name[NODE_NAME_MAX], user[NODE_NAME_MAX], queue[NODE_NAME_MAX];
@@ -54,8 +64,10 @@ struct rjob {
     json_t *spec; /* normalised description (owned) */
     struct hrm_res *greq; /* per group: request */
     int32_t ngroups;
-    int32_t ntasks, nrunning, ndone, nfailed;
+    int32_t ntasks;
     struct rtask *tasks;
+    struct rcounts count;   /* kept by task_set_* */
+    int64_t first_start_us; /* earliest start of any run, -1 none; kept by task_set_start */
     int32_t sched; /* index in the scheduler's workload, -1 when not there */
     int32_t inst;  /* distributed scheduling: the instance the job is registered with */
     int64_t run_us_sum; /* distributed scheduling: run time of its finished tasks, for estimates */
@@ -74,6 +86,10 @@ struct rnode {
     double load;
     int64_t mem_avail;
     int32_t ntasks_reported;
+    /* Running tasks placed here (kept by task_set_*): started, waiting in its queue, and what
+     * the started ones asked for. */
+    int32_t nstarted, nqueued;
+    int64_t cpu_used, mem_used;
     int64_t moved_in, moved_out;  /* tasks the negotiator moved here / away */
     char host[64], cgroup[32];
 };
@@ -139,6 +155,9 @@ struct master {
     size_t nout, cap_out;
     struct pending_logs *logs;
     size_t nlogs, cap_logs;
+    /* Waits pending (each job's own list is j->waiters): (job and client, req) -> 1, to know a
+     * resent wait; (client, 0) -> how many it holds, for the per-client cap. */
+    struct task_map wait_set, wait_peers;
     long long next_logs_id;
     int64_t boot;
     int64_t start_mono_us;
@@ -183,6 +202,16 @@ int jobs_load(struct master *m, struct hrm_error *err);
 void jobs_free_all(struct master *m);
 void jobs_persist_task(struct master *m, struct rjob *j, int32_t idx);
 void jobs_persist_state(struct master *m, struct rjob *j);
+/* Every change of a task's state, start or node goes through these, which keep the job's and the
+ * node's counters. */
+void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state);
+void task_set_start(struct master *m, struct rjob *j, int32_t idx, int64_t start_us);
+void task_set_node(struct master *m, struct rjob *j, int32_t idx, int32_t node);
+/* Counts j's tasks again, from scratch (what the counters must equal). */
+void jobs_recount(const struct rjob *j, struct rcounts *out);
+/* The counters against a full recount (of job only, or of every job and node when only is NULL):
+ * true if they match, else false with what differs in why. */
+bool jobs_counts_check(const struct master *m, const struct rjob *only, char *why, size_t len);
 void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
                        uint32_t gpu_mask);
 /* The record of a task placed on node (persisted), without the launch: started says whether it

@@ -52,7 +52,7 @@ static void on_kill(struct master *m, const struct hrm_msg *msg)
     json_object_set_new(k, "attempt", json_integer(msg->attempt));
     master_send_node(m, msg->node, k);
     if (t->state == HRM_RTASK_RUNNING) {
-        t->state = HRM_RTASK_PENDING;
+        task_set_state(m, j, idx, HRM_RTASK_PENDING);
         jobs_persist_task(m, j, idx);
     }
 }
@@ -225,7 +225,7 @@ static void restore_runs(struct master *m, struct hrm_policy *policy)
         json_object_set_new(k, "task", json_integer(idx));
         json_object_set_new(k, "attempt", json_integer(rt->attempt));
         master_send_node(m, rt->node, k);
-        rt->state = HRM_RTASK_PENDING;
+        task_set_state(m, j, idx, HRM_RTASK_PENDING);
         jobs_persist_task(m, j, idx);
     }
 }
@@ -329,13 +329,13 @@ int sched_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok, struc
     const struct hrm_state *state = hrm_central_state(s->central);
     switch (state->tasks[st].status) {
     case HRM_TASK_DONE:
-        t->state = HRM_RTASK_DONE;
+        task_set_state(m, j, idx, HRM_RTASK_DONE);
         break;
     case HRM_TASK_READY:
-        t->state = HRM_RTASK_PENDING;
+        task_set_state(m, j, idx, HRM_RTASK_PENDING);
         break;
     default:
-        t->state = HRM_RTASK_FAILED;
+        task_set_state(m, j, idx, HRM_RTASK_FAILED);
         j->failed = true;
         break;
     }
