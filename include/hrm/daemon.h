@@ -45,10 +45,14 @@ struct hrm_agent_config {
     int32_t gpus;             /* -1: discovered (NVML); >= 0: that many virtual GPUs */
     int64_t gpu_mem;          /* per virtual GPU; 0: 16 GiB */
     bool no_cgroup;           /* do not limit tasks even when the host allows */
+    int64_t task_pids;        /* pids.max of each task's cgroup; 0: HRM_TASK_PIDS_DEFAULT,
+                                 -1: no limit */
     bool pin;                 /* CPU affinity for every task, not only GPU units */
     int64_t heartbeat_us;     /* default 1 s */
     int64_t usage_us;         /* usage sampling period; default 2 s */
 };
+
+#define HRM_TASK_PIDS_DEFAULT 4096
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err);
 

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -226,8 +227,10 @@ static json_t *task_group(const struct opts *o, char *const *cmd, int ncmd, long
 static json_t *submit_req(const struct opts *o, char *const *cmd, int ncmd, long long count,
                           const char *name)
 {
-    json_t *job = json_pack("{s:s, s:s, s:[o]}", "name", name, "user", "bench", "tasks",
-                            task_group(o, cmd, ncmd, count));
+    /* The tasks run as the job's user on the nodes: the one running the bench. */
+    const struct passwd *pw = getpwuid(geteuid());
+    json_t *job = json_pack("{s:s, s:s, s:[o]}", "name", name, "user", pw ? pw->pw_name : "nobody",
+                            "tasks", task_group(o, cmd, ncmd, count));
     json_t *req = hrm_wire_new(HRM_WIRE_SUBMIT);
     json_object_set_new(req, "job", job);
     return req;

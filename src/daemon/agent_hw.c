@@ -133,7 +133,8 @@ static void cgroup_probe(struct hw_info *hw, const char *name, bool probe)
         snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", hw->cg_root);
         if (access(ctl, W_OK) == 0 && (!probe || probe_dir(hw->cg_root, "hrm-probe"))) {
             hw->cg = CG_V2;
-            snprintf(hw->cg_why, sizeof(hw->cg_why), "v2 under %.100s (cpu.max, memory.max)",
+            snprintf(hw->cg_why, sizeof(hw->cg_why),
+                     "v2 under %.90s/hrm/CLUSTER (cpu.max, memory.max, pids.max, cgroup.kill)",
                      hw->cg_root);
         } else {
             snprintf(hw->cg_why, sizeof(hw->cg_why),
@@ -148,9 +149,14 @@ static void cgroup_probe(struct hw_info *hw, const char *name, bool probe)
         if (!probe || (probe_dir("/sys/fs/cgroup/cpu", "hrm-probe") &&
                        probe_dir("/sys/fs/cgroup/memory", "hrm-probe"))) {
             hw->cg = CG_V1;
+            /* Optional: without pids no pids.max, without freezer a group kill cannot stop
+             * a task that forks while it is being killed (it retries instead). */
+            hw->cg_pids = stat("/sys/fs/cgroup/pids/cgroup.procs", &st) == 0;
+            hw->cg_freezer = stat("/sys/fs/cgroup/freezer/cgroup.procs", &st) == 0;
             snprintf(hw->cg_why, sizeof(hw->cg_why),
-                     "v1 (cpu.cfs_quota_us, memory.limit_in_bytes under /sys/fs/cgroup/*/hrm/%s)",
-                     name);
+                     "v1 (cpu.cfs_quota_us, memory.limit_in_bytes%s%s under "
+                     "/sys/fs/cgroup/*/hrm/CLUSTER/%.40s)",
+                     hw->cg_pids ? ", pids.max" : "", hw->cg_freezer ? ", freezer" : "", name);
         } else {
             snprintf(hw->cg_why, sizeof(hw->cg_why),
                      "none: cgroup v1 is mounted but not writable by this user");
