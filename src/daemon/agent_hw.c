@@ -188,13 +188,26 @@ int hrm_agent_check(const struct hrm_agent_config *cfg, bool json)
     const char *name = cfg && cfg->name ? cfg->name : host;
     hw_discover(&hw, name, true);
     const char *cg = hw.cg == CG_V2 ? "v2" : hw.cg == CG_V1 ? "v1" : "none";
+    /* Where its tasks' cgroups would go: the cluster's identity comes from master.pub. */
+    char keys[1100], where[160] = "";
+    struct hrm_keypair master;
+    struct hrm_error kerr;
+    if (cfg && cfg->keys_dir)
+        snprintf(keys, sizeof(keys), "%s", cfg->keys_dir);
+    else
+        snprintf(keys, sizeof(keys), "%.1000s/keys", cfg && cfg->state_dir ? cfg->state_dir : ".");
+    if (hw.cg != CG_NONE && hrm_keys_load(keys, "master", true, &master, &kerr) == 0) {
+        char cluster[CG_CLUSTER_LEN + 1];
+        cg_cluster_id(master.pub, cluster);
+        snprintf(where, sizeof(where), "hrm/%s/%.60s", cluster, name);
+    }
     if (json) {
-        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:I, s:s, s:s, s:s}",
+        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:I, s:s, s:s, s:s, s:s}",
                               "name", name, "pus", hw.pus, "cores", hw.cores, "numa", hw.numa,
                               "pci", hw.pci, "mem_total", (json_int_t)hw.mem_total, "mem_avail",
                               (json_int_t)hw.mem_avail, "nvml_gpus", hw.nvml_gpus, "gpu_mem",
                               (json_int_t)hw.nvml_gpu_mem, "gpu_name", hw.nvml_name, "cgroup", cg,
-                              "cgroup_detail", hw.cg_why);
+                              "cgroup_detail", hw.cg_why, "cgroup_path", where);
         char *s = json_dumps(o, JSON_INDENT(2));
         printf("%s\n", s);
         free(s);
@@ -212,5 +225,7 @@ int hrm_agent_check(const struct hrm_agent_config *cfg, bool json)
         printf("gpus       %d (NVML; %s, %lld MiB)\n", hw.nvml_gpus, hw.nvml_name,
                (long long)(hw.nvml_gpu_mem >> 20));
     printf("cgroup     %s\n", hw.cg_why);
+    if (where[0])
+        printf("tasks in   %s/JOB.TASK.ATTEMPT\n", where);
     return 0;
 }
