@@ -113,14 +113,16 @@ void exec_fini(struct agent *a)
     hrm_free(a->groups);
 }
 
-/*
- * The task's environment: the agent's (copied once at start), then the
- * job's, then hrm's own.  Entries [0, *nborrowed) point into a->base_env.
- */
 static bool user_var(const char *key)
 {
     return strcmp(key, "HOME") == 0 || strcmp(key, "USER") == 0 || strcmp(key, "LOGNAME") == 0;
 }
+
+/*
+ * The task's environment: the agent's (copied once at start), then the
+ * task's user's HOME, USER and LOGNAME when it switches, then the job's,
+ * then hrm's own.  Entries [0, *nborrowed) point into a->base_env.
+ */
 
 static char **build_env(const struct agent *a, const struct arun *r, const json_t *env,
                         const struct task_user *u, size_t *nborrowed)
@@ -351,12 +353,15 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
         sched_setaffinity(0, sizeof(*c->pin), c->pin);
     /* Raw system calls: glibc's setuid() would signal the agent's threads (its setxid
      * broadcast), which are not this process's.  Groups first, the uid last. */
-    c->step = STEP_USER;
-    if (c->user && (syscall(SYS_setgroups, c->user->ngroups, c->groups) < 0 ||
-                    syscall(SYS_setresgid, c->user->gid, c->user->gid, c->user->gid) < 0 ||
-                    syscall(SYS_setresuid, c->user->uid, c->user->uid, c->user->uid) < 0)) {
-        c->err = errno;
-        _exit(127);
+    if (c->user) {
+        c->step = STEP_USER;
+        if (syscall(SYS_setgroups, c->user->ngroups, c->groups) < 0 ||
+            syscall(SYS_setresgid, c->user->gid, c->user->gid, c->user->gid) < 0 ||
+            syscall(SYS_setresuid, c->user->uid, c->user->uid, c->user->uid) < 0) {
+            c->err = errno;
+            _exit(127);
+        }
+        c->step = STEP_SETUP;
     }
     /* After the switch: a change of credentials clears the parent-death signal. */
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* tasks do not outlive their agent */

@@ -18,8 +18,8 @@ until_ok 30 nodes_up 1 || fail "n1 did not register"
 [ "$(stat -c %a "$S/keys/master.key")" = 600 ] || fail "the agent left master.key mode $(stat -c %a "$S/keys/master.key")"
 
 # The job's user: today the master takes the job description's "user".
-submit_as() { # USER SHELL-LINE
-  printf '{"user": "%s", "tasks": [{"cmd": ["sh", "-c", "%s"], "cwd": "/"}]}' "$1" "$2" >"$TMP/job.json"
+submit_as() { # USER SHELL-LINE [CWD]
+  printf '{"user": "%s", "tasks": [{"cmd": ["sh", "-c", "%s"], "cwd": "%s"}]}' "$1" "$2" "${3:-/}" >"$TMP/job.json"
   "$HRM" submit "$TMP/job.json"
 }
 j=$(submit_as nobody "id -u; id -g; id -G; cat $S/keys/master.key >/dev/null 2>&1 && echo key-read || echo key-refused") ||
@@ -37,6 +37,13 @@ nouser="hrm-no-user-$$"
 j=$(submit_as "$nouser" "true") || fail "submit"
 expect_exit 127 timeout 60 "$HRM" wait "$j"
 grep -q "no such user '$nouser' on n1" "$TMP/n1.log" || fail "the agent did not say the user is unknown"
+
+# The task enters its working directory as its user: one nobody may not enter fails the launch.
+mkdir -m 0700 "$TMP/private"
+j=$(submit_as nobody "true" "$TMP/private") || fail "submit"
+expect_exit 127 timeout 60 "$HRM" wait "$j"
+grep -q "Permission denied (working directory $TMP/private)" "$TMP/n1.log" ||
+  fail "the agent did not say nobody may not enter the working directory"
 
 # A bounded fork bomb: a shell starts 1,000 background sleeps; pids.max stops it at the
 # limit (the shell fails to fork and exits non-zero), and the outer shell stays to be counted.
