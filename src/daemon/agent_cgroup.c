@@ -109,7 +109,10 @@ static int v2_prepare(struct agent *a)
         char save = p ? *p : '\0';
         if (p)
             *p = '\0';
-        write_file(level, "cgroup.subtree_control", "+cpu +memory +pids");
+        /* One by one: a write naming a controller the level lacks fails as a whole. */
+        write_file(level, "cgroup.subtree_control", "+cpu");
+        write_file(level, "cgroup.subtree_control", "+memory");
+        write_file(level, "cgroup.subtree_control", "+pids");
         if (!p)
             break;
         *p = save;
@@ -126,8 +129,11 @@ int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
     if (a->hw.cg == CG_NONE || a->cfg.no_cgroup)
         return 0;
     leaf_of(r, leaf, sizeof(leaf));
-    if (a->hw.cg == CG_V2 && v2_prepare(a) < 0)
-        goto fail;
+    if (a->hw.cg == CG_V2 && !a->cg_prepared) { /* once: the levels stay until cg_fini */
+        if (v2_prepare(a) < 0)
+            goto fail;
+        a->cg_prepared = true;
+    }
     for (int c = 0; c < CG_NCTL; c++) {
         if (!ctl_on(a, c))
             continue;

@@ -81,6 +81,7 @@ struct agent {
         char leaf[64];
     } *cg_left;              /* task cgroups not empty yet at their task's end (cg_retry) */
     size_t ncg_left, cap_cg_left;
+    bool cg_prepared;        /* v2: hrm/<cluster>/<node> exists and passes its controllers down */
     gid_t *groups;           /* the launch child's supplementary groups (reused buffer) */
     size_t cap_groups;
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
