@@ -243,9 +243,9 @@ static int group_signal(struct agent *a, const char *leaf, int sig)
     char fdir[1100];
     cg_dir(a, CG_FREEZER, leaf, fdir, sizeof(fdir));
     if (freeze && write_file(fdir, "freezer.state", "FROZEN") == 0) {
-        for (int64_t t = 0; t < FREEZE_WAIT_US; t += 1000) {
+        for (int64_t end = agent_mono_us() + FREEZE_WAIT_US;;) {
             read_file(fdir, "freezer.state", state, sizeof(state));
-            if (strncmp(state, "FROZEN", 6) == 0)
+            if (strncmp(state, "FROZEN", 6) == 0 || agent_mono_us() >= end)
                 break;
             pause_us(1000);
         }
@@ -269,9 +269,9 @@ static int group_signal(struct agent *a, const char *leaf, int sig)
 static bool group_remove(struct agent *a, const char *leaf)
 {
     if (!group_empty(a, leaf)) {
-        for (int64_t t = 0; t < EMPTY_WAIT_US; t += 2000) {
+        for (int64_t end = agent_mono_us() + EMPTY_WAIT_US;;) {
             group_signal(a, leaf, SIGKILL);
-            if (group_empty(a, leaf))
+            if (group_empty(a, leaf) || agent_mono_us() >= end)
                 break;
             pause_us(2000);
         }
