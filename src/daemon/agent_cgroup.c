@@ -17,10 +17,10 @@
 #include "hrm/log.h"
 
 #define CPU_PERIOD_US 100000
-/* How long a group kill waits for the freezer and for the group to empty before it leaves the
- * rest to a later turn (cg_retry): the agent's loop must not stall on a stuck process. */
-#define FREEZE_WAIT_US 1000000
-#define EMPTY_WAIT_US 1000000
+/* How long a group kill at a task's end waits for the freezer and for the group to empty
+ * before it leaves the rest to later turns (cg_retry), which do not wait: the agent's loop
+ * must not stall on a process stuck in the kernel. */
+#define PATIENCE_US 1000000
 
 /* v1 hierarchies in the order of enum cg_ctl. */
 static const char *const ctl_names[CG_NCTL] = {"cpu", "memory", "pids", "freezer"};
@@ -184,8 +184,8 @@ bool cg_oom(const struct agent *a, const struct arun *r)
     return p && atoll(p + 9) > 0;
 }
 
-/* Signals every process listed in one directory's cgroup.procs (the agent never, should it
- * have been started inside the tree); returns how many were listed. */
+/* Signals every process listed in one directory's cgroup.procs (never the agent itself,
+ * should it have been started inside the tree); returns how many were listed. */
 static int signal_listed(const char *dir, int sig)
 {
     char path[1300], line[32];
@@ -213,11 +213,7 @@ static bool group_empty(const struct agent *a, const char *leaf)
         if (!ctl_on(a, c))
             continue;
         cg_dir(a, c, leaf, dir, sizeof(dir));
-        char path[1300];
-        snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-        if (access(path, F_OK) < 0)
-            continue; /* this one is gone already */
-        read_file(dir, "cgroup.procs", text, sizeof(text));
+        read_file(dir, "cgroup.procs", text, sizeof(text)); /* "" too when it is gone */
         if (text[0])
             return false;
     }
@@ -230,7 +226,7 @@ static bool group_empty(const struct agent *a, const char *leaf)
  * a child the listing misses, kills what is listed and thaws it; on v2 cgroup.kill does all
  * of that in the kernel.  Returns how many processes were signalled.
  */
-static int group_signal(struct agent *a, const char *leaf, int sig)
+static int group_signal(struct agent *a, const char *leaf, int sig, int64_t patience_us)
 {
     char dir[1100], state[32];
     if (a->hw.cg == CG_V2) {
@@ -243,7 +239,7 @@ static int group_signal(struct agent *a, const char *leaf, int sig)
     char fdir[1100];
     cg_dir(a, CG_FREEZER, leaf, fdir, sizeof(fdir));
     if (freeze && write_file(fdir, "freezer.state", "FROZEN") == 0) {
-        for (int64_t end = agent_mono_us() + FREEZE_WAIT_US;;) {
+        for (int64_t end = agent_mono_us() + patience_us;;) {
             read_file(fdir, "freezer.state", state, sizeof(state));
             if (strncmp(state, "FROZEN", 6) == 0 || agent_mono_us() >= end)
                 break;
@@ -264,13 +260,13 @@ static int group_signal(struct agent *a, const char *leaf, int sig)
     return n;
 }
 
-/* Kills what is left of a group, waits (bounded) until it is empty, and removes its
- * directories.  True when they are all gone. */
-static bool group_remove(struct agent *a, const char *leaf)
+/* Kills what is left of a group, waits (at most patience_us) until it is empty, and removes
+ * its directories.  True when they are all gone. */
+static bool group_remove(struct agent *a, const char *leaf, int64_t patience_us)
 {
     if (!group_empty(a, leaf)) {
-        for (int64_t end = agent_mono_us() + EMPTY_WAIT_US;;) {
-            group_signal(a, leaf, SIGKILL);
+        for (int64_t end = agent_mono_us() + patience_us;;) {
+            group_signal(a, leaf, SIGKILL, patience_us);
             if (group_empty(a, leaf) || agent_mono_us() >= end)
                 break;
             pause_us(2000);
@@ -294,7 +290,7 @@ void cg_signal(struct agent *a, const struct arun *r, int sig)
     if (!r->cg)
         return;
     leaf_of(r, leaf, sizeof(leaf));
-    group_signal(a, leaf, sig);
+    group_signal(a, leaf, sig, PATIENCE_US);
 }
 
 void cg_release(struct agent *a, struct arun *r)
@@ -303,7 +299,7 @@ void cg_release(struct agent *a, struct arun *r)
     if (!r->cg)
         return;
     leaf_of(r, leaf, sizeof(leaf));
-    if (group_remove(a, leaf)) {
+    if (group_remove(a, leaf, PATIENCE_US)) {
         r->cg = false;
         return;
     }
@@ -317,7 +313,7 @@ void cg_release(struct agent *a, struct arun *r)
 void cg_retry(struct agent *a)
 {
     for (size_t i = 0; i < a->ncg_left;) {
-        if (group_remove(a, a->cg_left[i].leaf))
+        if (group_remove(a, a->cg_left[i].leaf, 0))
             a->cg_left[i] = a->cg_left[--a->ncg_left];
         else
             i++;
@@ -347,7 +343,7 @@ void cg_sweep(struct agent *a)
             if (e->d_type != DT_DIR || e->d_name[0] == '.')
                 continue;
             groups++;
-            if (!group_remove(a, e->d_name))
+            if (!group_remove(a, e->d_name, PATIENCE_US))
                 left++;
         }
         closedir(d);
