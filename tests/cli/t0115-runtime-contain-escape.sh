@@ -30,7 +30,7 @@ until_ok 60 alive_is 0 || fail "$(alive) grandchild(ren) outlived their task's e
 j=$("$HRM" submit -- sh -c "$(grandkids 9731 9732) wait") || fail "submit"
 until_ok 60 alive_is 2 || fail "the grandchildren never ran ($(alive))"
 kill -KILL "$AGENT_n1"
-wait "$AGENT_n1" 2>/dev/null || true
+{ wait "$AGENT_n1"; } 2>/dev/null || true
 alive_is 2 || fail "expected both grandchildren alive after the agent's SIGKILL, found $(alive)"
 expect_exit 0 "$HRM" cancel "$j" # or the master would place the task again on the new agent
 start_agent n1 --cpus 2
@@ -55,7 +55,7 @@ no_task_dirs() { [ "$(task_dirs)" -eq 0 ]; }
 until_ok 30 no_task_dirs || fail "$(task_dirs) task cgroup(s) left behind"
 # A stopped agent removes its node's folders too.
 kill -TERM "$AGENT_n1"
-wait "$AGENT_n1" 2>/dev/null || true
+{ wait "$AGENT_n1"; } 2>/dev/null || true
 for c in cpu memory pids freezer; do
   [ ! -e "/sys/fs/cgroup/$c/hrm/$cluster" ] || fail "$c/hrm/$cluster left after the agent stopped"
 done
