@@ -35,7 +35,7 @@ alive_is 2 || fail "expected both grandchildren alive after the agent's SIGKILL,
 expect_exit 0 "$HRM" cancel "$j" # or the master would place the task again on the new agent
 start_agent n1 --cpus 2
 until_ok 60 alive_is 0 || fail "$(alive) grandchild(ren) of the killed agent's task survived its restart"
-grep -q "removed 1 task cgroup(s) a previous agent named n1 left" "$TMP/n1.log" ||
+until_ok 30 grep -q "removed 1 task cgroup(s) a previous agent named n1 left" "$TMP/n1.log" ||
   fail "the restarted agent did not report the cgroup it swept"
 
 # Many short tasks, some leaving a process behind: no task cgroup remains once they end.
