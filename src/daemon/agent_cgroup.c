@@ -138,7 +138,8 @@ int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
         if (!ctl_on(a, c))
             continue;
         cg_dir(a, c, leaf, dir, sizeof(dir));
-        if (agent_mkdirs(dir, 0755) < 0)
+        /* The node's folder is there but for the first task: one mkdir, not one per level. */
+        if (mkdir(dir, 0755) < 0 && (errno != ENOENT || agent_mkdirs(dir, 0755) < 0))
             goto fail;
         r->cg = true; /* from here on, removal has something to do */
         snprintf(procs[c], 1200, "%s/cgroup.procs", dir);
@@ -260,10 +261,28 @@ static int group_signal(struct agent *a, const char *leaf, int sig, int64_t pati
     return n;
 }
 
+static bool group_rmdir(const struct agent *a, const char *leaf)
+{
+    bool gone = true;
+    char dir[1100];
+    for (int c = CG_NCTL - 1; c >= 0; c--) { /* the freezer first: it holds the group's state */
+        if (!ctl_on(a, c))
+            continue;
+        cg_dir(a, c, leaf, dir, sizeof(dir));
+        if (rmdir(dir) < 0 && errno != ENOENT)
+            gone = false;
+    }
+    return gone;
+}
+
 /* Kills what is left of a group, waits (at most patience_us) until it is empty, and removes
  * its directories.  True when they are all gone. */
 static bool group_remove(struct agent *a, const char *leaf, int64_t patience_us)
 {
+    /* rmdir fails on a group that still holds a process (EBUSY): when it succeeds, there was
+     * nothing left to kill, which is the common case at a task's end and costs no reads. */
+    if (group_rmdir(a, leaf))
+        return true;
     if (!group_empty(a, leaf)) {
         for (int64_t end = agent_mono_us() + patience_us;;) {
             group_signal(a, leaf, SIGKILL, patience_us);
@@ -272,16 +291,7 @@ static bool group_remove(struct agent *a, const char *leaf, int64_t patience_us)
             pause_us(2000);
         }
     }
-    bool gone = true;
-    char dir[1100];
-    for (int c = 0; c < CG_NCTL; c++) {
-        if (!ctl_on(a, c))
-            continue;
-        cg_dir(a, c, leaf, dir, sizeof(dir));
-        if (rmdir(dir) < 0 && errno != ENOENT)
-            gone = false;
-    }
-    return gone;
+    return group_rmdir(a, leaf);
 }
 
 void cg_signal(struct agent *a, const struct arun *r, int sig)
