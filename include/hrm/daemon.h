@@ -50,6 +50,8 @@ struct hrm_agent_config {
     int32_t gpus;             /* -1: discovered (NVML); >= 0: that many virtual GPUs */
     int64_t gpu_mem;          /* per virtual GPU; 0: 16 GiB */
     bool no_cgroup;           /* do not limit tasks even when the host allows */
+    int64_t task_pids;        /* pids.max of each task's cgroup; 0: HRM_TASK_PIDS_DEFAULT,
+                                 -1: no limit */
     bool pin;                 /* CPU affinity for every task, not only GPU units */
     int64_t heartbeat_us;     /* default 1 s */
     int64_t usage_us;         /* usage sampling period; default 2 s */
@@ -60,6 +62,7 @@ struct hrm_agent_config {
 #define HRM_AGENT_MAX_OUTPUT_DEFAULT ((int64_t)1 << 30)
 #define HRM_AGENT_MAX_OUTPUT_MIN ((int64_t)64 << 10)
 #define HRM_AGENT_RETENTION_DEFAULT_US ((int64_t)7 * 86400 * 1000000)
+#define HRM_TASK_PIDS_DEFAULT 4096
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err);
 

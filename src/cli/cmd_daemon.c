@@ -215,6 +215,7 @@ int cmd_agent(int argc, char **argv)
         {"json", no_argument, NULL, 'j'},         {"log-level", required_argument, NULL, 'L'},
         {"max-output", required_argument, NULL, 'O'},
         {"output-retention", required_argument, NULL, 'R'},
+        {"task-pids", required_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
@@ -269,6 +270,14 @@ int cmd_agent(int argc, char **argv)
         case 'C':
             cfg.no_cgroup = true;
             break;
+        case 'P':
+        {
+            long long v;
+            if (cli_parse_int("agent", "--task-pids", optarg, 0, 1 << 22, &v) < 0)
+                return CLI_USAGE;
+            cfg.task_pids = v == 0 ? -1 : v;
+            break;
+        }
         case 'p':
             cfg.pin = true;
             break;
@@ -325,6 +334,8 @@ int cmd_agent(int argc, char **argv)
                    "  --output-retention D  remove a job's output once no task of it runs here and\n"
                    "                  it has not changed for D (default 168h, 7 days; 0: keep forever)\n"
                    "  --no-cgroup     never limit tasks with cgroups\n"
+                   "  --task-pids N   processes and threads one task may have (pids.max;\n"
+                   "                  default 4096, 0: no limit)\n"
                    "  --pin           pin CPU tasks too (GPU tasks always get their unit's cores)\n"
                    "  --heartbeat D   heartbeat period (default 1s)\n"
                    "  --check         print discovered hardware and the cgroup mode, then exit\n"

@@ -1,4 +1,5 @@
 /* hrm agent: registers with the master, runs what it is told, reports starts, usage and ends; one reactor thread. */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,7 @@ static void timers(struct agent *a)
     int64_t now = agent_mono_us();
     exec_deadlines(a);
     aout_tick(a);
+    cg_retry(a);
     if (!a->registered && now - a->register_sent_us >= REGISTER_RETRY_US)
         send_register(a);
     if (now >= a->next_heartbeat_us) {
@@ -230,10 +232,48 @@ static void timers(struct agent *a)
     }
 }
 
+/*
+ * Tasks run as other users on this host, so the keys the agent reads must not be readable by
+ * them: the folder 0700, private keys 0600.  The agent tightens what it owns and says so;
+ * what it does not own it can only report.
+ */
+static void keys_guard(const struct agent *a)
+{
+    struct stat st;
+    if (stat(a->keys_dir, &st) == 0 && (st.st_mode & 077)) {
+        if (st.st_uid == geteuid() && chmod(a->keys_dir, 0700) == 0)
+            hrm_log(HRM_LOG_NOTICE, "keys folder %s was mode %03o; made it 0700 so tasks cannot "
+                    "read it", a->keys_dir, (unsigned)(st.st_mode & 0777));
+        else
+            hrm_log(HRM_LOG_WARNING, "keys folder %s is mode %03o: tasks may read its keys",
+                    a->keys_dir, (unsigned)(st.st_mode & 0777));
+    }
+    DIR *d = opendir(a->keys_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        char path[1400];
+        if (n < 4 || strcmp(e->d_name + n - 4, ".key") != 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", a->keys_dir, e->d_name);
+        if (stat(path, &st) < 0 || !(st.st_mode & 077))
+            continue;
+        if (st.st_uid == geteuid() && chmod(path, 0600) == 0)
+            hrm_log(HRM_LOG_NOTICE, "%s was mode %03o; made it 0600", path,
+                    (unsigned)(st.st_mode & 0777));
+        else
+            hrm_log(HRM_LOG_WARNING, "%s is mode %03o: tasks may read it", path,
+                    (unsigned)(st.st_mode & 0777));
+    }
+    if (d)
+        closedir(d);
+}
+
 static void agent_free(struct agent *a)
 {
     if (!a)
         return;
+    cg_fini(a);
     if (a->sigfd >= 0)
         close(a->sigfd);
     exec_fini(a);
@@ -263,6 +303,8 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
         a->cfg.max_output = HRM_AGENT_MAX_OUTPUT_DEFAULT;
     if (a->cfg.output_retention_us == 0)
         a->cfg.output_retention_us = HRM_AGENT_RETENTION_DEFAULT_US;
+    if (a->cfg.task_pids == 0)
+        a->cfg.task_pids = HRM_TASK_PIDS_DEFAULT;
     gethostname(a->host, sizeof(a->host) - 1);
     snprintf(a->name, sizeof(a->name), "%.47s", cfg->name ? cfg->name : a->host);
     snprintf(a->rack, sizeof(a->rack), "%s", cfg->rack ? cfg->rack : "r0");
@@ -304,6 +346,10 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     if (hrm_keys_load(a->keys_dir, key, false, &mine, err) < 0 ||
         hrm_keys_load(a->keys_dir, "master", true, &master, err) < 0)
         goto fail;
+    keys_guard(a);
+    /* Task cgroups carry the cluster's identity: two clusters on one host, each with a node1,
+     * never share (or sweep) each other's. */
+    cg_cluster_id(master.pub, a->cluster);
     if (!(a->zctx = hrm_zctx_new())) {
         hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
         goto fail;
@@ -331,9 +377,11 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     if (!a)
         return -HRM_EIO;
     hrm_log(HRM_LOG_NOTICE,
-            "agent %s (rack %s): %lld cpus, %lld MiB, %d GPUs; cgroup %s; master %s; output in %s",
+            "agent %s (rack %s): %lld cpus, %lld MiB, %d GPUs; cgroup %s (cluster %s); master %s; "
+            "output in %s",
             a->name, a->rack, (long long)(a->cpu_milli / 1000), (long long)(a->mem >> 20), a->gpus,
-            a->cfg.no_cgroup ? "off" : a->hw.cg_why, a->endpoint, a->work_dir);
+            a->cfg.no_cgroup ? "off" : a->hw.cg_why, a->cluster, a->endpoint, a->work_dir);
+    cg_sweep(a); /* before any task of ours can be there */
     send_register(a);
     a->next_heartbeat_us = agent_mono_us() + a->cfg.heartbeat_us;
     a->next_usage_us = agent_mono_us() + a->cfg.usage_us;

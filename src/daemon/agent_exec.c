@@ -1,6 +1,8 @@
 /* Agent task execution: clone(CLONE_VM|CLONE_VFORK)/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
 #define _GNU_SOURCE 1 /* sched_setaffinity, CPU_SET, clone */
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,7 +22,6 @@
 #include "hrm/wire.h"
 
 #define KILL_GRACE_US 2000000 /* SIGTERM, then SIGKILL this much later */
-#define CPU_PERIOD_US 100000
 #define CHILD_STACK (64 << 10)  /* the launch child runs a few syscalls, then execve */
 
 extern char **environ;
@@ -38,7 +40,7 @@ int64_t agent_now_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int mkdirs(const char *path, mode_t mode)
+int agent_mkdirs(const char *path, mode_t mode)
 {
     char buf[1200];
     snprintf(buf, sizeof(buf), "%s", path);
@@ -51,124 +53,6 @@ static int mkdirs(const char *path, mode_t mode)
         *p = '/';
     }
     return mkdir(buf, mode) < 0 && errno != EEXIST ? -errno : 0;
-}
-
-static int write_text(const char *path, const char *text)
-{
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = write(fd, text, strlen(text));
-    int e = errno;
-    close(fd);
-    return n == (ssize_t)strlen(text) ? 0 : -e;
-}
-
-/* ---- cgroups ---- */
-
-static void cg_path(const struct agent *a, const struct arun *r, const char *ctl, char *out,
-                    size_t len)
-{
-    if (a->hw.cg == CG_V2)
-        snprintf(out, len, "%s/hrm-%s/%lld.%d.%d", a->hw.cg_root, a->name, (long long)r->job,
-                 r->task, r->attempt);
-    else
-        snprintf(out, len, "/sys/fs/cgroup/%s/hrm/%s/%lld.%d.%d", ctl ? ctl : "unified", a->name,
-                 (long long)r->job, r->task, r->attempt);
-}
-
-/* Creates the run's cgroup(s) with its limits; fills procs[] with the files
- * the child writes its pid into.  Failure leaves the run unlimited (logged). */
-static int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
-                    char procs[2][1200])
-{
-    char dir[1100], file[1200], val[64];
-    procs[0][0] = procs[1][0] = '\0';
-    if (a->hw.cg == CG_NONE || a->cfg.no_cgroup)
-        return 0;
-    if (a->hw.cg == CG_V2) {
-        char parent[1100];
-        snprintf(parent, sizeof(parent), "%s/hrm-%s", a->hw.cg_root, a->name);
-        if (mkdirs(parent, 0755) < 0)
-            goto fail;
-        snprintf(file, sizeof(file), "%s/cgroup.subtree_control", a->hw.cg_root);
-        write_text(file, "+cpu +memory");
-        snprintf(file, sizeof(file), "%s/cgroup.subtree_control", parent);
-        write_text(file, "+cpu +memory");
-        cg_path(a, r, NULL, dir, sizeof(dir));
-        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-            goto fail;
-        snprintf(file, sizeof(file), "%s/cpu.max", dir);
-        snprintf(val, sizeof(val), "%lld %d", (long long)(cpu_milli * CPU_PERIOD_US / 1000),
-                 CPU_PERIOD_US);
-        write_text(file, val);
-        if (mem > 0) {
-            snprintf(file, sizeof(file), "%s/memory.max", dir);
-            snprintf(val, sizeof(val), "%lld", (long long)mem);
-            write_text(file, val);
-        }
-        snprintf(procs[0], 1200, "%s/cgroup.procs", dir);
-        r->cg = true;
-        return 0;
-    }
-    cg_path(a, r, "cpu", dir, sizeof(dir));
-    if (mkdirs(dir, 0755) < 0)
-        goto fail;
-    snprintf(file, sizeof(file), "%s/cpu.cfs_period_us", dir);
-    snprintf(val, sizeof(val), "%d", CPU_PERIOD_US);
-    write_text(file, val);
-    snprintf(file, sizeof(file), "%s/cpu.cfs_quota_us", dir);
-    snprintf(val, sizeof(val), "%lld", (long long)(cpu_milli * CPU_PERIOD_US / 1000));
-    write_text(file, val);
-    snprintf(procs[0], 1200, "%s/cgroup.procs", dir);
-    cg_path(a, r, "memory", dir, sizeof(dir));
-    if (mkdirs(dir, 0755) < 0)
-        goto fail;
-    if (mem > 0) {
-        snprintf(file, sizeof(file), "%s/memory.limit_in_bytes", dir);
-        snprintf(val, sizeof(val), "%lld", (long long)mem);
-        write_text(file, val);
-    }
-    snprintf(procs[1], 1200, "%s/cgroup.procs", dir);
-    r->cg = true;
-    return 0;
-fail:
-    hrm_log(HRM_LOG_WARNING, "cgroup for task " HRM_TASK_FMT ": %s; running it unlimited",
-            HRM_TASK_ARGS(r->job, r->task, r->attempt), strerror(errno));
-    procs[0][0] = procs[1][0] = '\0';
-    return -1;
-}
-
-static bool cg_oom(const struct agent *a, const struct arun *r)
-{
-    char dir[1100], path[1200], line[128];
-    cg_path(a, r, "memory", dir, sizeof(dir));
-    snprintf(path, sizeof(path), "%s/%s", dir,
-             a->hw.cg == CG_V2 ? "memory.events" : "memory.oom_control");
-    FILE *f = fopen(path, "re");
-    long long n = 0;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "oom_kill %lld", &n) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return n > 0;
-}
-
-static void cg_remove(const struct agent *a, const struct arun *r)
-{
-    char dir[1100];
-    if (!r->cg)
-        return;
-    if (a->hw.cg == CG_V2) {
-        cg_path(a, r, NULL, dir, sizeof(dir));
-        rmdir(dir);
-        return;
-    }
-    cg_path(a, r, "cpu", dir, sizeof(dir));
-    rmdir(dir);
-    cg_path(a, r, "memory", dir, sizeof(dir));
-    rmdir(dir);
 }
 
 /* ---- launching ---- */
@@ -226,24 +110,32 @@ void exec_fini(struct agent *a)
         hrm_free(a->base_env[i]);
     hrm_free(a->base_env);
     hrm_free(a->stack);
+    hrm_free(a->groups);
+}
+
+static bool user_var(const char *key)
+{
+    return strcmp(key, "HOME") == 0 || strcmp(key, "USER") == 0 || strcmp(key, "LOGNAME") == 0;
 }
 
 /*
  * The task's environment: the agent's (copied once at start), then the
- * job's, then hrm's own.  Entries [0, *nborrowed) point into a->base_env.
+ * task's user's HOME, USER and LOGNAME when it switches, then the job's,
+ * then hrm's own.  Entries [0, *nborrowed) point into a->base_env.
  */
+
 static char **build_env(const struct agent *a, const struct arun *r, const json_t *env,
-                        size_t *nborrowed)
+                        const struct task_user *u, size_t *nborrowed)
 {
     size_t n = 0, cap = 0;
     char **out = NULL;
-    HRM_GROW(out, cap, a->nbase_env + json_object_size(env) + 6);
+    HRM_GROW(out, cap, a->nbase_env + json_object_size(env) + 9);
     for (size_t i = 0; i < a->nbase_env; i++) {
         const char *e = a->base_env[i];
         size_t klen = strcspn(e, "=");
         char key[256];
         snprintf(key, sizeof(key), "%.*s", (int)(klen < 255 ? klen : 255), e);
-        if (json_object_size(env) && json_object_get(env, key))
+        if ((json_object_size(env) && json_object_get(env, key)) || (u->change && user_var(key)))
             continue;
         /* An agent started from inside a task has that task's: the new task gets its own. */
         if (strcmp(key, "HRM_JOB_ID") == 0 || strcmp(key, "HRM_TASK_ID") == 0 ||
@@ -252,6 +144,12 @@ static char **build_env(const struct agent *a, const struct arun *r, const json_
         out[n++] = a->base_env[i];
     }
     *nborrowed = n;
+    if (u->change) { /* the task's user's own, unless the job sets them */
+        const char *const vars[3][2] = {{"HOME", u->home}, {"USER", u->name}, {"LOGNAME", u->name}};
+        for (int i = 0; i < 3; i++)
+            if (!json_object_get(env, vars[i][0]))
+                out[n++] = fmt_env(vars[i][0], vars[i][1]);
+    }
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)env, k, v)
@@ -338,6 +236,9 @@ static void finish(struct agent *a, struct arun *r)
         json_array_set_new(a->outq, r->started_idx, json_null());
     r->ended = true;
     r->status = r->exit == 0 && r->signal == 0 && !r->error[0] ? 0 : 1;
+    if (r->error[0])
+        hrm_log(HRM_LOG_NOTICE, "task " HRM_TASK_FMT " could not start: %s",
+                HRM_TASK_ARGS(r->job, r->task, r->attempt), r->error);
     if (!r->end_us)
         r->end_us = agent_now_us();
     HRM_GROW(a->done, a->cap_done, a->ndone + 1);
@@ -377,16 +278,58 @@ json_t *exec_end_json(const struct arun *r)
     return m;
 }
 
+int exec_user_resolve(struct agent *a, const char *name, struct task_user *u, char *why,
+                      size_t len)
+{
+    memset(u, 0, sizeof(*u));
+    if (!name)
+        return 0; /* a master that names no user: the task runs as the agent does */
+    struct passwd pw, *found = NULL;
+    char buf[16384];
+    int rc = getpwnam_r(name, &pw, buf, sizeof(buf), &found);
+    if (!found) {
+        if (rc == 0 || rc == ENOENT || rc == ESRCH)
+            snprintf(why, len, "no such user '%.40s' on %s", name, a->name);
+        else
+            snprintf(why, len, "user '%.40s' on %s: %s", name, a->name, strerror(rc));
+        return -1;
+    }
+    if (pw.pw_uid == geteuid())
+        return 0; /* already: keep the agent's own groups */
+    if (geteuid() != 0) {
+        snprintf(why, len, "cannot run as user '%.40s' on %s: the agent runs as uid %u, not root",
+                 name, a->name, (unsigned)geteuid());
+        return -1;
+    }
+    u->change = true;
+    u->uid = pw.pw_uid;
+    u->gid = pw.pw_gid;
+    snprintf(u->name, sizeof(u->name), "%s", pw.pw_name);
+    snprintf(u->home, sizeof(u->home), "%s", pw.pw_dir ? pw.pw_dir : "/");
+    /* Its supplementary groups, as a login would give them (the child may not read files). */
+    for (;;) {
+        int n = (int)a->cap_groups;
+        if (n > 0 && getgrouplist(pw.pw_name, pw.pw_gid, a->groups, &n) >= 0) {
+            u->ngroups = (size_t)n;
+            return 0;
+        }
+        HRM_GROW(a->groups, a->cap_groups, (size_t)(n > 16 ? n : 16));
+    }
+}
+
 /* What the launch child needs; it shares the agent's memory (CLONE_VM) and
  * the agent waits (CLONE_VFORK) until it has called execve or exited. */
 struct child_args {
     const char *exe, *cwd;
     char **argv, **envp;
-    const char *procs[2];
+    const char *procs[CG_NCTL];
     int fds[3];
     const cpu_set_t *pin;
+    const struct task_user *user; /* NULL: stays the agent's user */
+    const gid_t *groups;
     pid_t parent;
     volatile int err; /* set by the child when it fails; 0 once execve succeeded */
+    volatile enum { STEP_SETUP, STEP_USER, STEP_CWD, STEP_EXEC } step; /* where it failed */
 };
 
 /* The child: only async-signal-safe calls until execve (ZeroMQ's threads may
@@ -400,14 +343,10 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL); /* tasks do not outlive their agent */
-    if (getppid() != c->parent) {
-        c->err = ESRCH;
-        _exit(127);
-    }
     char pidtxt[24];
     size_t plen = utoa((unsigned long)getpid(), pidtxt);
-    for (int i = 0; i < 2; i++) {
+    /* Into its cgroups while it still has the right to. */
+    for (int i = 0; i < CG_NCTL; i++) {
         if (!c->procs[i])
             continue;
         int fd = open(c->procs[i], O_WRONLY | O_CLOEXEC);
@@ -419,8 +358,31 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
     }
     if (c->pin)
         sched_setaffinity(0, sizeof(*c->pin), c->pin);
-    if (chdir(c->cwd) < 0 || dup2(c->fds[0], 0) < 0 || dup2(c->fds[1], 1) < 0 ||
-        dup2(c->fds[2], 2) < 0) {
+    /* Raw system calls: glibc's setuid() would signal the agent's threads (its setxid
+     * broadcast), which are not this process's.  Groups first, the uid last. */
+    if (c->user) {
+        c->step = STEP_USER;
+        if (syscall(SYS_setgroups, c->user->ngroups, c->groups) < 0 ||
+            syscall(SYS_setresgid, c->user->gid, c->user->gid, c->user->gid) < 0 ||
+            syscall(SYS_setresuid, c->user->uid, c->user->uid, c->user->uid) < 0) {
+            c->err = errno;
+            _exit(127);
+        }
+        c->step = STEP_SETUP;
+    }
+    /* After the switch: a change of credentials clears the parent-death signal. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* tasks do not outlive their agent */
+    if (getppid() != c->parent) {
+        c->err = ESRCH;
+        _exit(127);
+    }
+    c->step = STEP_CWD; /* as the task's user: it must be allowed there */
+    if (chdir(c->cwd) < 0) {
+        c->err = errno;
+        _exit(127);
+    }
+    c->step = STEP_EXEC;
+    if (dup2(c->fds[0], 0) < 0 || dup2(c->fds[1], 1) < 0 || dup2(c->fds[2], 2) < 0) {
         c->err = errno;
         _exit(127);
     }
@@ -449,6 +411,13 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         if (a->runs[i].job == r.job && a->runs[i].task == r.task &&
             a->runs[i].attempt == r.attempt)
             return; /* a launch we already run (repeated after a reconnect) */
+    struct task_user user;
+    if (exec_user_resolve(a, json_string_value(json_object_get(msg, "user")), &user, r.error,
+                          sizeof(r.error)) < 0) {
+        r.exit = 127;
+        finish(a, &r);
+        return;
+    }
     const json_t *cmd = json_object_get(msg, "cmd");
     const json_t *env = json_object_get(msg, "env");
     const char *cwd = json_string_value(json_object_get(msg, "cwd"));
@@ -469,7 +438,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     bool discard = json_is_false(json_object_get(msg, "output"));
     /* The job's folder is made once, by its first task on this node. */
     if (!discard && a->dir_job != r.job) {
-        if (mkdirs(dir, 0700) < 0) { /* private: tasks' output is their owners' */
+        if (agent_mkdirs(dir, 0700) < 0) { /* private: tasks' output is their owners' */
             snprintf(r.error, sizeof(r.error), "output folder: %.100s", strerror(errno));
             r.exit = 127;
             finish(a, &r);
@@ -490,13 +459,18 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         finish(a, &r);
         return;
     }
+    if (!discard && user.change) { /* the task's files are its user's */
+        if (fchown(fds[1], user.uid, user.gid) < 0 || fchown(fds[2], user.uid, user.gid) < 0)
+            hrm_log(HRM_LOG_WARNING, "task " HRM_TASK_FMT " output: chown: %s",
+                    HRM_TASK_ARGS(r.job, r.task, r.attempt), strerror(errno));
+    }
     size_t argc = json_array_size(cmd);
     char **argv = hrm_calloc(argc + 1, sizeof(*argv));
     for (size_t i = 0; i < argc; i++)
         argv[i] = (char *)json_string_value(json_array_get(cmd, i));
     size_t nborrowed;
-    char **envp = build_env(a, &r, env, &nborrowed);
-    char procs[2][1200];
+    char **envp = build_env(a, &r, env, &user, &nborrowed);
+    char procs[CG_NCTL][1200];
     cg_setup(a, &r, json_integer_value(json_object_get(msg, "cpu")),
              json_integer_value(json_object_get(msg, "mem")), procs);
     cpu_set_t set;
@@ -505,15 +479,18 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
                             .cwd = cwd,
                             .argv = argv,
                             .envp = envp,
-                            .procs = {procs[0][0] ? procs[0] : NULL, procs[1][0] ? procs[1] : NULL},
                             .fds = {fds[0], fds[1], fds[2]},
                             .pin = pin ? &set : NULL,
+                            .user = user.change ? &user : NULL,
+                            .groups = a->groups,
                             .parent = getpid()};
     /* The run starts before clone, not when the agent resumes: a short task may have run to
      * its end by then (the agent waits for execve, then for a core), leaving a runtime shorter
      * than the task's own CPU time. */
     r.start_us = agent_now_us();
     r.start_mono_us = agent_mono_us();
+    for (int i = 0; i < CG_NCTL; i++)
+        ca.procs[i] = procs[i][0] ? procs[i] : NULL;
     /* clone(CLONE_VM | CLONE_VFORK), as posix_spawn does: no copy of the
      * agent's page tables, and the agent resumes once execve has succeeded
      * (its CLOEXEC descriptors closed) or the child has exited. */
@@ -531,7 +508,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     if (pid < 0) {
         snprintf(r.error, sizeof(r.error), "clone: %s", strerror(clone_errno));
         r.exit = 127;
-        cg_remove(a, &r);
+        cg_release(a, &r);
         finish(a, &r);
         return;
     }
@@ -540,15 +517,16 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     if (ca.err) {
         waitpid(pid, NULL, 0);
         int child_errno = ca.err;
-        snprintf(r.error, sizeof(r.error), "cannot start: %s%s%s", strerror(child_errno),
-                 child_errno == ENOENT || child_errno == ENOTDIR ? " (working directory " : "",
-                 child_errno == ENOENT || child_errno == ENOTDIR ? cwd : "");
-        if (child_errno == ENOENT || child_errno == ENOTDIR) {
-            size_t l = strlen(r.error);
-            snprintf(r.error + l, sizeof(r.error) - l, ")");
-        }
+        bool in_cwd = ca.step == STEP_CWD;
+        if (ca.step == STEP_USER)
+            snprintf(r.error, sizeof(r.error), "cannot run as user '%.40s' (uid %u): %s",
+                     user.name, (unsigned)user.uid, strerror(child_errno));
+        else
+            snprintf(r.error, sizeof(r.error), "cannot start: %s%s%.100s%s",
+                     strerror(child_errno), in_cwd ? " (working directory " : "",
+                     in_cwd ? cwd : "", in_cwd ? ")" : "");
         r.exit = 127;
-        cg_remove(a, &r);
+        cg_release(a, &r);
         finish(a, &r);
         return;
     }
@@ -559,9 +537,9 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
 
 void exec_kill(struct agent *a, struct arun *r, int sig)
 {
-    (void)a;
     if (r->pid > 0)
         kill(-r->pid, sig);
+    cg_signal(a, r, sig); /* also what left the process group (setsid, daemons) */
     if (sig == SIGTERM && !r->kill_at_us)
         r->kill_at_us = agent_mono_us() + KILL_GRACE_US;
 }
@@ -572,6 +550,7 @@ void exec_deadlines(struct agent *a)
     for (size_t i = 0; i < a->nruns; i++)
         if (a->runs[i].kill_at_us && now >= a->runs[i].kill_at_us) {
             kill(-a->runs[i].pid, SIGKILL);
+            cg_signal(a, &a->runs[i], SIGKILL);
             a->runs[i].kill_at_us = 0;
         }
 }
@@ -596,12 +575,13 @@ void exec_reap(struct agent *a)
                         ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
             r->rss = (int64_t)ru.ru_maxrss * 1024;
             r->end_us = agent_now_us();
+            /* What the task started dies with it: its process group, then everything in its
+             * cgroup (which catches what left the group), and only then the cgroup goes. */
+            kill(-pid, SIGKILL);
             if (r->cg) {
                 r->oom = cg_oom(a, r);
-                cg_remove(a, r);
+                cg_release(a, r);
             }
-            /* The group may hold children of the task: they go with it. */
-            kill(-pid, SIGKILL);
             struct arun done = *r;
             a->runs[i] = a->runs[--a->nruns];
             finish(a, &done);
@@ -646,7 +626,7 @@ json_t *exec_usage(struct agent *a)
 void exec_stop_all(struct agent *a)
 {
     for (size_t i = 0; i < a->nruns; i++)
-        kill(-a->runs[i].pid, SIGTERM);
+        exec_kill(a, &a->runs[i], SIGTERM);
     int64_t deadline = agent_mono_us() + KILL_GRACE_US;
     while (a->nruns > 0 && agent_mono_us() < deadline) {
         exec_reap(a);
@@ -654,7 +634,7 @@ void exec_stop_all(struct agent *a)
         nanosleep(&ts, NULL);
     }
     for (size_t i = 0; i < a->nruns; i++)
-        kill(-a->runs[i].pid, SIGKILL);
+        exec_kill(a, &a->runs[i], SIGKILL);
     while (a->nruns > 0) {
         size_t before = a->nruns;
         exec_reap(a);

@@ -133,7 +133,8 @@ static void cgroup_probe(struct hw_info *hw, const char *name, bool probe)
         snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", hw->cg_root);
         if (access(ctl, W_OK) == 0 && (!probe || probe_dir(hw->cg_root, "hrm-probe"))) {
             hw->cg = CG_V2;
-            snprintf(hw->cg_why, sizeof(hw->cg_why), "v2 under %.100s (cpu.max, memory.max)",
+            snprintf(hw->cg_why, sizeof(hw->cg_why),
+                     "v2 under %.90s/hrm/CLUSTER (cpu.max, memory.max, pids.max, cgroup.kill)",
                      hw->cg_root);
         } else {
             snprintf(hw->cg_why, sizeof(hw->cg_why),
@@ -148,9 +149,14 @@ static void cgroup_probe(struct hw_info *hw, const char *name, bool probe)
         if (!probe || (probe_dir("/sys/fs/cgroup/cpu", "hrm-probe") &&
                        probe_dir("/sys/fs/cgroup/memory", "hrm-probe"))) {
             hw->cg = CG_V1;
+            /* Optional: without pids no pids.max, without freezer a group kill cannot stop
+             * a task that forks while it is being killed (it retries instead). */
+            hw->cg_pids = stat("/sys/fs/cgroup/pids/cgroup.procs", &st) == 0;
+            hw->cg_freezer = stat("/sys/fs/cgroup/freezer/cgroup.procs", &st) == 0;
             snprintf(hw->cg_why, sizeof(hw->cg_why),
-                     "v1 (cpu.cfs_quota_us, memory.limit_in_bytes under /sys/fs/cgroup/*/hrm/%s)",
-                     name);
+                     "v1 (cpu.cfs_quota_us, memory.limit_in_bytes%s%s under "
+                     "/sys/fs/cgroup/*/hrm/CLUSTER/%.40s)",
+                     hw->cg_pids ? ", pids.max" : "", hw->cg_freezer ? ", freezer" : "", name);
         } else {
             snprintf(hw->cg_why, sizeof(hw->cg_why),
                      "none: cgroup v1 is mounted but not writable by this user");
@@ -182,13 +188,26 @@ int hrm_agent_check(const struct hrm_agent_config *cfg, bool json)
     const char *name = cfg && cfg->name ? cfg->name : host;
     hw_discover(&hw, name, true);
     const char *cg = hw.cg == CG_V2 ? "v2" : hw.cg == CG_V1 ? "v1" : "none";
+    /* Where its tasks' cgroups would go: the cluster's identity comes from master.pub. */
+    char keys[1100], where[160] = "";
+    struct hrm_keypair master;
+    struct hrm_error kerr;
+    if (cfg && cfg->keys_dir)
+        snprintf(keys, sizeof(keys), "%s", cfg->keys_dir);
+    else
+        snprintf(keys, sizeof(keys), "%.1000s/keys", cfg && cfg->state_dir ? cfg->state_dir : ".");
+    if (hw.cg != CG_NONE && hrm_keys_load(keys, "master", true, &master, &kerr) == 0) {
+        char cluster[CG_CLUSTER_LEN + 1];
+        cg_cluster_id(master.pub, cluster);
+        snprintf(where, sizeof(where), "hrm/%s/%.60s", cluster, name);
+    }
     if (json) {
-        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:I, s:s, s:s, s:s}",
+        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:I, s:s, s:s, s:s, s:s}",
                               "name", name, "pus", hw.pus, "cores", hw.cores, "numa", hw.numa,
                               "pci", hw.pci, "mem_total", (json_int_t)hw.mem_total, "mem_avail",
                               (json_int_t)hw.mem_avail, "nvml_gpus", hw.nvml_gpus, "gpu_mem",
                               (json_int_t)hw.nvml_gpu_mem, "gpu_name", hw.nvml_name, "cgroup", cg,
-                              "cgroup_detail", hw.cg_why);
+                              "cgroup_detail", hw.cg_why, "cgroup_path", where);
         char *s = json_dumps(o, JSON_INDENT(2));
         printf("%s\n", s);
         free(s);
@@ -206,5 +225,7 @@ int hrm_agent_check(const struct hrm_agent_config *cfg, bool json)
         printf("gpus       %d (NVML; %s, %lld MiB)\n", hw.nvml_gpus, hw.nvml_name,
                (long long)(hw.nvml_gpu_mem >> 20));
     printf("cgroup     %s\n", hw.cg_why);
+    if (where[0])
+        printf("tasks in   %s/JOB.TASK.ATTEMPT\n", where);
     return 0;
 }

@@ -11,6 +11,9 @@
 #include "hrm/transport.h"
 
 enum cg_mode { CG_NONE, CG_V1, CG_V2 };
+/* v1 hierarchies a task joins (v2: one directory, named by CG_CPU). */
+enum cg_ctl { CG_CPU, CG_MEM, CG_PIDS, CG_FREEZER, CG_NCTL };
+#define CG_CLUSTER_LEN 12 /* hex digits of the cluster's identity in cgroup paths */
 
 struct hw_info {
     int32_t pus, cores, numa, pci;  /* hwloc; 0 when unknown */
@@ -21,6 +24,7 @@ struct hw_info {
     enum cg_mode cg;
     char cg_why[160];               /* why that mode (for --check) */
     char cg_root[512];              /* v2: the delegated parent; v1: unused */
+    bool cg_pids, cg_freezer;       /* v1: those hierarchies are mounted (pids.max, group kill) */
 };
 
 struct arun {
@@ -72,6 +76,14 @@ struct agent {
     char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
     size_t nbase_env;
     void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK) */
+    char cluster[CG_CLUSTER_LEN + 1]; /* in cgroup paths: cg_cluster_id(master.pub) */
+    struct cg_left {
+        char leaf[64];
+    } *cg_left;              /* task cgroups not empty yet at their task's end (cg_retry) */
+    size_t ncg_left, cap_cg_left;
+    bool cg_prepared;        /* v2: hrm/<cluster>/<node> exists and passes its controllers down */
+    gid_t *groups;           /* the launch child's supplementary groups (reused buffer) */
+    size_t cap_groups;
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
@@ -85,11 +97,37 @@ void hw_discover(struct hw_info *hw, const char *name, bool probe_cgroup);
 double hw_loadavg(void);
 int64_t hw_mem_avail(void);
 
+/* agent_cgroup.c: hrm/<cluster>/<node>/<job>.<task>.<attempt> in each hierarchy */
+void cg_cluster_id(const char *master_pub, char out[CG_CLUSTER_LEN + 1]); /* sha256, hex */
+/* Creates the run's cgroup(s) with its limits; fills procs[] with the files the child writes
+ * its pid into.  Failure leaves the run unlimited (logged). */
+int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
+             char procs[CG_NCTL][1200]);
+bool cg_oom(const struct agent *a, const struct arun *r);
+void cg_signal(struct agent *a, const struct arun *r, int sig); /* every process of the group */
+void cg_release(struct agent *a, struct arun *r); /* kills what is left, removes it */
+void cg_retry(struct agent *a);  /* groups that were not empty at their task's end */
+void cg_sweep(struct agent *a);  /* at start: a killed predecessor's task cgroups */
+void cg_fini(struct agent *a);
+
 /* agent.c */
 void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes msg */
 void agent_flush(struct agent *a);             /* sends the queue, batched */
 
 /* agent_exec.c */
+int agent_mkdirs(const char *path, mode_t mode); /* mkdir -p */
+/* The account a task runs as, resolved before clone (the child may only make system calls). */
+struct task_user {
+    bool change;      /* the child switches to uid, gid and a->groups[0, ngroups) */
+    uid_t uid;
+    gid_t gid;
+    size_t ngroups;
+    char name[64], home[512];
+};
+/* name NULL (a master that names none) or the agent's own user: no change.  An unknown user,
+ * or another one while the agent is not root: -1 and why ("no such user 'x' on node1"). */
+int exec_user_resolve(struct agent *a, const char *name, struct task_user *u, char *why,
+                      size_t len);
 int exec_init(struct agent *a, struct hrm_error *err); /* stdin, environment, child stack */
 void exec_fini(struct agent *a);
 int64_t agent_mono_us(void);

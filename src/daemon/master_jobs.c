@@ -378,6 +378,7 @@ json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx)
     json_object_set_new(l, "gpus", json_integer(j->greq[t->group].v[HRM_DIM_GPU]));
     if (json_is_false(json_object_get(g, "output")))
         json_object_set_new(l, "output", json_false());
+    json_object_set_new(l, "user", json_string(j->user)); /* the account the task runs as */
     return l;
 }
 
