@@ -14,11 +14,11 @@
 enum hrm_disk_kind { HRM_DISK_HDD, HRM_DISK_SSD, HRM_DISK_NVME };
 
 enum hrm_unit_kind {
-    HRM_UNIT_GPU, /* one GPU and the cores bound to it (SPEC P0 resource unit) */
+    HRM_UNIT_GPU, /* one GPU and the cores bound to it (P0 resource unit) */
     HRM_UNIT_CPU  /* the node's remaining cores */
 };
 
-/* A resource unit: the schedulable piece of a node (SPEC P0). */
+/* A resource unit: the schedulable piece of a node (P0). */
 struct hrm_unit {
     enum hrm_unit_kind kind;
     int32_t node;

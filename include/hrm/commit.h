@@ -1,4 +1,4 @@
-/* Commit protocol of the shared-state schedulers (SPEC P0): the master side, sans-IO. */
+/* Commit protocol of the shared-state schedulers (P0): the master side, sans-IO. */
 #ifndef HRM_COMMIT_H
 #define HRM_COMMIT_H
 
@@ -83,7 +83,7 @@ const struct hrm_cell *hrm_commit_cell(const struct hrm_commit *m);
 const struct hrm_commit_stats *hrm_commit_stats(const struct hrm_commit *m);
 
 /*
- * Fair share of a scarce resource (SPEC P0 and P1): A_j = min(floor(Q/K), N_j)
+ * Fair share of a scarce resource (P0 and P1): A_j = min(floor(Q/K), N_j)
  * for Q units, K running jobs and a job that needs N_j.  K <= 0 counts as one
  * job (the asker is alone); negative Q or N_j give 0.  Q < K gives 0: the
  * units left over are the caller's to spread (see docs/policies.md).

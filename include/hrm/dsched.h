@@ -1,4 +1,4 @@
-/* Distributed scheduler instance (SPEC P4) and baselines, as a sans-IO role. */
+/* Distributed scheduler instance (P4) and baselines, as a sans-IO role. */
 #ifndef HRM_DSCHED_H
 #define HRM_DSCHED_H
 

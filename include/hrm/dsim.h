@@ -1,4 +1,4 @@
-/* Simulator driver of the distributed world (SPEC P4). */
+/* Simulator driver of the distributed world (P4). */
 #ifndef HRM_DSIM_H
 #define HRM_DSIM_H
 

@@ -21,7 +21,7 @@ static inline hrm_addr hrm_addr_node(int32_t node)
     return HRM_ADDR_NODE0 + node;
 }
 
-/* The distributed world (SPEC P4, docs/dhrm.md) adds roles below zero, so the
+/* The distributed world (P4, docs/dhrm.md) adds roles below zero, so the
  * node numbering above stays as it is. */
 #define HRM_ADDR_EXEC (-1)       /* a node role's own task executor: local, no network hop */
 #define HRM_ADDR_NEGOTIATOR (-2) /* the load-balancing negotiator */
@@ -46,7 +46,7 @@ static inline int32_t hrm_addr_sched_index(hrm_addr a)
     X(TASK_END, "task_end")       /* node -> central: task, attempt, status (outcome) */      \
     X(NODE_DOWN, "node_down")     /* monitor -> central: node */                              \
     X(NODE_UP, "node_up")         /* monitor -> central: node */                              \
-    /* Distributed scheduling (SPEC P4; fields in docs/dhrm.md).  q = execution queue index. */ \
+    /* Distributed scheduling (P4; fields in docs/dhrm.md).  q = execution queue index. */ \
     X(HOLD, "hold")               /* sched -> node: attempt probe id, node q, status slots */ \
                                   /* wanted, gpu_mask cpu milli and value mem per slot, task */ \
     X(HOLD_REPLY, "hold_reply")   /* node -> sched: attempt probe id, node, status slots held, */ \
@@ -70,10 +70,10 @@ static inline int32_t hrm_addr_sched_index(hrm_addr a)
     X(MIGRATE_PARKED, "migrate_parked") /* target -> source: task: busy, will pull later */   \
     X(MIGRATE_PULL, "migrate_pull")     /* target -> source: task: a slot is held, send it */ \
     X(MIGRATE_CANCEL, "migrate_cancel") /* source -> target: task: gone, drop park or slot */ \
-    /* Usage samples (SPEC P2), packed by hrm_usage_pack below. */                             \
+    /* Usage samples (P2), packed by hrm_usage_pack below. */                             \
     X(TASK_USAGE, "task_usage")   /* node -> central: job, task, node, attempt, usage */     \
     X(NODE_USAGE, "node_usage")   /* node -> central: node, its foreign load (not hrm tasks) */ \
-    /* Shared-state scheduling (SPEC P0, include/hrm/commit.h): instances and the master. */    \
+    /* Shared-state scheduling (P0, include/hrm/commit.h): instances and the master. */    \
     X(SNAP_REQUEST, "snap_request") /* sched -> master: job, attempt txn, value cell version */ \
                                   /* known (answer once newer; 0 = now), status 1 = lock */  \
     X(SNAP_REPLY, "snap_reply")   /* master -> sched: attempt txn, value cell version, status */ \
@@ -104,7 +104,7 @@ struct hrm_msg {
     int64_t value;     /* type-specific */
 };
 
-/* A usage sample (SPEC P2 node agents): average use over the interval that
+/* A usage sample (P2 node agents): average use over the interval that
  * ends when the message is sent.  Packed into the fixed message: status bit 0
  * = the node's cpu was compressed (use then understates demand), gpu_mask =
  * cpu in milli-cores, value = memory in MiB (rounded up) << 32 | interval in

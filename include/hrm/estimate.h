@@ -1,4 +1,4 @@
-/* Similar-task history (SPEC P2): staged demand profiles from usage samples, persisted. */
+/* Similar-task history (P2): staged demand profiles from usage samples, persisted. */
 #ifndef HRM_ESTIMATE_H
 #define HRM_ESTIMATE_H
 

@@ -1,4 +1,4 @@
-/* Min-cost flow solver for scheduling graphs, with incremental re-solve (SPEC P1). */
+/* Min-cost flow solver for scheduling graphs, with incremental re-solve (P1). */
 #ifndef HRM_FLOW_H
 #define HRM_FLOW_H
 

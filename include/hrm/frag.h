@@ -51,7 +51,7 @@ double hrm_frag_node_amount(const struct hrm_frag_node *n, const struct hrm_frag
 enum hrm_frag_policy {
     HRM_FRAG_BESTFIT,   /* GPU sharing; the node left tightest, the tightest GPU */
     HRM_FRAG_EXCLUSIVE, /* one task per GPU: a fractional pod holds a whole GPU */
-    HRM_FRAG_STACK,     /* HRM queue stacking (SPEC P0): GPU RU admission by GPU memory */
+    HRM_FRAG_STACK,     /* HRM queue stacking (P0): GPU RU admission by GPU memory */
     HRM_FRAG_FGD,       /* the paper's: least growth of expected fragmentation */
     HRM_FRAG_NPOLICIES
 };
@@ -99,7 +99,7 @@ int hrm_frag_choose(struct hrm_frag_cluster *c, enum hrm_frag_policy policy,
 void hrm_frag_apply(struct hrm_frag_cluster *c, const struct hrm_frag_pod *pod,
                     const struct hrm_frag_choice *ch);
 
-/* HRM's GPU resource-unit admission (SPEC P0): hrm_ru_fits of include/hrm/ru.h on
+/* HRM's GPU resource-unit admission (P0): hrm_ru_fits of include/hrm/ru.h on
  * a GPU unit whose memory is one GPU's thousandths, so the GPU memory of the
  * stacked tasks is their shares: the unit takes the pod while its free share
  * covers the pod's.  ru_tasks: tasks already on the GPU. */

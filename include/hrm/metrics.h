@@ -18,7 +18,7 @@ double hrm_percentile(double *vals, size_t n, double p);
 double hrm_mean(const double *vals, size_t n);
 /* Jain's fairness index (sum x)^2 / (n sum x^2); 1 for n == 0 or all zero. */
 double hrm_jain(const double *x, size_t n);
-/* Jain's index of shares measured against their max-min fair division (SPEC
+/* Jain's index of shares measured against their max-min fair division (
  * P2; docs/metrics.md): the total held, sum share[i], is divided by water
  * filling, where a user with wants_more[i] may take any amount and one
  * without is entitled to at most what it holds; then J over
@@ -26,7 +26,7 @@ double hrm_jain(const double *x, size_t n);
  * every user wants more, which is hrm_jain(share, n).  1 for n == 0, nothing
  * held, or nobody wanting more. */
 double hrm_jain_maxmin(const double *share, const bool *wants_more, size_t n);
-/* SPEC P1: S = mean of s_j, sigma = sqrt(sum (s_j - S)^2 / m).  mean_out may
+/* P1: S = mean of s_j, sigma = sqrt(sum (s_j - S)^2 / m).  mean_out may
  * be NULL; m == 0 gives S = sigma = 0.  hrm_mean of nothing is 0. */
 double hrm_fairness_sigma(const double *s, size_t m, double *mean_out);
 
@@ -35,7 +35,7 @@ double hrm_fairness_sigma(const double *s, size_t m, double *mean_out);
  * stage takes its slowest task.  D is the fastest disk_bw among the cluster's
  * nodes (net.disk_bw when it has none); docs/metrics.md has the details. */
 int64_t hrm_job_ideal_us(const struct hrm_workload *wl, const struct hrm_cluster *c, int32_t job);
-/* t_id of SPEC P1: the job alone on 1/m of the cluster: its stages in DAG order,
+/* t_id of P1: the job alone on 1/m of the cluster: its stages in DAG order,
  * each list-scheduled longest-first on max(1, floor(slots/m)) slots, where
  * slots is the cluster's GPU count for GPU tasks, else how many of the task's
  * cpu request the cluster's cores hold; task time as in hrm_job_ideal_us.
@@ -85,7 +85,7 @@ struct hrm_run_record {
     int64_t tasks_done, task_failures, preemptions, tasks_lost;
     int64_t events;   /* simulator events processed */
     struct hrm_series series;
-    /* Jain's index over allocation shares (SPEC metrics, P2): the sum of the
+    /* Jain's index over allocation shares (P2): the sum of the
      * per-sample indices and the number of samples (hrm_run_record_shares). */
     double share_jain_sum;
     int64_t share_samples;

@@ -1,4 +1,4 @@
-/* The negotiator (SPEC P4): matches long-waiting tasks with idle queues. */
+/* The negotiator (P4): matches long-waiting tasks with idle queues. */
 #ifndef HRM_NEGOTIATOR_H
 #define HRM_NEGOTIATOR_H
 

@@ -1,4 +1,4 @@
-/* Node queue system (SPEC P4): one node's execution queues as a sans-IO role. */
+/* Node queue system (P4): one node's execution queues as a sans-IO role. */
 #ifndef HRM_NQS_H
 #define HRM_NQS_H
 
@@ -94,7 +94,7 @@ int hrm_nqs_cancel(struct hrm_nqs *q, struct hrm_env *env, int32_t task);
 /* Nothing queued, running, held or parked here. */
 bool hrm_nqs_idle(const struct hrm_nqs *q);
 
-/* SPEC P4 estimated wait, in us, of one more task of (cpu, mem) in queue:
+/* P4 estimated wait, in us, of one more task of (cpu, mem) in queue:
  * 0 when it would start now (or could preempt a lower priority); else the
  * smallest remaining time of the running tasks plus the queued work ahead of
  * it divided by the slots the queue runs at once; estimates are corrected by

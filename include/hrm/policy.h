@@ -18,7 +18,7 @@ enum hrm_event_type {
     HRM_EV_JOB_END,    /* job */
     HRM_EV_NODE_DOWN,  /* node */
     HRM_EV_NODE_UP,    /* node */
-    HRM_EV_TASK_USAGE, /* task, node, attempt, usage: a running task's use (SPEC P2) */
+    HRM_EV_TASK_USAGE, /* task, node, attempt, usage: a running task's use (P2) */
     HRM_EV_NODE_USAGE  /* node, usage: the node's foreign load (what is not an hrm task) */
 };
 
@@ -86,7 +86,7 @@ int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_
 int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask,
                           const struct hrm_res *charge);
 /* Like hrm_ctx_start on an explicit GPU set that may already run tasks
- * (SPEC P0 queue stacking, hrm_state_start_stacked). */
+ * (P0 queue stacking, hrm_state_start_stacked). */
 int hrm_ctx_start_stacked(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask);
 /* Kills a running task; it is requeued and loses its progress. */
 int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task);

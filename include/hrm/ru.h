@@ -1,4 +1,4 @@
-/* SPEC P0 resource units (RUs): GPU + bound cores, CPU-only, lending; binding and stacking
+/* P0 resource units (RUs): GPU + bound cores, CPU-only, lending; binding and stacking
  * admission. */
 #ifndef HRM_RU_H
 #define HRM_RU_H
@@ -13,7 +13,7 @@
 
 #define HRM_RU_MAX_CORES 256 /* cores per node an RU can name (bitset size) */
 
-/* SPEC P0's three bindings. */
+/* P0's three bindings. */
 enum hrm_ru_type {
     HRM_RU_GPU,     /* (1) one GPU and the cores bound to it */
     HRM_RU_CPU,     /* (2) the node's cores that no GPU holds */
@@ -26,7 +26,7 @@ struct hrm_ru_cores {
 
 /*
  * One resource unit of a node, RS(RUId, MId, type, vCore, Mem, GMem, Wtime)
- * of SPEC P0 without the wait (src/estimate/waitsim.c estimates it).  What a
+ * of P0 without the wait (src/estimate/waitsim.c estimates it).  What a
  * real agent needs to isolate it: the core list (cpuset / affinity) and the
  * GPU index (CUDA_VISIBLE_DEVICES); see hrm_ru_format_cpus.
  */
@@ -83,7 +83,7 @@ int hrm_ru_bind_node(const struct hrm_cluster *c, int32_t node, bool lend, struc
 int64_t hrm_ru_task_gmem(const struct hrm_res *req);
 
 /*
- * Stacking admission (SPEC P0), the one rule every user of RUs shares:
+ * Stacking admission (P0), the one rule every user of RUs shares:
  *  - a task asking GPUs fits a GPU unit (either GPU type) when the GPU memory
  *    of the unit's GPU tasks plus its own per-GPU memory (hrm_ru_task_gmem)
  *    is at most ru->gmem, and fewer than max_stack GPU tasks are there
@@ -116,9 +116,9 @@ static inline bool hrm_ru_has_core(const struct hrm_ru *ru, int32_t core)
 }
 
 /*
- * What placing a task on a unit costs (SPEC P0 placement), for
+ * What placing a task on a unit costs (P0 placement), for
  * hrm_ru_prefer; in every field smaller is better.  The wait comes first: it
- * is what SPEC P0 minimises.  Among units with the same wait, the fewest GPU
+ * is what P0 minimises.  Among units with the same wait, the fewest GPU
  * kernels to share with (each slows the others).  Then, at no cost in wait or
  * run time, fragmentation.  A GPU task: the tightest GPU (best fit on its
  * free memory: an exact fit leaves 0) and then the tightest node, so
@@ -155,7 +155,7 @@ bool hrm_ru_prefer(const struct hrm_ru_cost *a, const struct hrm_ru_cost *b);
 void hrm_ru_cost_cpu_task(struct hrm_ru_cost *cost, int64_t cpu_free, int64_t cpu_cap,
                           int64_t gpu_free, int64_t gpu_cap);
 
-/* SPEC P0/P1 fair share when GPUs are scarce: A_j = min(floor(Q/K), N_j),
+/* P0/P1 fair share when GPUs are scarce: A_j = min(floor(Q/K), N_j),
  * Q GPUs, K running jobs, N_j the job's GPU tasks.  K <= 0 gives N_j. */
 int64_t hrm_ru_fair_share(int64_t q, int64_t k, int64_t n_j);
 

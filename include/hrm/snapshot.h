@@ -1,4 +1,4 @@
-/* Shared resource state (SPEC P0, Omega's cell): per-node versions, and snapshots of it. */
+/* Shared resource state (P0, Omega's cell): per-node versions, and snapshots of it. */
 #ifndef HRM_SNAPSHOT_H
 #define HRM_SNAPSHOT_H
 

@@ -23,7 +23,7 @@ struct hrm_faults {
     int32_t nnode_faults;
 };
 
-/* Foreign load on a node (the "cloud" variant of SPEC P2): busy and idle
+/* Foreign load on a node (the "cloud" variant of P2): busy and idle
  * periods of exponential length; while busy it uses cpu and memory drawn
  * uniformly from the ranges. */
 struct hrm_background {
@@ -34,7 +34,7 @@ struct hrm_background {
 };
 
 /* The simulator's node execution model, from the spec's "execution" object
- * (SPEC P2: compressible cpu, incompressible memory). */
+ * (P2: compressible cpu, incompressible memory). */
 struct hrm_execution {
     bool fluid;        /* every task shares cpu by its demand; else only tasks with a profile */
     double contention; /* p: a compressed task progresses at (1 - r_c) / (1 + p); default 0.05 */

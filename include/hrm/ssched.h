@@ -1,4 +1,4 @@
-/* Shared-state scheduler instance (SPEC P0, Omega-like) as a sans-IO role. */
+/* Shared-state scheduler instance (P0, Omega-like) as a sans-IO role. */
 #ifndef HRM_SSCHED_H
 #define HRM_SSCHED_H
 

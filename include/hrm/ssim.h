@@ -1,4 +1,4 @@
-/* Simulator driver of the shared-state world (SPEC P0): instances committing to a cell. */
+/* Simulator driver of the shared-state world (P0): instances committing to a cell. */
 #ifndef HRM_SSIM_H
 #define HRM_SSIM_H
 

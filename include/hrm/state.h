@@ -118,14 +118,14 @@ int hrm_state_stop(struct hrm_state *s, int32_t task, enum hrm_task_outcome outc
                    int64_t now_us);
 
 /* Like hrm_state_start, but the task holds charge instead of its request
- * (SPEC P2: a policy allocating by estimated demand) in the node's free
+ * (P2: a policy allocating by estimated demand) in the node's free
  * vector and the job/user/queue allocations.  The fit is the caller's
  * judgement: free resources may go negative (a policy over-committing
  * compressible cpu).  -HRM_ESTATE if not ready or node down, -HRM_ENOFIT if
  * the GPUs do not fit, -EINVAL for a negative charge; no change then. */
 int hrm_state_start_charged(struct hrm_state *s, int32_t task, int32_t node, uint32_t gpu_mask,
                             const struct hrm_res *charge, int64_t now_us);
-/* SPEC P0 queue stacking: like hrm_state_start, but GPUs of gpu_mask (an
+/* P0 queue stacking: like hrm_state_start, but GPUs of gpu_mask (an
  * explicit set: the right count, existing) may already run tasks.  Whether
  * the GPU memory allows it is the caller's judgement (hrm_ru_fits); the
  * task's other dimensions must fit the node.  A GPU already busy is not

@@ -1,4 +1,4 @@
-/* SPEC P0 waiting table of a resource unit and the `simulaterun` wait estimate (their Alg. 1). */
+/* P0 waiting table of a resource unit and the `simulaterun` wait estimate (their Alg. 1). */
 #ifndef HRM_WAITSIM_H
 #define HRM_WAITSIM_H
 

@@ -22,13 +22,13 @@ struct hrm_block {
     int32_t replicas[HRM_MAX_REPLICAS]; /* node ids */
 };
 
-/* One phase of a task's stage profile: demand over time (SPEC P2). */
+/* One phase of a task's stage profile: demand over time (P2). */
 struct hrm_phase {
     int64_t duration_us;
     struct hrm_res demand;
 };
 
-/* SPEC P0 GPU phase model of one task: `count` rounds of a CPU phase of
+/* P0 GPU phase model of one task: `count` rounds of a CPU phase of
  * cpu_us (pre/post-processing, on the task's cores) then a GPU phase of
  * gpu_us (kernels, time-shared with the other tasks stacked on its GPU). */
 struct hrm_gpu_phases {
@@ -96,7 +96,7 @@ struct hrm_workload {
     int32_t nusers;
     struct hrm_queue_cfg *queues; /* queue 0 is "default" (guarantee 1, max 1) unless redefined */
     int32_t nqueues;
-    /* Closed loop (SPEC P1 testbed): at most max_parallel jobs run at once, in
+    /* Closed loop (P1 testbed): at most max_parallel jobs run at once, in
      * submission order; the next starts when one ends.  0 = open loop. */
     int32_t max_parallel;
     /* m of the fairness ratio s_j = t_id / t_sh: t_id is the job's time alone on
@@ -172,7 +172,7 @@ static inline const struct hrm_gpu_phases *hrm_workload_gpu_phases(const struct 
 int hrm_workload_check(const struct hrm_workload *wl, const struct hrm_cluster *c,
                        struct hrm_error *err);
 
-/* Program identity of a name (SPEC P2 similar tasks): FNV-1a, never 0, stable
+/* Program identity of a name (P2 similar tasks): FNV-1a, never 0, stable
  * across runs and machines so persisted estimates keep their meaning. */
 uint32_t hrm_workload_logic_id(const char *name);
 

@@ -61,7 +61,7 @@ static void sched_fini(struct sched *s)
 }
 
 /*
- * SPEC P1's network with Quincy-style aggregation, sized like the paper's
+ * P1's network with Quincy-style aggregation, sized like the paper's
  * large case.  Racks of machines_per_rack machines with gpus_per_machine GPUs;
  * big_pct % of machines have the large GPU-memory class.  A task reads
  * `blocks` blocks, each with `replicas` replicas on random machines; it gets an

@@ -1,4 +1,4 @@
-/* The agent's execution queues: the node queue system role of distributed scheduling (SPEC P4), fed by the master's relay, starting real processes. */
+/* The agent's execution queues: the node queue system role of distributed scheduling (P4), fed by the master's relay, starting real processes. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

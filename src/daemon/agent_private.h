@@ -150,7 +150,7 @@ json_t *aout_serve(struct agent *a, const json_t *fetch); /* the logs_data reply
 void aout_run_ended(struct agent *a, int64_t job, int32_t task); /* bounds its files one last time */
 void aout_tick(struct agent *a); /* bounds running tasks' files; removes old jobs' output */
 
-/* agent_nqs.c: the node's execution queues (SPEC P4) when the master schedules distributedly */
+/* agent_nqs.c: the node's execution queues (P4) when the master schedules distributedly */
 void anqs_configure(struct agent *a, const json_t *welcome); /* starts it if "nqs" is there */
 void anqs_free(struct agent *a);
 void anqs_on_msg(struct agent *a, int type, const json_t *msg); /* hold, run, del, migrate_* */

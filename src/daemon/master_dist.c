@@ -1,4 +1,4 @@
-/* The master's side of distributed scheduling (SPEC P4): scheduler instances and the negotiator as in-process roles, relaying to the agents' node queue systems. */
+/* The master's side of distributed scheduling (P4): scheduler instances and the negotiator as in-process roles, relaying to the agents' node queue systems. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>

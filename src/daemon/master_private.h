@@ -239,7 +239,7 @@ void jobs_set_task_error(struct rtask *t, const char *why);
 /* A task that ran (or was queued) on a node that lost it is pending again; tells the scheduler. */
 void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx);
 
-/* master_dist.c: distributed scheduling (SPEC P4) -- scheduler instances and the negotiator in
+/* master_dist.c: distributed scheduling (P4) -- scheduler instances and the negotiator in
  * the master, node queue systems in the agents (docs/runtime.md, "Distributed scheduling"). */
 bool dist_policy_known(const char *policy);
 int dist_new(struct master *m, struct hrm_error *err); /* m->dist; checks the policy's params */

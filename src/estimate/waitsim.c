@@ -1,4 +1,4 @@
-/* SPEC P0 `simulaterun`: a unit's queue simulated forward until a new task could start. */
+/* P0 `simulaterun`: a unit's queue simulated forward until a new task could start. */
 #include <stdbool.h>
 
 #include "hrm/alloc.h"

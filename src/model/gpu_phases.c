@@ -1,4 +1,4 @@
-/* Per-task GPU phase models (SPEC P0), kept apart so that tasks without one cost nothing. */
+/* Per-task GPU phase models (P0), kept apart so that tasks without one cost nothing. */
 #include <string.h>
 
 #include "hrm/alloc.h"

@@ -1,4 +1,4 @@
-/* SPEC P0 resource units: NUMA-aware core binding, stacking admission, placement preference,
+/* P0 resource units: NUMA-aware core binding, stacking admission, placement preference,
  * cpuset text, fair share. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* FGM (SPEC P2): DRF order, stage-by-stage matching on node timelines, compression, Alg. 3. */
+/* FGM (P2): DRF order, stage-by-stage matching on node timelines, compression, Alg. 3. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

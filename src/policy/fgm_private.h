@@ -1,4 +1,4 @@
-/* FGM internals (SPEC P2): timelines, matching, formulas, conformity, policy adjustment. */
+/* FGM internals (P2): timelines, matching, formulas, conformity, policy adjustment. */
 #ifndef HRM_FGM_PRIVATE_H
 #define HRM_FGM_PRIVATE_H
 

@@ -1,4 +1,4 @@
-/* SPEC P1 pieces shared by the GS and FS policies: parameters, costs, fair shares, preemption. */
+/* P1 pieces shared by the GS and FS policies: parameters, costs, fair shares, preemption. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* FS, FSP, FSU (SPEC P1): GPU placement by a min-cost maximum flow over the P1 network. */
+/* FS, FSP, FSU (P1): GPU placement by a min-cost maximum flow over the P1 network. */
 #include "hrm/alloc.h"
 #include "policy/flowpol_private.h"
 

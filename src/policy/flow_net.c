@@ -1,4 +1,4 @@
-/* The SPEC P1 flow network: jobs, tasks, GPUs, unscheduled vertices, per-tier aggregators. */
+/* The P1 flow network: jobs, tasks, GPUs, unscheduled vertices, per-tier aggregators. */
 #include <string.h>
 
 #include "hrm/alloc.h"

@@ -1,4 +1,4 @@
-/* SPEC P1 internals: transfer costs, GPU fair shares, the flow network, shared policy steps. */
+/* P1 internals: transfer costs, GPU fair shares, the flow network, shared policy steps. */
 #ifndef HRM_FLOWPOL_PRIVATE_H
 #define HRM_FLOWPOL_PRIVATE_H
 

@@ -1,4 +1,4 @@
-/* GS, GSP, GSD (SPEC P1 §3): GPU-count fair share; free GPUs offered to the job holding fewest. */
+/* GS, GSP, GSD (P1 §3): GPU-count fair share; free GPUs offered to the job holding fewest. */
 #include "hrm/alloc.h"
 #include "policy/flowpol_private.h"
 

@@ -1,4 +1,4 @@
-/* SPEC P0 policy `hrm` (units, batch/stream queues, GPU stacking, simulaterun) and its baselines.
+/* P0 policy `hrm` (units, batch/stream queues, GPU stacking, simulaterun) and its baselines.
  */
 #include <math.h>
 #include <string.h>
@@ -339,7 +339,7 @@ static void todo_push(struct hrmp *p, int32_t t)
 }
 
 /* Lists job j's unplaced GPU tasks while its GPU tasks stay within its fair
- * share A_j = min(floor(Q/K), N_j) (SPEC P0, as P1). */
+ * share A_j = min(floor(Q/K), N_j) (P0, as P1). */
 static void list_share(struct hrmp *p, const struct hrm_state *s, int32_t j, int64_t q, int64_t k)
 {
     int64_t unplaced = 0;

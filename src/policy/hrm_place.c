@@ -1,4 +1,4 @@
-/* hrm policy placement (SPEC P0): which unit admits a task, when it starts, which queue it joins.
+/* hrm policy placement (P0): which unit admits a task, when it starts, which queue it joins.
  */
 #include <string.h>
 
@@ -215,7 +215,7 @@ bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t tas
     }
     if (!r.lend)
         return false;
-    /* SPEC P0 binding (3): borrow the idle bound cores of a GPU unit... */
+    /* P0 binding (3): borrow the idle bound cores of a GPU unit... */
     for (int32_t g = 0; g < gpus; g++) {
         if (unit_spare(&p->ru[first + g]) >= cpu) {
             plan_add(pl, first + g, cpu, 0, 0);
@@ -391,7 +391,7 @@ static int64_t node_gpu_cap(const struct hrmp *p, int32_t node)
 }
 
 /*
- * SPEC P0 placement, by hrm_ru_prefer: the least wait first.  Stream: the
+ * P0 placement, by hrm_ru_prefer: the least wait first.  Stream: the
  * simulated wait (simulaterun); batch: the queue length (0 when it starts
  * now).  A unit that cannot start the task now waits at least 1.  Among
  * equal waits, GPU tasks with GPU phases prefer fewer kernels to share with,

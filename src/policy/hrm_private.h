@@ -1,4 +1,4 @@
-/* The hrm policy's internals (SPEC P0): units with batch/stream queues, placement rules. */
+/* The hrm policy's internals (P0): units with batch/stream queues, placement rules. */
 #ifndef HRM_POLICY_HRM_PRIVATE_H
 #define HRM_POLICY_HRM_PRIVATE_H
 
@@ -88,7 +88,7 @@ bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t t
  * would be spread over the node's units. */
 bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
                     struct hrmp_plan *plan);
-/* The unit a new ready task should join (SPEC P0 placement), or -1: none admits it. */
+/* The unit a new ready task should join (P0 placement), or -1: none admits it. */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now);
 /* Whether a GPU task may share its GPU: only tasks that declare GPU phases
  * (hrm_workload_gpu_phases) have CPU phases to overlap; any other GPU task

@@ -1,4 +1,4 @@
-/* NPARSA (SPEC P3): type jobs by memory per core, place on the best AHP-weighted node score. */
+/* NPARSA (P3): type jobs by memory per core, place on the best AHP-weighted node score. */
 #include <math.h>
 #include <string.h>
 
@@ -8,7 +8,7 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-/* The paper's named weights (SPEC P3): its printed eigenvectors are
+/* The paper's named weights (P3): its printed eigenvectors are
  * permutations of these, and its text names each factor's weight. */
 static const struct nparsa_weights paper_cpu = {
     .alpha = 0.5, .s = {0.173, 0.641, 0.113, 0.073}, .d = {0.422, 0.344, 0.156, 0.078}};

@@ -1,4 +1,4 @@
-/* NPARSA internals (SPEC P3): AHP weights from judgment matrices, job typing and node scoring. */
+/* NPARSA internals (P3): AHP weights from judgment matrices, job typing and node scoring. */
 #ifndef HRM_NPARSA_PRIVATE_H
 #define HRM_NPARSA_PRIVATE_H
 

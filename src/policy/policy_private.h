@@ -15,7 +15,7 @@ extern const struct hrm_policy_ops hrm_policy_fair;
 extern const struct hrm_policy_ops hrm_policy_drf;
 extern const struct hrm_policy_ops hrm_policy_random;
 extern const struct hrm_policy_ops hrm_policy_spread;
-extern const struct hrm_policy_ops hrm_policy_gs; /* SPEC P1: gs.c, flow_fs.c */
+extern const struct hrm_policy_ops hrm_policy_gs; /* P1: gs.c, flow_fs.c */
 extern const struct hrm_policy_ops hrm_policy_gsp;
 extern const struct hrm_policy_ops hrm_policy_gsd;
 extern const struct hrm_policy_ops hrm_policy_fs;
@@ -23,7 +23,7 @@ extern const struct hrm_policy_ops hrm_policy_fsp;
 extern const struct hrm_policy_ops hrm_policy_fsu;
 extern const struct hrm_policy_ops hrm_policy_fgm;
 extern const struct hrm_policy_ops hrm_policy_nparsa, hrm_policy_nparsa_notype;
-extern const struct hrm_policy_ops hrm_policy_hrm, hrm_policy_gpu_exclusive; /* SPEC P0: hrm.c */
+extern const struct hrm_policy_ops hrm_policy_hrm, hrm_policy_gpu_exclusive; /* P0: hrm.c */
 extern const struct hrm_policy_ops hrm_policy_hrm_static, hrm_policy_hrm_unaware;
 
 /* ---- node search ---- */

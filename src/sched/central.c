@@ -134,7 +134,7 @@ static int on_node_down(struct hrm_central *c, struct hrm_env *env, int32_t node
 }
 
 /*
- * Usage samples (SPEC P2) go to the policy, which learns from them; they do
+ * Usage samples (P2) go to the policy, which learns from them; they do
  * not change the state.  A task sample about a run no longer live is stale
  * and dropped, like a stale TASK_END.  A node report arms a pass: a node
  * whose foreign load went away may now take work a policy refused before.

@@ -387,7 +387,7 @@ int64_t nqs_wait(const struct hrm_nqs *q, int32_t qi, int64_t cpu, int64_t mem, 
         return 0;
     if (!queued_ahead(q, qi) && preempt_victim(q, qi, cpu, mem) >= 0)
         return 0;
-    /* SPEC P4: w = pt + sum(et of queued) ; w / q.  pt is not divided: a
+    /* P4: w = pt + sum(et of queued) ; w / q.  pt is not divided: a
      * 4-core node whose first task ends in 10 ms does not free a slot in 2.5. */
     return nqs_pt_min(q, qi, now) + nqs_ahead_above(q, qi) / nqs_queue_slots(q, qi, cpu);
 }

@@ -1,4 +1,4 @@
-/* SPEC P2 execution model: phase demands share node cpu (fluid); memory overcommit fails. */
+/* P2 execution model: phase demands share node cpu (fluid); memory overcommit fails. */
 #include <math.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* The simulator's SPEC P2 execution model: cpu compression, memory failures, usage. */
+/* The simulator's P2 execution model: cpu compression, memory failures, usage. */
 #ifndef HRM_SIM_COMPRESS_H
 #define HRM_SIM_COMPRESS_H
 
@@ -19,7 +19,7 @@
  *   - cpu is compressible: when the demands (with the foreign background
  *     load) exceed what the node has left after the tasks outside the pool,
  *     everyone gets the same share 1 - r_c of its demand and a pooled task
- *     progresses at speed * (1 - r_c) / (1 + p) (SPEC P2: T' = (1+p) T/(1-r_c));
+ *     progresses at speed * (1 - r_c) / (1 + p) (P2: T' = (1+p) T/(1-r_c));
  *   - memory is not: when demands exceed the node's memory, the task whose
  *     start or phase change overcommitted it fails (the largest one when
  *     foreign load grew), and the simulator reports it FAILED, so the

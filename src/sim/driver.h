@@ -77,7 +77,7 @@ void sim_core_fail(struct sim_core *k, int rc, const char *what, const struct hr
 /* Queues the arrival (EV_ARRIVAL, job in u.arg.a) of the next job, if any. */
 void sim_core_client_next(struct sim_core *k);
 /* Queues the first arrivals: every job (open loop) or the first
- * max_parallel (closed loop, the SPEC P1 testbed). */
+ * max_parallel (closed loop, the P1 testbed). */
 void sim_core_client_start(struct sim_core *k);
 /* The client got JOB_END: records the end; the closed loop submits the next. */
 void sim_core_client_job_end(struct sim_core *k, const struct hrm_msg *m);

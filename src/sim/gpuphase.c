@@ -1,4 +1,4 @@
-/* SPEC P0 GPU phase model: alternating CPU/GPU phases, processor sharing of a GPU's kernels. */
+/* P0 GPU phase model: alternating CPU/GPU phases, processor sharing of a GPU's kernels. */
 #include <math.h>
 #include <string.h>
 

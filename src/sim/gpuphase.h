@@ -1,4 +1,4 @@
-/* Simulator SPEC P0 GPU phase model: alternating CPU and GPU phases; stacked tasks share the GPU.
+/* Simulator P0 GPU phase model: alternating CPU and GPU phases; stacked tasks share the GPU.
  */
 #ifndef HRM_SIM_GPUPHASE_H
 #define HRM_SIM_GPUPHASE_H

@@ -43,13 +43,13 @@ struct sim {
     int32_t *task_of_block; /* the task that reads each block */
     bool *node_down;
     double *speed; /* nodes' cpu_speed, dense: read at every task start */
-    /* SPEC P2 execution model (compress.c), NULL when no task uses it */
+    /* P2 execution model (compress.c), NULL when no task uses it */
     struct cmp_model *cmp;
     uint64_t cmp_gen;
     int64_t cmp_at;         /* time of the queued model event, or -1 */
     int64_t cmp_idle_ticks; /* model steps in a row with nothing else going on */
     double pool_cpu;        /* cpu the model's tasks receive (they are not in busy_cpu) */
-    /* SPEC P0 GPU phase model (gpuphase.c), NULL when no task has GPU phases */
+    /* P0 GPU phase model (gpuphase.c), NULL when no task has GPU phases */
     struct gp_model *gp;
     uint64_t gp_gen;
     int64_t gp_at;   /* time of the queued model event, or -1 */
@@ -251,7 +251,7 @@ static void exec_compute(struct sim *s, int32_t task)
     }
     e->state = EXEC_COMPUTE;
     if (__builtin_expect(s->gp != NULL, 0) && gp_owns(s->gp, s->wl, task)) {
-        /* SPEC P0: phases on its GPU, shared with the tasks stacked there. */
+        /* P0: phases on its GPU, shared with the tasks stacked there. */
         int32_t gpu = e->gpu_mask ? __builtin_ctz(e->gpu_mask) : 0;
         gp_start(s->gp, s->k.now, task, e->attempt, e->node, gpu, speed, fail ? fail_at : 0);
         gp_schedule(s);
@@ -492,7 +492,7 @@ static void deliver(struct sim *s, const struct sim_event *ev)
     }
 }
 
-/* Jain's index over allocation shares (SPEC metrics, P2 "sampled allocation
+/* Jain's index over allocation shares (P2 "sampled allocation
  * information"; docs/metrics.md): every user with work submitted and not
  * finished, by the dominant share of what it holds (its charges, under a
  * policy that charges estimates), and whether it has a ready task, i.e.
@@ -614,10 +614,10 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
                 const struct hrm_params *params, const struct hrm_sim_config *cfg,
                 struct hrm_run_record *rec, struct hrm_error *err)
 {
-    /* The distributed world (SPEC P4) has its own driver: src/sim/dsim.c. */
+    /* The distributed world (P4) has its own driver: src/sim/dsim.c. */
     if (!hrm_policy_find(policy) && hrm_dsim_policy_known(policy))
         return hrm_dsim_run(c, wl, policy, params, cfg, rec, err);
-    /* So has the shared-state world (SPEC P0): src/sim/ssim.c. */
+    /* So has the shared-state world (P0): src/sim/ssim.c. */
     if (!hrm_policy_find(policy) && hrm_ssim_policy_known(policy))
         return hrm_ssim_run(c, wl, policy, params, cfg, rec, err);
     struct hrm_sim_config defaults = {0};

@@ -151,7 +151,7 @@ static int group_racks(struct spec_ctx *c, struct group_ctx *g, const json_t *ob
     return 0;
 }
 
-/* "gpu_numa": the NUMA domain of each GPU, one entry per GPU (SPEC P0 binding). */
+/* "gpu_numa": the NUMA domain of each GPU, one entry per GPU (P0 binding). */
 static int parse_gpu_numa(struct spec_ctx *c, const json_t *obj, int64_t gpus, int64_t numa,
                           int8_t *out)
 {

@@ -1,4 +1,4 @@
-/* Spec reader, execution part: the simulator's node execution model (SPEC P2). */
+/* Spec reader, execution part: the simulator's node execution model (P2). */
 #include <stdio.h>
 #include <string.h>
 

@@ -17,7 +17,7 @@
  * Caps on what one spec may build.  They exist so that a typo such as
  * "count": 100000000 ends in a clear message instead of an out-of-memory
  * abort (the allocator aborts by design, see alloc.h).  Each is far above the
- * largest experiment of the papers (SPEC P4: 10,000 nodes, ~1M tasks).
+ * largest experiment of the papers (P4: 10,000 nodes, ~1M tasks).
  */
 #define SPEC_MAX_NODES 1000000
 #define SPEC_MAX_JOBS 10000000
@@ -183,7 +183,7 @@ struct spec_task {
     struct spec_phase *phases;
     int32_t nphases;
     bool own_phases;
-    struct hrm_gpu_phases gpu_phases; /* count 0 = not given (SPEC P0) */
+    struct hrm_gpu_phases gpu_phases; /* count 0 = not given (P0) */
 };
 
 /* Keys a task object may hold, for objects that embed task keys. */

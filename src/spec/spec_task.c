@@ -233,7 +233,7 @@ static int parse_profile(struct spec_ctx *c, const json_t *v, struct spec_task *
     return 0;
 }
 
-/* "gpu_phases": {"cpu": D, "gpu": D, "count": N} (SPEC P0 GPU phase model). */
+/* "gpu_phases": {"cpu": D, "gpu": D, "count": N} (P0 GPU phase model). */
 static int parse_gpu_phases(struct spec_ctx *c, const json_t *v, struct spec_task *t)
 {
     struct hrm_gpu_phases gp = {0};

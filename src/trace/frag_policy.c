@@ -123,7 +123,7 @@ static void consider(const struct hrm_ru_cost *cost, const struct hrm_frag_choic
 }
 
 /*
- * SPEC P0's placement (include/hrm/ru.h, hrm_ru_prefer, as the hrm policy)
+ * P0's placement (include/hrm/ru.h, hrm_ru_prefer, as the hrm policy)
  * with no queue to wait in: every RU that admits the pod (GPU RUs by
  * hrm_frag_ru_admit) starts it at once, and stacked pods do not slow each
  * other (there is no run time), so the wait and the kernels sharing are 0

@@ -134,7 +134,7 @@ static inline void netgen(struct inst *I, const struct netgen_parm *p, uint64_t 
 }
 
 /*
- * Scheduling-shaped instances (SPEC P1 with Quincy-style aggregation):
+ * Scheduling-shaped instances (P1 with Quincy-style aggregation):
  * S -> job (cap #tasks) -> task (cap 1) -> {machines holding its data, their
  * racks' aggregators, the cluster aggregator} -> machine -> GPU -> T, aggregators
  * per GPU-memory class so that a task only reaches GPUs it fits; and per job an

@@ -235,7 +235,7 @@ Test(flow, unroutable_supply_is_infeasible_and_the_graph_stays_usable)
 }
 
 /*
- * SPEC P1's trap: GPU memory rules out some task-GPU pairs, so the paper's
+ * P1's trap: GPU memory rules out some task-GPU pairs, so the paper's
  * fixed supplies (S sends every task, unscheduled arcs take N_j - A_j) cannot
  * be routed; min-cost max-flow still schedules as many tasks as fit, cheapest.
  */

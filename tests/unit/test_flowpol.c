@@ -1,4 +1,4 @@
-/* SPEC P1 fair shares and flow network: shares, exact aggregation, GPU memory, max flow. */
+/* P1 fair shares and flow network: shares, exact aggregation, GPU memory, max flow. */
 #include "test_flowpol.h"
 
 /* ---- fair shares ---- */

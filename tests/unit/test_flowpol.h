@@ -1,4 +1,4 @@
-/* Helpers of the SPEC P1 policy tests: small clusters, workloads, states and policies. */
+/* Helpers of the P1 policy tests: small clusters, workloads, states and policies. */
 #ifndef HRM_TEST_FLOWPOL_H
 #define HRM_TEST_FLOWPOL_H
 

@@ -1,4 +1,4 @@
-/* SPEC P1 policies: GS/GSP/GSD and FS/FSP/FSU decisions, preemption, delay, determinism. */
+/* P1 policies: GS/GSP/GSD and FS/FSP/FSU decisions, preemption, delay, determinism. */
 #include "test_flowpol.h" /* first: hrm/cluster.h needs size_t from an earlier header */
 
 #include "hrm/sim.h"

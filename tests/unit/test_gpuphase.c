@@ -1,4 +1,4 @@
-/* The simulator's GPU phase model (SPEC P0): stacked tasks overlap CPU and GPU phases. */
+/* The simulator's GPU phase model (P0): stacked tasks overlap CPU and GPU phases. */
 #include <criterion/criterion.h>
 #include <string.h>
 

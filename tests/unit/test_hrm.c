@@ -1,4 +1,4 @@
-/* SPEC P0 policy `hrm` and its baselines in the simulator; stacked starts in the cluster state. */
+/* P0 policy `hrm` and its baselines in the simulator; stacked starts in the cluster state. */
 #include <criterion/criterion.h>
 #include <string.h>
 

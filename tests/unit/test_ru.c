@@ -1,4 +1,4 @@
-/* Resource units (SPEC P0): NUMA-aware core binding, stacking admission by GPU memory, fair share.
+/* Resource units (P0): NUMA-aware core binding, stacking admission by GPU memory, fair share.
  */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* SPEC P0 `simulaterun`: the wait estimate of a resource unit's queue, on worked examples. */
+/* P0 `simulaterun`: the wait estimate of a resource unit's queue, on worked examples. */
 #include <criterion/criterion.h>
 
 #include "fixture.h"
