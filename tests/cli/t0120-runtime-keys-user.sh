@@ -40,7 +40,7 @@ expect_exit 1 "$HRM" keygen --client 'a b' "$S/keys"
 grep -q "\-\-client 'a b'" "$TMP/err" || fail "a bad key name was accepted"
 
 # Revoking: bob's line removed from authorized; the running master refuses his key from then on.
-grep -vF "$(cat "$S/keys/client-bob.pub")" "$S/keys/authorized" >"$TMP/authorized"
+grep -vF -e "$(cat "$S/keys/client-bob.pub")" "$S/keys/authorized" >"$TMP/authorized"
 cat "$TMP/authorized" >"$S/keys/authorized"
 expect_exit 1 env HRM_KEYS="$TMP/bob" "$HRM" nodes --timeout 10
 grep -q "refused this key" "$TMP/err" || fail "a removed key was still admitted"

@@ -56,5 +56,5 @@ grep -q "\-\-node '../x'" "$TMP/err" || fail "a bad node name was accepted"
 old=$(cat "$S/keys/agent-n1.pub")
 expect_exit 0 "$HRM" keygen --force --node n1 "$S/keys"
 [ "$(grep -c 'node=n1$' "$S/keys/authorized")" -eq 1 ] || fail "--force left two node=n1 lines"
-grep -qF "$old" "$S/keys/authorized" && fail "--force kept the old key's line"
-grep -qF "$(cat "$S/keys/agent-n1.pub") node=n1" "$S/keys/authorized" || fail "the new key is not listed"
+grep -qF -e "$old" "$S/keys/authorized" && fail "--force kept the old key's line"
+grep -qF -e "$(cat "$S/keys/agent-n1.pub") node=n1" "$S/keys/authorized" || fail "the new key is not listed"

@@ -12,7 +12,7 @@ timeout 300 "$HRM" up --nodes 2 --cpus 2 --state "$TMP/st" -- bash "$TMP/run.sh"
 k="$TMP/st/keys"
 for n in node1 node2; do
   [ -f "$k/agent-$n.key" ] || fail "no key of its own for $n"
-  grep -qF "$(cat "$k/agent-$n.pub") node=$n" "$k/authorized" || fail "$n's key is not bound to $n"
+  grep -qF -e "$(cat "$k/agent-$n.pub") node=$n" "$k/authorized" || fail "$n's key is not bound to $n"
 done
 # The nodes registered with their own keys: the shared one was bound to nothing.
 if grep -q "bound to node" "$TMP/st/logs/master.log"; then fail "a node used the shared key"; fi
