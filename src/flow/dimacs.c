@@ -340,8 +340,8 @@ void hrm_flow_dimacs_infeasible(const struct hrm_flow *g, const char *name,
         hrm_errorf(err, -HRM_EINFEASIBLE,
                    "%s: supplies cannot be met (total supply = demand = %" PRId64
                    "): %" PRId64 " units of node %" PRId32 " cannot reach any demand, node %" PRId32
-                   " lacks %" PRId64 " (%s)",
-                   name, supply, g->ex[src], src + 1, dst + 1, -g->ex[dst], why);
+                   " lacks %" PRId64,
+                   name, supply, g->ex[src], src + 1, dst + 1, -g->ex[dst]);
     else
         hrm_errorf(err, -HRM_EINFEASIBLE,
                    "%s: supplies cannot be met (total supply = demand = %" PRId64 "): %s", name,
