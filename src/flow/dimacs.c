@@ -67,13 +67,21 @@ static int field(char **p, long long *out)
     return 0;
 }
 
-/* Length of the token at s, for quoting it. */
-static int token_len(const char *s)
+/* The token at s, cut at QUOTE_MAX bytes, with bytes that are not printable
+ * shown as '?' (a binary file must not put control bytes into a message). */
+struct quote {
+    char text[QUOTE_MAX + 1];
+};
+
+static struct quote quote(const char *s)
 {
+    struct quote q;
     int n = 0;
-    while (s[n] && s[n] != ' ' && s[n] != '\t' && s[n] != '\r' && s[n] != '\n' && n < QUOTE_MAX)
-        n++;
-    return n;
+    for (; s[n] && s[n] != ' ' && s[n] != '\t' && s[n] != '\r' && s[n] != '\n' && n < QUOTE_MAX;
+         n++)
+        q.text[n] = isprint((unsigned char)s[n]) ? s[n] : '?';
+    q.text[n] = '\0';
+    return q;
 }
 
 /* Reads the integer fields names[0..n) of a line of the given form ("a FROM TO
@@ -86,16 +94,16 @@ static int fields(struct reader *r, char *p, const char *form, const char *const
         if (rc == -1)
             return bad(r, "expected '%s': %s missing", form, names[i]);
         if (rc == -2)
-            return bad(r, "expected '%s': %s '%.*s' is not an integer", form, names[i],
-                       token_len(p), p);
+            return bad(r, "expected '%s': %s '%s' is not an integer", form, names[i],
+                       quote(p).text);
         if (rc == -3)
-            return bad(r, "expected '%s': %s '%.*s' is beyond 64-bit integers", form, names[i],
-                       token_len(p), p);
+            return bad(r, "expected '%s': %s '%s' is beyond 64-bit integers", form, names[i],
+                       quote(p).text);
     }
     while (*p == ' ' || *p == '\t')
         p++;
     if (*p && *p != '\r' && *p != '\n')
-        return bad(r, "expected '%s': junk '%.*s' after %s", form, token_len(p), p,
+        return bad(r, "expected '%s': junk '%s' after %s", form, quote(p).text,
                    names[n - 1]);
     return 0;
 }
@@ -123,8 +131,8 @@ static int read_p(struct reader *r, char *p, int32_t max_vertices, struct proble
     while (*p == ' ' || *p == '\t')
         p++;
     if (strncmp(p, "min", 3) != 0 || (p[3] && !isspace((unsigned char)p[3])))
-        return bad(r, "expected 'p min N M' (a min-cost flow problem), found 'p %.*s'",
-                   token_len(p), p);
+        return bad(r, "expected 'p min N M' (a min-cost flow problem), found 'p %s'",
+                   quote(p).text);
     static const char *const names[] = {"N", "M"};
     long long c[2];
     int rc = fields(r, p + 3, "p min N M", names, 2, c);
@@ -278,7 +286,7 @@ int flow_read_dimacs(FILE *in, const char *name, int32_t max_vertices, struct hr
         if (kind == 'c' || kind == '\n' || kind == '\r' || kind == '\0')
             continue;
         if (!strchr("pna", kind) || (p[1] && !isspace((unsigned char)p[1]))) {
-            rc = bad(&r, "unknown line type '%.*s' (expected c, p, n or a)", token_len(p), p);
+            rc = bad(&r, "unknown line type '%s' (expected c, p, n or a)", quote(p).text);
             break;
         }
         if (kind == 'p') {

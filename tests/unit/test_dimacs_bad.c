@@ -197,6 +197,8 @@ Test(dimacs_bad, unknown_line_type)
     rejects("p min 2 0\nx 1\n", "t.min:2: unknown line type 'x' (expected c, p, n or a)");
     /* the type is one letter and a space: "a1" is not an arc line */
     rejects("p min 2 1\na1 2 0 1 1\n", "t.min:2: unknown line type 'a1'");
+    /* control bytes of a binary file are not copied into the message */
+    rejects("p min 2 0\n\x1b[31m red\n", "t.min:2: unknown line type '?[31m'");
 }
 
 Test(dimacs_bad, junk_after_numbers)
