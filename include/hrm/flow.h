@@ -108,8 +108,10 @@ void hrm_flow_stats(const struct hrm_flow *g, struct hrm_flow_stats *out);
 
 /*
  * Reads a DIMACS min-cost-flow problem: 'c' comments, one 'p min N M' line,
- * 'n ID SUPPLY' lines, 'a FROM TO LOW CAP COST' lines (vertex ids 1..N).
- * Lower bounds other than 0 are rejected.  On success *out is a new graph
+ * at most one 'n ID SUPPLY' line per node, exactly M 'a FROM TO LOW CAP COST'
+ * lines (vertex ids 1..N); LF or CRLF line ends.  Lower bounds other than 0
+ * are rejected, and so are supplies that do not sum to 0 and anything beyond
+ * the limits below.  On success *out is a new graph
  * (vertex i of the file is vertex i-1) and 0 is returned; on failure -HRM_ESPEC
  * (or -HRM_EIO) with the line number in err, and *out is untouched.
  * name is used in messages.
