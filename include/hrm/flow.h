@@ -108,13 +108,41 @@ void hrm_flow_stats(const struct hrm_flow *g, struct hrm_flow_stats *out);
 
 /*
  * Reads a DIMACS min-cost-flow problem: 'c' comments, one 'p min N M' line,
- * 'n ID SUPPLY' lines, 'a FROM TO LOW CAP COST' lines (vertex ids 1..N).
- * Lower bounds other than 0 are rejected.  On success *out is a new graph
+ * at most one 'n ID SUPPLY' line per node, exactly M 'a FROM TO LOW CAP COST'
+ * lines (vertex ids 1..N); LF or CRLF line ends.  Lower bounds other than 0
+ * are rejected, and so are supplies that do not sum to 0 and anything beyond
+ * the limits below.  On success *out is a new graph
  * (vertex i of the file is vertex i-1) and 0 is returned; on failure -HRM_ESPEC
  * (or -HRM_EIO) with the line number in err, and *out is untouched.
  * name is used in messages.
  */
 int hrm_flow_read_dimacs(FILE *in, const char *name, struct hrm_flow **out, struct hrm_error *err);
+
+/*
+ * The reader's limits (docs/flow-solver.md, "The DIMACS reader"):
+ *  - N <= HRM_FLOW_DIMACS_MAX_VERTICES: the vertices' solver state (about 100
+ *    bytes each) is allocated from the 'p' line alone, so N is bounded to keep
+ *    a 20-byte file from asking for gigabytes;
+ *  - M <= HRM_FLOW_DIMACS_MAX_ARCS: each arc is two residual arcs with int32_t
+ *    indices, plus the virtual pair of solve_max;
+ *  - capacities, costs and supplies within the solver's limits above;
+ *  - total supply (and total demand) <= HRM_FLOW_DIMACS_MAX_TOTAL, so that every
+ *    sum of supplies and every excess the solver keeps fits in int64_t;
+ *  - the supplies balance (total supply = total demand): an unbalanced file is
+ *    an error, not a problem with free disposal;
+ *  - the total cost of any optimal flow fits in int64_t (see dimacs.c);
+ *  - lines of at most HRM_FLOW_DIMACS_MAX_LINE bytes, no NUL bytes.
+ */
+#define HRM_FLOW_DIMACS_MAX_VERTICES (1 << 24)
+#define HRM_FLOW_DIMACS_MAX_ARCS (INT32_MAX / 2 - 3)
+#define HRM_FLOW_DIMACS_MAX_TOTAL ((int64_t)1 << 62)
+#define HRM_FLOW_DIMACS_MAX_LINE 65536
+
+/* After hrm_flow_solve failed with -HRM_EINFEASIBLE on a graph read from the
+ * DIMACS file name, rewrites err's text for the file's user: the file, the
+ * total supply and demand, and a node (numbered as in the file) whose supply
+ * could not be routed and one whose demand is not met. */
+void hrm_flow_dimacs_infeasible(const struct hrm_flow *g, const char *name, struct hrm_error *err);
 
 /* Writes g as a DIMACS min-cost-flow problem ('p min', 'n', 'a' lines).
  * comment (may be NULL) becomes a 'c' line.  0 or -HRM_EIO. */

@@ -456,13 +456,17 @@ static int check_cold(struct hrm_flow *g, int32_t S, int32_t T, int max)
     return ok ? 0 : -1;
 }
 
-static int solve(struct hrm_flow *g, int max, int32_t S, int32_t T, double *ms, double *cpu)
+/* dimacs: the file g was read from, or NULL. */
+static int solve(struct hrm_flow *g, int max, int32_t S, int32_t T, const char *dimacs, double *ms,
+                 double *cpu)
 {
     struct hrm_error err = {{0}};
     double t0 = now_ms(), c0 = cpu_ms();
     int rc = max ? hrm_flow_solve_max(g, S, T, &err) : hrm_flow_solve(g, &err);
     *cpu = cpu_ms() - c0;
     *ms = now_ms() - t0;
+    if (rc == -HRM_EINFEASIBLE && dimacs)
+        hrm_flow_dimacs_infeasible(g, dimacs, &err);
     if (rc < 0)
         fprintf(stderr, "hrm bench flow: solve failed: %s\n", err.text);
     return rc;
@@ -505,7 +509,7 @@ int bench_flow(int argc, char **argv)
     /* the best of a few from-scratch solves: other work on the machine only adds */
     for (long long k = 0; k < o.full; k++) {
         hrm_flow_reset(g);
-        if (solve(g, max, s.S, s.T, &ms, &cpu) < 0) {
+        if (solve(g, max, s.S, s.T, o.dimacs, &ms, &cpu) < 0) {
             code = CLI_FAIL;
             goto out;
         }
@@ -542,7 +546,7 @@ int bench_flow(int argc, char **argv)
                 int32_t ja = s.job_arc[s.task_job[t]];
                 hrm_flow_set_arc(g, s.task_arc[t], 0, hrm_flow_arc_cost(g, s.task_arc[t]));
                 hrm_flow_set_arc(g, ja, hrm_flow_arc_capacity(g, ja) - 1, hrm_flow_arc_cost(g, ja));
-                if (solve(g, max, s.S, s.T, &ms, &cpu) < 0) {
+                if (solve(g, max, s.S, s.T, o.dimacs, &ms, &cpu) < 0) {
                     code = CLI_FAIL;
                     goto out;
                 }
@@ -563,7 +567,7 @@ int bench_flow(int argc, char **argv)
         int64_t c = hrm_flow_arc_cost(g, a);
         int64_t nc = c / 2 + (int64_t)hrm_rng_below(&rng, (uint64_t)(c > 0 ? c : 1) + 1);
         hrm_flow_set_arc(g, a, hrm_flow_arc_capacity(g, a), nc);
-        if (solve(g, max, s.S, s.T, &ms, &cpu) < 0) {
+        if (solve(g, max, s.S, s.T, o.dimacs, &ms, &cpu) < 0) {
             code = CLI_FAIL;
             goto out;
         }

@@ -152,4 +152,9 @@ void flow_ssp_free(struct flow_radix *rq);
  */
 int flow_scaling(struct hrm_flow *g, struct hrm_error *err);
 
+/* hrm_flow_read_dimacs with a smaller vertex limit (the fuzz target's, to
+ * keep its memory small). */
+int flow_read_dimacs(FILE *in, const char *name, int32_t max_vertices, struct hrm_flow **out,
+                     struct hrm_error *err);
+
 #endif

@@ -766,14 +766,14 @@ static void dimacs_fails(const char *text, const char *needle)
 
 Test(flow, dimacs_errors_name_the_line)
 {
-    dimacs_fails("c x\np min 2 1\na 1 2 1 5 3\n", "t.min:3: lower bound 1 not supported");
+    dimacs_fails("c x\np min 2 1\na 1 2 1 5 3\n", "t.min:3: arc 1 -> 2: lower bound 1 not supported");
     dimacs_fails("p min 2 1\na 1 3 0 5 3\n", "t.min:2: arc 1 -> 3: vertex out of 1..2");
     dimacs_fails("p min 2 1\nn 1 4 9\n", "t.min:2: expected 'n ID SUPPLY'");
     dimacs_fails("a 1 2 0 1 1\n", "t.min:1: 'a' line before the 'p min' line");
     dimacs_fails("p max 2 1\n", "t.min:1: expected 'p min N M'");
     dimacs_fails("p min 2 2\na 1 2 0 1 1\n", "t.min:2: 2 arcs declared, 1 found");
     dimacs_fails("p min 2 1\nx\n", "t.min:2: unknown line type 'x'");
-    dimacs_fails("p min 2 1\na 1 2 0 -1 1\n", "t.min:2: capacity -1");
+    dimacs_fails("p min 2 1\na 1 2 0 -1 1\n", "t.min:2: arc 1 -> 2: capacity -1");
     dimacs_fails("p min 2 1\na 1 2 0 1 1x\n", "t.min:2: expected 'a FROM TO LOW CAP COST'");
     dimacs_fails("c only a comment\n", "no 'p min N M' line");
 }
