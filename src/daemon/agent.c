@@ -389,6 +389,8 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             {NULL, a->sigfd, ZMQ_POLLIN, 0},
         };
         int64_t now = agent_mono_us(), wait_us = a->next_heartbeat_us - now;
+        if (a->next_usage_us - now < wait_us)
+            wait_us = a->next_usage_us - now; /* a period under the loop's 100 ms */
         if (wait_us > 100000)
             wait_us = 100000; /* kill deadlines and registration retries */
         int64_t qt = anqs_next_timer(a); /* hold expiry in the execution queues */
