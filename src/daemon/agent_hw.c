@@ -158,9 +158,10 @@ static void cgroup_probe(struct hw_info *hw, const char *name, bool probe)
             hw->cg_cpuacct = stat("/sys/fs/cgroup/cpu/cpuacct.usage", &st) != 0 &&
                              stat("/sys/fs/cgroup/cpuacct/cpuacct.usage", &st) == 0;
             snprintf(hw->cg_why, sizeof(hw->cg_why),
-                     "v1 (cpu.cfs_quota_us, memory.limit_in_bytes%s%s under "
+                     "v1 (cpu.cfs_quota_us, memory.limit_in_bytes%s%s%s under "
                      "/sys/fs/cgroup/*/hrm/CLUSTER/%.40s)",
-                     hw->cg_pids ? ", pids.max" : "", hw->cg_freezer ? ", freezer" : "", name);
+                     hw->cg_pids ? ", pids.max" : "", hw->cg_cpuacct ? ", cpuacct" : "",
+                     hw->cg_freezer ? ", freezer" : "", name);
         } else {
             snprintf(hw->cg_why, sizeof(hw->cg_why),
                      "none: cgroup v1 is mounted but not writable by this user");
