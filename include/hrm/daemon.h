@@ -54,7 +54,7 @@ struct hrm_agent_config {
                                  -1: no limit */
     bool pin;                 /* CPU affinity for every task, not only GPU units */
     int64_t heartbeat_us;     /* default 1 s */
-    int64_t usage_us;         /* usage sampling period; default 2 s */
+    int64_t usage_us;         /* usage sampling period; default 1 s */
     int64_t max_output;       /* bytes kept per output file; 0: the default, < 0: no limit */
     int64_t output_retention_us; /* output of jobs idle this long is removed; 0: default, < 0: never */
 };

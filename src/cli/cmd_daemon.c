@@ -212,6 +212,7 @@ int cmd_agent(int argc, char **argv)
         {"gpu-mem", required_argument, NULL, 'G'}, {"work-dir", required_argument, NULL, 'w'},
         {"no-cgroup", no_argument, NULL, 'C'},    {"pin", no_argument, NULL, 'p'},
         {"heartbeat", required_argument, NULL, 'b'}, {"check", no_argument, NULL, 'K'},
+        {"usage-period", required_argument, NULL, 'U'},
         {"json", no_argument, NULL, 'j'},         {"log-level", required_argument, NULL, 'L'},
         {"max-output", required_argument, NULL, 'O'},
         {"output-retention", required_argument, NULL, 'R'},
@@ -285,6 +286,10 @@ int cmd_agent(int argc, char **argv)
             if (parse_dur("heartbeat", optarg, &cfg.heartbeat_us) < 0)
                 return CLI_USAGE;
             break;
+        case 'U':
+            if (parse_dur("usage-period", optarg, &cfg.usage_us) < 0)
+                return CLI_USAGE;
+            break;
         case 'O':
             if (hrm_parse_size(optarg, &cfg.max_output) < 0 ||
                 (cfg.max_output != 0 && cfg.max_output < HRM_AGENT_MAX_OUTPUT_MIN)) {
@@ -338,6 +343,8 @@ int cmd_agent(int argc, char **argv)
                    "                  default 4096, 0: no limit)\n"
                    "  --pin           pin CPU tasks too (GPU tasks always get their unit's cores)\n"
                    "  --heartbeat D   heartbeat period (default 1s)\n"
+                   "  --usage-period D  how often the tasks' and the node's usage is sampled and\n"
+                   "                  reported (default 1s)\n"
                    "  --check         print discovered hardware and the cgroup mode, then exit\n"
                    "  --json          with --check: JSON\n"
                    "  --log-level L   emerg..debug (default notice)\n"

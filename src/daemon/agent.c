@@ -223,11 +223,9 @@ static void timers(struct agent *a)
         a->next_heartbeat_us = now + a->cfg.heartbeat_us;
     }
     if (now >= a->next_usage_us) {
-        if (a->nruns > 0 && a->registered) {
-            json_t *u = hrm_wire_new(HRM_WIRE_USAGE);
-            json_object_set_new(u, "samples", exec_usage(a));
-            agent_send(a, u);
-        }
+        /* Idle or not: the node's own load is part of every sample. */
+        if (a->registered)
+            agent_send(a, usage_message(a));
         a->next_usage_us = now + a->cfg.usage_us;
     }
 }
@@ -297,7 +295,7 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     if (a->cfg.heartbeat_us <= 0)
         a->cfg.heartbeat_us = 1000000;
     if (a->cfg.usage_us <= 0)
-        a->cfg.usage_us = 2000000;
+        a->cfg.usage_us = 1000000;
     /* 0: the default; negative: no limit (docs/runtime.md, "Task output") */
     if (a->cfg.max_output == 0)
         a->cfg.max_output = HRM_AGENT_MAX_OUTPUT_DEFAULT;
@@ -391,6 +389,8 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             {NULL, a->sigfd, ZMQ_POLLIN, 0},
         };
         int64_t now = agent_mono_us(), wait_us = a->next_heartbeat_us - now;
+        if (a->next_usage_us - now < wait_us)
+            wait_us = a->next_usage_us - now; /* a period under the loop's 100 ms */
         if (wait_us > 100000)
             wait_us = 100000; /* kill deadlines and registration retries */
         int64_t qt = anqs_next_timer(a); /* hold expiry in the execution queues */

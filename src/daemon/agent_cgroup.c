@@ -23,7 +23,7 @@
 #define PATIENCE_US 1000000
 
 /* v1 hierarchies in the order of enum cg_ctl. */
-static const char *const ctl_names[CG_NCTL] = {"cpu", "memory", "pids", "freezer"};
+static const char *const ctl_names[CG_NCTL] = {"cpu", "memory", "pids", "cpuacct", "freezer"};
 
 void cg_cluster_id(const char *master_pub, char out[CG_CLUSTER_LEN + 1])
 {
@@ -40,7 +40,7 @@ static bool ctl_on(const struct agent *a, int ctl)
     if (a->hw.cg == CG_V2)
         return ctl == CG_CPU; /* one unified directory, named once */
     return ctl == CG_CPU || ctl == CG_MEM || (ctl == CG_PIDS && a->hw.cg_pids) ||
-           (ctl == CG_FREEZER && a->hw.cg_freezer);
+           (ctl == CG_CPUACCT && a->hw.cg_cpuacct) || (ctl == CG_FREEZER && a->hw.cg_freezer);
 }
 
 /* The node's folder in one hierarchy (leaf NULL), or a task's. */
@@ -183,6 +183,54 @@ bool cg_oom(const struct agent *a, const struct arun *r)
     read_file(dir, a->hw.cg == CG_V2 ? "memory.events" : "memory.oom_control", text, sizeof(text));
     const char *p = strstr(text, "oom_kill ");
     return p && atoll(p + 9) > 0;
+}
+
+/* A number in a cgroup file, or after "key " in a flat-keyed one (cpu.stat); -1 if absent. */
+static int64_t read_count(const char *dir, const char *name, const char *key)
+{
+    char text[1024];
+    read_file(dir, name, text, sizeof(text));
+    const char *p = text;
+    if (key) {
+        size_t k = strlen(key);
+        for (p = strstr(text, key); p && ((p > text && p[-1] != '\n') || p[k] != ' ');
+             p = strstr(p + 1, key))
+            ;
+        if (!p)
+            return -1;
+        p += k + 1;
+    }
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    return end == p || v < 0 ? -1 : (int64_t)v;
+}
+
+int cg_usage(const struct agent *a, const struct arun *r, int64_t *cpu_us, int64_t *mem,
+             int64_t *peak)
+{
+    if (!r->cg)
+        return -1;
+    char dir[1100], leaf[64];
+    leaf_of(r, leaf, sizeof(leaf));
+    if (a->hw.cg == CG_V2) {
+        cg_dir(a, CG_CPU, leaf, dir, sizeof(dir));
+        *cpu_us = read_count(dir, "cpu.stat", "usage_usec");
+        *mem = read_count(dir, "memory.current", NULL);
+        *peak = read_count(dir, "memory.peak", NULL); /* kernels before 5.19 lack it */
+    } else {
+        /* cpuacct is the cpu hierarchy's own when the two are mounted together. */
+        cg_dir(a, a->hw.cg_cpuacct ? CG_CPUACCT : CG_CPU, leaf, dir, sizeof(dir));
+        int64_t ns = read_count(dir, "cpuacct.usage", NULL);
+        *cpu_us = ns < 0 ? -1 : ns / 1000;
+        cg_dir(a, CG_MEM, leaf, dir, sizeof(dir));
+        *mem = read_count(dir, "memory.usage_in_bytes", NULL);
+        *peak = read_count(dir, "memory.max_usage_in_bytes", NULL);
+    }
+    if (*cpu_us < 0 || *mem < 0)
+        return -1;
+    if (*peak < *mem)
+        *peak = *mem;
+    return 0;
 }
 
 /* Signals every process listed in one directory's cgroup.procs (never the agent itself,

@@ -406,7 +406,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     r.attempt = (int32_t)json_integer_value(json_object_get(msg, "attempt"));
     r.gpu_mask = (uint32_t)json_integer_value(json_object_get(msg, "gpu_mask"));
     r.start_us = agent_now_us();
-    r.start_mono_us = agent_mono_us();
+    r.start_mono_us = r.sample_mono_us = agent_mono_us();
     for (size_t i = 0; i < a->nruns; i++)
         if (a->runs[i].job == r.job && a->runs[i].task == r.task &&
             a->runs[i].attempt == r.attempt)
@@ -488,7 +488,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
      * its end by then (the agent waits for execve, then for a core), leaving a runtime shorter
      * than the task's own CPU time. */
     r.start_us = agent_now_us();
-    r.start_mono_us = agent_mono_us();
+    r.start_mono_us = r.sample_mono_us = agent_mono_us();
     for (int i = 0; i < CG_NCTL; i++)
         ca.procs[i] = procs[i][0] ? procs[i] : NULL;
     /* clone(CLONE_VM | CLONE_VFORK), as posix_spawn does: no copy of the
@@ -588,39 +588,6 @@ void exec_reap(struct agent *a)
             break;
         }
     }
-}
-
-json_t *exec_usage(struct agent *a)
-{
-    json_t *samples = json_array();
-    long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
-    for (size_t i = 0; i < a->nruns; i++) {
-        struct arun *r = &a->runs[i];
-        char path[64], buf[1024];
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        char *p = strrchr(buf, ')');
-        unsigned long long ut = 0, stt = 0;
-        long long rss = 0;
-        /* After the command name: state ppid pgrp session tty tpgid flags minflt
-         * cminflt majflt cmajflt utime stime ... rss is the 22nd from here. */
-        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
-                                "%*d %*d %*d %*d %*u %*u %lld",
-                         &ut, &stt, &rss) != 3)
-            continue;
-        r->cpu_us = (int64_t)((ut + stt) * 1000000ULL / (unsigned long long)tick);
-        r->rss = rss * page;
-        json_array_append_new(samples,
-                              json_pack("{s:I, s:i, s:i, s:I, s:I}", "job", (json_int_t)r->job,
-                                        "task", r->task, "attempt", r->attempt, "cpu_us",
-                                        (json_int_t)r->cpu_us, "rss", (json_int_t)r->rss));
-    }
-    return samples;
 }
 
 void exec_stop_all(struct agent *a)

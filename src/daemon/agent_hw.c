@@ -23,7 +23,7 @@ static void hwloc_counts(struct hw_info *hw)
     hwloc_topology_destroy(topo);
 }
 
-static int64_t meminfo(const char *key)
+int64_t hw_meminfo(const char *key)
 {
     FILE *f = fopen("/proc/meminfo", "re");
     if (!f)
@@ -42,7 +42,7 @@ static int64_t meminfo(const char *key)
 
 int64_t hw_mem_avail(void)
 {
-    return meminfo("MemAvailable");
+    return hw_meminfo("MemAvailable");
 }
 
 double hw_loadavg(void)
@@ -153,10 +153,15 @@ static void cgroup_probe(struct hw_info *hw, const char *name, bool probe)
              * a task that forks while it is being killed (it retries instead). */
             hw->cg_pids = stat("/sys/fs/cgroup/pids/cgroup.procs", &st) == 0;
             hw->cg_freezer = stat("/sys/fs/cgroup/freezer/cgroup.procs", &st) == 0;
+            /* Usage: cpuacct.usage is in the cpu folder when the two share a hierarchy
+             * (cpu,cpuacct); a hierarchy of its own is one more group to join. */
+            hw->cg_cpuacct = stat("/sys/fs/cgroup/cpu/cpuacct.usage", &st) != 0 &&
+                             stat("/sys/fs/cgroup/cpuacct/cpuacct.usage", &st) == 0;
             snprintf(hw->cg_why, sizeof(hw->cg_why),
-                     "v1 (cpu.cfs_quota_us, memory.limit_in_bytes%s%s under "
+                     "v1 (cpu.cfs_quota_us, memory.limit_in_bytes%s%s%s under "
                      "/sys/fs/cgroup/*/hrm/CLUSTER/%.40s)",
-                     hw->cg_pids ? ", pids.max" : "", hw->cg_freezer ? ", freezer" : "", name);
+                     hw->cg_pids ? ", pids.max" : "", hw->cg_cpuacct ? ", cpuacct" : "",
+                     hw->cg_freezer ? ", freezer" : "", name);
         } else {
             snprintf(hw->cg_why, sizeof(hw->cg_why),
                      "none: cgroup v1 is mounted but not writable by this user");
@@ -174,8 +179,8 @@ void hw_discover(struct hw_info *hw, const char *name, bool probe_cgroup)
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         hw->pus = n > 0 ? (int32_t)n : 1;
     }
-    hw->mem_total = meminfo("MemTotal");
-    hw->mem_avail = meminfo("MemAvailable");
+    hw->mem_total = hw_meminfo("MemTotal");
+    hw->mem_avail = hw_meminfo("MemAvailable");
     nvml_probe(hw);
     cgroup_probe(hw, name, probe_cgroup);
 }

@@ -12,7 +12,7 @@
 
 enum cg_mode { CG_NONE, CG_V1, CG_V2 };
 /* v1 hierarchies a task joins (v2: one directory, named by CG_CPU). */
-enum cg_ctl { CG_CPU, CG_MEM, CG_PIDS, CG_FREEZER, CG_NCTL };
+enum cg_ctl { CG_CPU, CG_MEM, CG_PIDS, CG_CPUACCT, CG_FREEZER, CG_NCTL };
 #define CG_CLUSTER_LEN 12 /* hex digits of the cluster's identity in cgroup paths */
 
 struct hw_info {
@@ -25,6 +25,7 @@ struct hw_info {
     char cg_why[160];               /* why that mode (for --check) */
     char cg_root[512];              /* v2: the delegated parent; v1: unused */
     bool cg_pids, cg_freezer;       /* v1: those hierarchies are mounted (pids.max, group kill) */
+    bool cg_cpuacct;                /* v1: cpuacct is a hierarchy of its own, not cpu's */
 };
 
 struct arun {
@@ -44,6 +45,9 @@ struct arun {
     int status, exit, signal; /* status: 0 done, 1 failed (HRM_OUTCOME_*) */
     bool oom;
     int64_t end_us, cpu_us, rss;
+    int64_t rss_peak;             /* highest memory seen (cgroup: the kernel's own peak) */
+    int64_t sample_mono_us;       /* the previous usage sample (start at first) */
+    int64_t sample_cpu_us;        /* cpu_us at that sample */
     char error[160];
 };
 
@@ -88,6 +92,10 @@ struct agent {
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
     int64_t next_cap_us, next_sweep_us; /* agent_output.c's checks (mono) */
+    struct node_counters {
+        int64_t mono_us, busy_us, disk_ms;
+        bool have;
+    } node_prev;             /* the node's counters at the previous usage sample */
     bool stop;
     struct hrm_error fatal;  /* why the agent stops on its own (the master refused it) */
 };
@@ -96,6 +104,11 @@ struct agent {
 void hw_discover(struct hw_info *hw, const char *name, bool probe_cgroup);
 double hw_loadavg(void);
 int64_t hw_mem_avail(void);
+int64_t hw_meminfo(const char *key); /* a /proc/meminfo line in bytes; 0 when absent */
+
+/* agent_usage.c: one usage message: its tasks' samples and, from the second call on (the
+ * node's counters need two readings), the node's. */
+json_t *usage_message(struct agent *a);
 
 /* agent_cgroup.c: hrm/<cluster>/<node>/<job>.<task>.<attempt> in each hierarchy */
 void cg_cluster_id(const char *master_pub, char out[CG_CLUSTER_LEN + 1]); /* sha256, hex */
@@ -104,6 +117,10 @@ void cg_cluster_id(const char *master_pub, char out[CG_CLUSTER_LEN + 1]); /* sha
 int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
              char procs[CG_NCTL][1200]);
 bool cg_oom(const struct agent *a, const struct arun *r);
+/* A task's cpu time (us), memory and peak memory (bytes) from its cgroup; -1 when it has
+ * none or the files cannot be read (the caller falls back to /proc). */
+int cg_usage(const struct agent *a, const struct arun *r, int64_t *cpu_us, int64_t *mem,
+             int64_t *peak);
 void cg_signal(struct agent *a, const struct arun *r, int sig); /* every process of the group */
 void cg_release(struct agent *a, struct arun *r); /* kills what is left, removes it */
 void cg_retry(struct agent *a);  /* groups that were not empty at their task's end */
@@ -141,7 +158,6 @@ void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t atte
 void exec_kill(struct agent *a, struct arun *r, int sig);
 void exec_reap(struct agent *a);         /* SIGCHLD: collects ended runs into a->done */
 void exec_deadlines(struct agent *a);    /* SIGKILL runs past their grace period */
-json_t *exec_usage(struct agent *a);     /* samples array for a usage message */
 json_t *exec_end_json(const struct arun *r); /* fields of a task_end */
 void exec_stop_all(struct agent *a);     /* on shutdown: TERM, grace, KILL, reap */
 

@@ -293,20 +293,7 @@ static void on_task_end(struct master *m, int32_t n, const struct peer_id *from,
 static void on_usage(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
 {
     (void)from;
-    size_t i;
-    const json_t *e;
-    json_array_foreach(json_object_get(msg, "samples"), i, e)
-    {
-        struct rjob *j = jobs_find(m, geti(e, "job"));
-        json_int_t task = geti(e, "task");
-        if (!j || task < 0 || task >= j->ntasks)
-            continue;
-        struct rtask *t = &j->tasks[task];
-        if (t->state == HRM_RTASK_RUNNING && t->node == n && t->attempt == geti(e, "attempt")) {
-            t->cpu_us = geti(e, "cpu_us");
-            t->rss = geti(e, "rss");
-        }
-    }
+    usage_on_message(m, n, msg);
 }
 
 /* A node queue system's message (distributed scheduling), relayed by the master. */

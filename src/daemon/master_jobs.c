@@ -784,6 +784,8 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
                              "signal", t->signal, "oom", t->oom, "start_us",
                              (json_int_t)t->start_us, "end_us", (json_int_t)t->end_us, "cpu_us",
                              (json_int_t)t->cpu_us, "rss", (json_int_t)t->rss));
+        json_object_set_new(json_array_get(tasks, json_array_size(tasks) - 1), "rss_peak",
+                            json_integer(t->rss_peak));
         if (t->error) /* why a launch failed (command not found, no such working directory, ...) */
             json_object_set_new(json_array_get(tasks, json_array_size(tasks) - 1), "error",
                                 json_string(t->error));
@@ -829,6 +831,10 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
                             "seen_ms_ago",
                             (json_int_t)(rn->last_seen_us ? (now - rn->last_seen_us) / 1000 : -1),
                             "tasks", rn->nstarted, "host", rn->host, "cgroup", rn->cgroup));
+        json_t *last = json_array_get(list, json_array_size(list) - 1);
+        json_object_set_new(last, "foreign_cpu", json_integer(rn->foreign_cpu));
+        json_object_set_new(last, "foreign_mem", json_integer(rn->foreign_mem));
+        json_object_set_new(last, "disk_busy", json_integer(rn->disk_busy_permille));
         if (m->dist) {
             json_t *o = json_array_get(list, json_array_size(list) - 1);
             json_object_set_new(o, "queued", json_integer(rn->nqueued));

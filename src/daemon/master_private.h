@@ -36,6 +36,7 @@ struct rtask {
     int exit, signal;
     bool oom;
     int64_t start_us, end_us, cpu_us, rss;
+    int64_t rss_peak; /* highest memory its agent reported (this master's lifetime) */
     char *error; /* why the latest launch could not start (owned; NULL: it started) */
 };
 
@@ -91,6 +92,9 @@ struct rnode {
     int32_t nstarted, nqueued;
     int64_t cpu_used, mem_used;
     int64_t moved_in, moved_out;  /* tasks the negotiator moved here / away */
+    /* Its latest usage sample: the load that is not hrm tasks (milli-cores, bytes) and how
+     * busy its disks were (per mille of the interval, summed over disks). */
+    int64_t foreign_cpu, foreign_mem, disk_busy_permille;
     char host[64], cgroup[32];
 };
 
@@ -130,6 +134,13 @@ struct msched {
     int64_t rebuilds, passes;
 };
 
+/* Lines about bad usage samples in the current window (master_usage.c). */
+struct usage_complaints {
+    int64_t window_start_us; /* monotonic */
+    int32_t said;
+    int64_t unsaid;
+};
+
 struct mdist; /* distributed scheduling (master_dist.c); NULL on the central path */
 
 struct master {
@@ -166,6 +177,7 @@ struct master {
     bool turn_accepted_job; /* this turn made a new job (test_crash_after_submit) */
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */
+    struct usage_complaints usage_complaints;
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
 };
@@ -184,6 +196,22 @@ void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wir
                         long long req, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* A store write failed: the master stops (the store is the truth; see runtime.md). */
 void master_store_failed(struct master *m, int rc, const struct hrm_error *err);
+
+/* master_usage.c: an agent's usage message, checked sample by sample (a bad one is logged,
+ * rate-limited, and dropped), kept in the tables and handed to the central role. */
+void usage_on_message(struct master *m, int32_t node, const json_t *msg);
+/* A task sample to the use it measured (cpu in milli-cores over the interval, memory in
+ * bytes) and its run; -EINVAL (absurd), -ENOENT (unknown task) or -ESRCH (not running on
+ * that node in that attempt) with why. */
+int usage_task_convert(struct master *m, int32_t node, const json_t *s, struct rjob **j_out,
+                       int32_t *idx_out, struct hrm_usage *u, char *why, size_t len);
+/* A node sample to its foreign load (what is not hrm tasks) and disk busy per mille. */
+int usage_node_convert(const struct rnode *rn, const json_t *s, struct hrm_usage *u,
+                       int64_t *disk_permille, char *why, size_t len);
+/* The central role's messages for them, in its workload's indices (as the simulator sends). */
+void usage_task_msg(const struct rjob *j, const struct rtask *t, int32_t node,
+                    const struct hrm_usage *u, struct hrm_msg *out);
+void usage_node_msg(int32_t node, const struct hrm_usage *u, struct hrm_msg *out);
 
 /* master_keys.c: who a key is (its node, its account) */
 int keys_load_bindings(struct master *m, struct hrm_error *err);
