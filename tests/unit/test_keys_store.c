@@ -6,21 +6,18 @@
 #include <string.h>
 
 #include "hrm/store.h"
+#include "store_fixture.h"
 
-static char dir[] = "/tmp/hrm-keystore-XXXXXX";
 static char path[256];
 
 static void setup(void)
 {
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/hrm.db", dir);
+    store_fixture_new(path, sizeof(path));
 }
 
 static void teardown(void)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    store_fixture_remove(path);
 }
 
 TestSuite(keys_store, .init = setup, .fini = teardown);
@@ -44,22 +41,9 @@ static int collect(void *arg, const char *key, const char *node)
 /* The database of an hrm from before bindings: schema version 1, jobs, no agent_keys. */
 static void make_old_store(void)
 {
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    const char *sql =
-        "CREATE TABLE schema_version(version INTEGER NOT NULL); INSERT INTO schema_version VALUES(1);"
-        "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-        "CREATE TABLE jobs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, user TEXT NOT NULL,"
-        " queue TEXT NOT NULL, priority INTEGER NOT NULL, ntasks INTEGER NOT NULL,"
-        " submit_us INTEGER NOT NULL, end_us INTEGER NOT NULL, state INTEGER NOT NULL,"
-        " exit INTEGER NOT NULL, spec TEXT NOT NULL);"
-        "CREATE TABLE tasks(job INTEGER NOT NULL, idx INTEGER NOT NULL, state INTEGER NOT NULL,"
-        " attempt INTEGER NOT NULL, node TEXT NOT NULL, exit INTEGER NOT NULL,"
-        " signal INTEGER NOT NULL, oom INTEGER NOT NULL, start_us INTEGER NOT NULL,"
-        " end_us INTEGER NOT NULL, PRIMARY KEY(job, idx)) WITHOUT ROWID;"
-        "INSERT INTO jobs VALUES(1, 'old', 'root', 'default', 0, 1, 5, -1, 0, 0, '{}');";
-    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    store_fixture_first_schema(path,
+                               "INSERT INTO jobs VALUES(1, 'old', 'root', 'default', 0, 1, 5, -1,"
+                               " 0, 0, '{}');");
 }
 
 static int count_jobs(void *arg, const struct hrm_store_job *j)

@@ -8,26 +8,18 @@
 #include <unistd.h>
 
 #include "hrm/store.h"
+#include "store_fixture.h"
 
 static char path[256]; /* a fresh hrm.db in a folder of its own, per test */
 
 static void fresh_db(void)
 {
-    char folder[] = "/tmp/hrm-lcstore-XXXXXX";
-    cr_assert_not_null(mkdtemp(folder));
-    snprintf(path, sizeof(path), "%s/hrm.db", folder);
+    store_fixture_new(path, sizeof(path));
 }
 
 static void remove_db(void)
 {
-    static const char *const suffixes[] = {"", "-wal", "-shm"};
-    char file[300];
-    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-        snprintf(file, sizeof(file), "%s%s", path, suffixes[i]);
-        unlink(file);
-    }
-    *strrchr(path, '/') = '\0';
-    cr_assert_eq(rmdir(path), 0);
+    store_fixture_remove(path);
 }
 
 TestSuite(lifecycle_store, .init = fresh_db, .fini = remove_db);
@@ -100,23 +92,8 @@ Test(lifecycle_store, a_state_folder_of_the_first_schema_opens)
 {
     /* hrm.db as the first release wrote it (schema 1), with a job: the first
      * migration's text, frozen here on purpose (the store's may not change). */
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    const char *v1 =
-        "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-        "INSERT INTO schema_version VALUES(1);"
-        "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-        "CREATE TABLE jobs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, user TEXT NOT NULL,"
-        " queue TEXT NOT NULL, priority INTEGER NOT NULL, ntasks INTEGER NOT NULL,"
-        " submit_us INTEGER NOT NULL, end_us INTEGER NOT NULL, state INTEGER NOT NULL,"
-        " exit INTEGER NOT NULL, spec TEXT NOT NULL);"
-        "CREATE TABLE tasks(job INTEGER NOT NULL, idx INTEGER NOT NULL, state INTEGER NOT NULL,"
-        " attempt INTEGER NOT NULL, node TEXT NOT NULL, exit INTEGER NOT NULL,"
-        " signal INTEGER NOT NULL, oom INTEGER NOT NULL, start_us INTEGER NOT NULL,"
-        " end_us INTEGER NOT NULL, PRIMARY KEY(job, idx)) WITHOUT ROWID;"
-        "INSERT INTO jobs VALUES(1, 'old', 'u', 'default', 0, 1, 5, -1, 0, 0, '{}');";
-    cr_assert_eq(sqlite3_exec(db, v1, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    store_fixture_first_schema(path, "INSERT INTO jobs VALUES(1, 'old', 'u', 'default', 0, 1, 5,"
+                                     " -1, 0, 0, '{}');");
     struct hrm_error err;
     struct hrm_store *s = hrm_store_open(path, &err);
     cr_assert_not_null(s, "%s", err.text);

@@ -6,21 +6,18 @@
 #include <string.h>
 
 #include "hrm/store.h"
+#include "store_fixture.h"
 
-static char dir[] = "/tmp/hrm-logs-store-XXXXXX";
 static char path[256];
 
 static void setup(void)
 {
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/hrm.db", dir);
+    store_fixture_new(path, sizeof(path));
 }
 
 static void teardown(void)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    store_fixture_remove(path);
 }
 
 TestSuite(logs_store, .init = setup, .fini = teardown);
@@ -73,23 +70,7 @@ Test(logs_store, the_reason_survives_reopen)
  * reasons from then on. */
 Test(logs_store, a_store_from_the_first_schema_migrates)
 {
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    const char *old =
-        "CREATE TABLE schema_version(version INTEGER NOT NULL);"
-        "INSERT INTO schema_version VALUES(1);"
-        "CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-        "CREATE TABLE jobs(id INTEGER PRIMARY KEY, name TEXT NOT NULL, user TEXT NOT NULL,"
-        " queue TEXT NOT NULL, priority INTEGER NOT NULL, ntasks INTEGER NOT NULL,"
-        " submit_us INTEGER NOT NULL, end_us INTEGER NOT NULL, state INTEGER NOT NULL,"
-        " exit INTEGER NOT NULL, spec TEXT NOT NULL);"
-        "CREATE TABLE tasks(job INTEGER NOT NULL, idx INTEGER NOT NULL, state INTEGER NOT NULL,"
-        " attempt INTEGER NOT NULL, node TEXT NOT NULL, exit INTEGER NOT NULL,"
-        " signal INTEGER NOT NULL, oom INTEGER NOT NULL, start_us INTEGER NOT NULL,"
-        " end_us INTEGER NOT NULL, PRIMARY KEY(job, idx)) WITHOUT ROWID;"
-        "INSERT INTO tasks VALUES(1, 0, 3, 1, 'n1', 127, 0, 0, 5, 6);";
-    cr_assert_eq(sqlite3_exec(db, old, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
-    sqlite3_close(db);
+    store_fixture_first_schema(path, "INSERT INTO tasks VALUES(1, 0, 3, 1, 'n1', 127, 0, 0, 5, 6);");
     struct hrm_error err;
     struct hrm_store *s = hrm_store_open(path, &err);
     cr_assert_not_null(s, "%s", err.text);

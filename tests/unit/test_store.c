@@ -8,21 +8,18 @@
 #include <unistd.h>
 
 #include "hrm/store.h"
+#include "store_fixture.h"
 
-static char dir[] = "/tmp/hrm-store-XXXXXX";
 static char path[256];
 
 static void setup(void)
 {
-    cr_assert_not_null(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/hrm.db", dir);
+    store_fixture_new(path, sizeof(path));
 }
 
 static void teardown(void)
 {
-    char cmd[300];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    cr_assert_eq(system(cmd), 0);
+    store_fixture_remove(path);
 }
 
 TestSuite(store, .init = setup, .fini = teardown);
