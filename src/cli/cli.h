@@ -65,6 +65,12 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 int cli_parse_int(const char *cmd, const char *flag, const char *s, long long lo, long long hi,
                   long long *out);
 
+struct hrm_agent_config;
+/* cmd_daemon.c: an agent flag for its tasks (getopt value 'U' --usage-period, 'O' --max-output,
+ * 'R' --output-retention, 'P' --task-pids) parsed into cfg, as hrm agent takes it; hrm up checks
+ * the ones it passes on with it.  0, or -1 after saying why on stderr. */
+int cli_agent_task_flag(struct hrm_agent_config *cfg, int flag, const char *arg);
+
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 

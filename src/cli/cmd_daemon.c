@@ -53,10 +53,50 @@ static int parse_level(const char *arg, int *level)
 static int parse_dur(const char *opt, const char *arg, int64_t *us)
 {
     if (hrm_parse_duration(arg, us) < 0 || *us <= 0) {
-        fprintf(stderr, "hrm: --%s: expected a duration like 5s or 500ms\n", opt);
+        fprintf(stderr, "hrm: --%s: '%s': expected a duration like 5s or 500ms\n", opt, arg);
         return -1;
     }
     return 0;
+}
+
+/* The agent's flags for its tasks' output, usage sampling and process limit, shared with hrm up,
+ * which checks them before it starts anything: flag is getopt's value ('U' --usage-period,
+ * 'O' --max-output, 'R' --output-retention, 'P' --task-pids).  0, or -1 after saying why. */
+int cli_agent_task_flag(struct hrm_agent_config *cfg, int flag, const char *arg)
+{
+    switch (flag) {
+    case 'U':
+        return parse_dur("usage-period", arg, &cfg->usage_us);
+    case 'O':
+        if (hrm_parse_size(arg, &cfg->max_output) < 0 ||
+            (cfg->max_output != 0 && cfg->max_output < HRM_AGENT_MAX_OUTPUT_MIN)) {
+            fprintf(stderr, "hrm: --max-output: '%s': expected a size of at least 64K, or 0 for "
+                            "no limit\n",
+                    arg);
+            return -1;
+        }
+        cfg->max_output = cfg->max_output ? cfg->max_output : -1;
+        return 0;
+    case 'R':
+        if (hrm_parse_duration(arg, &cfg->output_retention_us) < 0 ||
+            cfg->output_retention_us < 0) {
+            fprintf(stderr, "hrm: --output-retention: '%s': expected a duration like 168h or "
+                            "30min, or 0 to keep output forever\n",
+                    arg);
+            return -1;
+        }
+        cfg->output_retention_us = cfg->output_retention_us ? cfg->output_retention_us : -1;
+        return 0;
+    case 'P': {
+        long long v;
+        if (cli_parse_int("agent", "--task-pids", arg, 0, 1 << 22, &v) < 0)
+            return -1;
+        cfg->task_pids = v == 0 ? -1 : v;
+        return 0;
+    }
+    default:
+        return -1;
+    }
 }
 
 int cmd_master(int argc, char **argv)
@@ -271,14 +311,6 @@ int cmd_agent(int argc, char **argv)
         case 'C':
             cfg.no_cgroup = true;
             break;
-        case 'P':
-        {
-            long long v;
-            if (cli_parse_int("agent", "--task-pids", optarg, 0, 1 << 22, &v) < 0)
-                return CLI_USAGE;
-            cfg.task_pids = v == 0 ? -1 : v;
-            break;
-        }
         case 'p':
             cfg.pin = true;
             break;
@@ -287,26 +319,11 @@ int cmd_agent(int argc, char **argv)
                 return CLI_USAGE;
             break;
         case 'U':
-            if (parse_dur("usage-period", optarg, &cfg.usage_us) < 0)
-                return CLI_USAGE;
-            break;
         case 'O':
-            if (hrm_parse_size(optarg, &cfg.max_output) < 0 ||
-                (cfg.max_output != 0 && cfg.max_output < HRM_AGENT_MAX_OUTPUT_MIN)) {
-                fprintf(stderr, "hrm agent: --max-output: expected a size of at least 64K, or 0 "
-                                "for no limit\n");
-                return CLI_USAGE;
-            }
-            cfg.max_output = cfg.max_output ? cfg.max_output : -1;
-            break;
         case 'R':
-            if (hrm_parse_duration(optarg, &cfg.output_retention_us) < 0 ||
-                cfg.output_retention_us < 0) {
-                fprintf(stderr, "hrm agent: --output-retention: expected a duration like 168h "
-                                "or 30min, or 0 to keep output forever\n");
+        case 'P':
+            if (cli_agent_task_flag(&cfg, c, optarg) < 0)
                 return CLI_USAGE;
-            }
-            cfg.output_retention_us = cfg.output_retention_us ? cfg.output_retention_us : -1;
             break;
         case 'K':
             check = true;

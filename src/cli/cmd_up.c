@@ -331,7 +331,7 @@ int up_start(struct up_cluster *u, const char *who)
         char name[32], rack[32];
         snprintf(name, sizeof(name), "node%d", i + 1);
         snprintf(rack, sizeof(rack), "r%d", i % u->racks + 1);
-        char *aargs[20] = {"hrm",    "agent", "--state", a_state, "--name", name,
+        char *aargs[28] = {"hrm",    "agent", "--state", a_state, "--name", name,
                            "--rack", rack,    "--cpus",  (char *)u->cpus, "--mem", (char *)u->mem,
                            "--gpus", (char *)u->gpus};
         int ak = 14;
@@ -339,6 +339,15 @@ int up_start(struct up_cluster *u, const char *who)
             aargs[ak++] = "--log-level", aargs[ak++] = (char *)u->log_level;
         if (u->no_cgroup)
             aargs[ak++] = "--no-cgroup";
+        const struct {
+            const char *flag, *value;
+        } task_flags[] = {{"--usage-period", u->usage_period},
+                          {"--max-output", u->max_output},
+                          {"--output-retention", u->output_retention},
+                          {"--task-pids", u->task_pids}};
+        for (size_t f = 0; f < sizeof(task_flags) / sizeof(task_flags[0]); f++)
+            if (task_flags[f].value)
+                aargs[ak++] = (char *)task_flags[f].flag, aargs[ak++] = (char *)task_flags[f].value;
         aargs[ak] = NULL;
         snprintf(a_log, sizeof(a_log), "%s/%s.log", u->logs, name);
         u->agents[i] = spawn(u, aargs, a_log);
@@ -441,6 +450,13 @@ static int check_daemon_flags(const struct up_cluster *u)
         fprintf(stderr, "hrm up: --log-level: '%s': expected emerg..debug\n", u->log_level);
         return -1;
     }
+    /* The agents' task flags, through the agent's own parser. */
+    struct hrm_agent_config scratch = {0};
+    if ((u->usage_period && cli_agent_task_flag(&scratch, 'U', u->usage_period) < 0) ||
+        (u->max_output && cli_agent_task_flag(&scratch, 'O', u->max_output) < 0) ||
+        (u->output_retention && cli_agent_task_flag(&scratch, 'R', u->output_retention) < 0) ||
+        (u->task_pids && cli_agent_task_flag(&scratch, 'P', u->task_pids) < 0))
+        return -1;
     return 0;
 }
 
@@ -471,6 +487,10 @@ static void up_usage(FILE *out)
             "  --node-timeout D    silence after which a node is down (default 5s)\n"
             "  --log-level L       daemons' log level (default notice)\n"
             "  --no-cgroup         agents never limit tasks with cgroups\n"
+            "  --task-pids N       agents' pids.max per task (default 4096; 0: no limit)\n"
+            "  --max-output SIZE   agents keep at most SIZE per task output file (default 1G)\n"
+            "  --output-retention D  agents remove output of jobs idle for D (default 168h)\n"
+            "  --usage-period D    agents' usage sampling period (default 1s)\n"
             "  -h, --help          this help\n\n"
             "A daemon that exits while the cluster starts stops it at once, with the\n"
             "daemon's reason.  A master that dies later is restarted (at most %d times\n"
@@ -492,6 +512,9 @@ int cmd_up(int argc, char **argv)
         {"param", required_argument, NULL, 'P'}, {"exec-queue", required_argument, NULL, 'Q'},
         {"sched-procs", required_argument, NULL, 'S'},
         {"log-level", required_argument, NULL, 'L'}, {"no-cgroup", no_argument, NULL, 'C'},
+        {"task-pids", required_argument, NULL, 'T'}, {"max-output", required_argument, NULL, 'O'},
+        {"output-retention", required_argument, NULL, 'R'},
+        {"usage-period", required_argument, NULL, 'U'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -553,6 +576,18 @@ int cmd_up(int argc, char **argv)
             break;
         case 'C':
             u.no_cgroup = true;
+            break;
+        case 'T':
+            u.task_pids = optarg;
+            break;
+        case 'O':
+            u.max_output = optarg;
+            break;
+        case 'R':
+            u.output_retention = optarg;
+            break;
+        case 'U':
+            u.usage_period = optarg;
             break;
         case 'h':
             up_usage(stdout);

@@ -20,6 +20,8 @@ struct up_cluster {
     int nexec_queues;
     int sched_procs;              /* hrm sched processes (the master then runs no instances) */
     bool no_cgroup;               /* agents' --no-cgroup */
+    /* agents' task flags, passed on as given (NULL: the agent's default) */
+    const char *usage_period, *max_output, *output_retention, *task_pids;
     /* filled by up_start */
     pid_t master, agents[UP_MAX_NODES], scheds[UP_MAX_SCHEDS];
     char self[4096];              /* this executable */
