@@ -18,6 +18,7 @@
 #include "client.h"
 #include "hrm/alloc.h"
 #include "hrm/metrics.h"
+#include "hrm/procstat.h"
 #include "hrm/rng.h"
 #include "hrm/wire.h"
 #include "up.h"
@@ -94,25 +95,11 @@ struct pcpu {
 
 static int proc_cpu(pid_t pid, struct pcpu *out)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    struct hrm_proc_stat ps;
+    if (hrm_proc_stat_read(pid, &ps) < 0)
         return -1;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    unsigned long long ut, st;
-    long long cut, cst;
-    /* after the name: state ppid pgrp session tty tpgid flags minflt cminflt
-     * majflt cmajflt utime stime cutime cstime */
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %lld %lld", &ut,
-                     &st, &cut, &cst) != 4)
-        return -1;
-    double hz = (double)sysconf(_SC_CLK_TCK);
-    out->self_s = (double)(ut + st) / hz;
-    out->children_s = (double)(cut + cst) / hz;
+    out->self_s = (double)ps.cpu_us / 1e6;
+    out->children_s = (double)ps.children_cpu_us / 1e6;
     return 0;
 }
 

@@ -5,32 +5,18 @@
 #include <unistd.h>
 
 #include "agent_private.h"
+#include "hrm/procstat.h"
 #include "hrm/wire.h"
 
 /* Without a cgroup: the task's main process only (what its children used is not counted
  * until they are reaped, which is why the cgroup comes first). */
 static int proc_usage(const struct arun *r, int64_t *cpu_us, int64_t *mem)
 {
-    long tick = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
+    struct hrm_proc_stat ps;
+    if (hrm_proc_stat_read(r->pid, &ps) < 0)
         return -1;
-    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    unsigned long long ut = 0, stt = 0;
-    long long rss = 0;
-    /* After the command name: state ppid pgrp session tty tpgid flags minflt
-     * cminflt majflt cmajflt utime stime ... rss is the 22nd from here. */
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d "
-                            "%*d %*d %*d %*d %*u %*u %lld",
-                     &ut, &stt, &rss) != 3)
-        return -1;
-    *cpu_us = (int64_t)((ut + stt) * 1000000ULL / (unsigned long long)tick);
-    *mem = rss * page;
+    *cpu_us = ps.cpu_us;
+    *mem = ps.rss_bytes;
     return 0;
 }
 
