@@ -1,7 +1,8 @@
-/* Command-line values shared by the subcommands: integer flags. */
+/* Shared by the subcommands: integer flags, the monotonic clock. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -18,4 +19,11 @@ int cli_parse_int(const char *cmd, const char *flag, const char *s, long long lo
     }
     *out = v;
     return 0;
+}
+
+double cli_mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }

@@ -44,13 +44,6 @@ struct flooder {
     pthread_t th;
 };
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void *flood_main(void *arg)
 {
     struct flooder *f = arg;
@@ -71,8 +64,8 @@ static void *flood_main(void *arg)
     for (;;) {
         bool stop = atomic_load(f->stop);
         if (stop && drain_end == 0)
-            drain_end = mono_s() + DRAIN_S;
-        if (stop && ((f->waits_answered >= f->waits && inflight == 0) || mono_s() > drain_end))
+            drain_end = cli_mono_s() + DRAIN_S;
+        if (stop && ((f->waits_answered >= f->waits && inflight == 0) || cli_mono_s() > drain_end))
             break;
         while (!stop && inflight < FLOOD_WINDOW) {
             json_t *q = hrm_wire_new(HRM_WIRE_JOBS);
@@ -106,9 +99,9 @@ static int probe(struct client *c, int n, double *ms)
     for (int i = 0; i < n; i++) {
         json_t *q = hrm_wire_new(HRM_WIRE_JOBS);
         int code;
-        double t0 = mono_s();
+        double t0 = cli_mono_s();
         json_t *r = client_call(c, q, &code);
-        ms[i] = (mono_s() - t0) * 1e3;
+        ms[i] = (cli_mono_s() - t0) * 1e3;
         json_decref(q);
         if (!r)
             return -1;
@@ -225,10 +218,10 @@ static int flood_run(struct client *c, const struct client_opts *co, const struc
     long long before = 0, after = 0;
     for (int i = 0; i < started; i++)
         before += f[i].listings;
-    double t0 = mono_s();
+    double t0 = cli_mono_s();
     if (rc == 0)
         rc = probe(c, o->probes, busy);
-    double window = mono_s() - t0;
+    double window = cli_mono_s() - t0;
     for (int i = 0; i < started; i++)
         after += f[i].listings;
     /* The job ends: every wait must be answered. */

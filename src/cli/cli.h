@@ -71,6 +71,9 @@ struct hrm_agent_config;
  * the ones it passes on with it.  0, or -1 after saying why on stderr. */
 int cli_agent_task_flag(struct hrm_agent_config *cfg, int flag, const char *arg);
 
+/* Seconds on the monotonic clock: for timeouts, deadlines and wall-time measures. */
+double cli_mono_s(void);
+
 /* True when argv[i] is -h or --help. */
 int cli_is_help(const char *arg);
 

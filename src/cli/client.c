@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "client.h"
 #include "hrm/alloc.h"
 #include "hrm/transport.h"
@@ -113,13 +114,6 @@ void client_close(struct client *c)
     hrm_free(c);
 }
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 json_t *client_call_ex(struct client *c, json_t *req, double timeout_s, double resend_s,
                        int *code, bool *no_answer)
 {
@@ -128,9 +122,9 @@ json_t *client_call_ex(struct client *c, json_t *req, double timeout_s, double r
     *code = 1;
     if (no_answer)
         *no_answer = false;
-    double start = mono_s(), last_send = 0;
+    double start = cli_mono_s(), last_send = 0;
     for (;;) {
-        double now = mono_s();
+        double now = cli_mono_s();
         if (timeout_s >= 0 && now - start > timeout_s) {
             if (no_answer)
                 *no_answer = true; /* the caller says what that means for its request */

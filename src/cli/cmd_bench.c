@@ -60,13 +60,6 @@ int cmd_bench(int argc, char **argv)
     return CLI_USAGE;
 }
 
-static double wall_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* CPU time of this (single-threaded) process: on a shared or virtual machine
  * the wall clock also counts the time the simulator waited for a core, which
  * says nothing of the simulator's speed "on one core". */
@@ -196,11 +189,11 @@ static int bench_sim(int argc, char **argv)
     }
     struct hrm_cluster *cl;
     struct hrm_workload *wl;
-    double t0 = wall_now();
+    double t0 = cli_mono_s();
     if (build(nodes, cores, tasks, per_job, (double)task_ms, (double)load_pct / 100.0, 1, &cl,
               &wl) < 0)
         return CLI_FAIL;
-    double t1 = wall_now();
+    double t1 = cli_mono_s();
     struct hrm_run_record rec;
     hrm_run_record_init(&rec, cl, wl);
     struct hrm_sim_config cfg = {.seed = 1};
@@ -208,7 +201,7 @@ static int bench_sim(int argc, char **argv)
     double c1 = cpu_now();
     int rc = hrm_sim_run(cl, wl, policy, NULL, &cfg, &rec, &err);
     double c2 = cpu_now();
-    double t2 = wall_now();
+    double t2 = cli_mono_s();
     if (rc < 0) {
         fprintf(stderr, "hrm bench sim: %s\n", err.text);
     } else {

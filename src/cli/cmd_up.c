@@ -25,13 +25,6 @@
 
 #define START_TIMEOUT_S 20
 
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void nap_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
@@ -134,9 +127,9 @@ static int stop_child(pid_t pid, double grace_s)
     if (pid <= 0)
         return 0;
     kill(pid, SIGTERM);
-    double end = mono_s() + grace_s;
+    double end = cli_mono_s() + grace_s;
     int st;
-    while (mono_s() < end) {
+    while (cli_mono_s() < end) {
         pid_t r = waitpid(pid, &st, WNOHANG);
         if (r == pid || (r < 0 && errno == ECHILD))
             return 0;
@@ -249,7 +242,7 @@ static void start_master(struct up_cluster *u)
     char log[1300];
     snprintf(log, sizeof(log), "%s/master.log", u->logs);
     u->master = spawn(u, margs, log);
-    u->master_since_s = mono_s();
+    u->master_since_s = cli_mono_s();
 }
 
 /* One hrm up per folder, and none beside a master started on its own: both
@@ -319,8 +312,8 @@ int up_start(struct up_cluster *u, const char *who)
     char a_state[1100], a_log[1300];
     snprintf(a_state, sizeof(a_state), "%s", u->state);
     start_master(u);
-    double deadline = mono_s() + START_TIMEOUT_S;
-    while (access(path, R_OK) != 0 && mono_s() < deadline) {
+    double deadline = cli_mono_s() + START_TIMEOUT_S;
+    while (access(path, R_OK) != 0 && cli_mono_s() < deadline) {
         if (any_exited(u, who)) {
             up_stop(u);
             return -1;
@@ -377,7 +370,7 @@ int up_start(struct up_cluster *u, const char *who)
         }
     }
     int up = 0;
-    while ((up = nodes_up(u)) < u->nodes && mono_s() < deadline) {
+    while ((up = nodes_up(u)) < u->nodes && cli_mono_s() < deadline) {
         if (any_exited(u, who)) { /* its own reason, at once, rather than a timeout */
             up_stop(u);
             return -1;
@@ -395,7 +388,7 @@ int up_start(struct up_cluster *u, const char *who)
 
 int up_supervise(struct up_cluster *u, const char *who)
 {
-    double now = mono_s();
+    double now = cli_mono_s();
     if (u->restart_at_s > 0) {
         if (now < u->restart_at_s)
             return 0;
