@@ -114,7 +114,9 @@ void agpu_env(const struct agpu_ask *ask, const struct agpu_dev *devs, int32_t n
     out[(*n)++] = env_entry("CUDA_VISIBLE_DEVICES", buf);
     agpu_format_share(ask->share, val, sizeof(val));
     out[(*n)++] = env_entry("HRM_GPU_SHARE", val);
-    snprintf(val, sizeof(val), "%lld", (long long)(ask->mem > 0 ? ask->mem : whole));
+    /* Not asked: whole GPUs have all their memory; a share has no memory of its own (0). */
+    int64_t mem = ask->mem > 0 ? ask->mem : ask->share >= AGPU_SHARE_WHOLE ? whole : 0;
+    snprintf(val, sizeof(val), "%lld", (long long)mem);
     out[(*n)++] = env_entry("HRM_GPU_MEM", val);
     if (ask->share >= AGPU_SHARE_WHOLE)
         return; /* a whole GPU: nothing to limit */

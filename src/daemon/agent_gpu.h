@@ -52,8 +52,8 @@ void agpu_format_mps_mem(int64_t per_gpu, int32_t ndev, char *buf, size_t len);
  * The GPU variables of a task: appends hrm_alloc'd "K=V" strings to out[*n] (at most
  * AGPU_ENV_MAX) and nothing for a task without GPUs.  CUDA_VISIBLE_DEVICES lists the GPUs'
  * UUIDs when every one is known, else their indices; HRM_GPU_SHARE and HRM_GPU_MEM (the
- * memory asked, else the whole memory of its GPUs) for every GPU task; the MPS limits for a
- * share of a GPU (memory only when asked).
+ * memory asked, else the whole memory of whole GPUs, else 0) for every GPU task; the MPS
+ * limits for a share of a GPU (memory only when asked).
  */
 #define AGPU_ENV_MAX 5
 void agpu_env(const struct agpu_ask *ask, const struct agpu_dev *devs, int32_t ndevs,
