@@ -1,5 +1,6 @@
 /* The node's GPUs and resource units, and each task's cores: its unit's (the model's binding, lending idle GPU units' cores to CPU tasks), enforced with a cpuset cgroup, else affinity. */
 #define _GNU_SOURCE 1 /* sched_setaffinity, CPU_SET */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,10 +93,16 @@ void bind_run(struct agent *a, struct arun *r, char procs[CG_NCTL][1200], bool *
         int rc = apply(a, r, set);
         if (rc == 0)
             return;
-        hrm_log(HRM_LOG_WARNING, "cpuset of task " HRM_TASK_FMT ": %s; binding by affinity",
-                HRM_TASK_ARGS(r->job, r->task, r->attempt), strerror(-rc));
+        hrm_log(HRM_LOG_WARNING, "cpuset of task " HRM_TASK_FMT ": %s; binding by affinity%s",
+                HRM_TASK_ARGS(r->job, r->task, r->attempt), strerror(-rc),
+                rc == -ENOENT && a->hw.cg == CG_V2 ? " from now on" : "");
+        /* v2 without cpuset files: the controller was not passed down to us.  (On v1 the
+         * flag also names the groups to remove: it stays.) */
+        if (rc == -ENOENT && a->hw.cg == CG_V2)
+            a->hw.cg_cpuset = false;
         procs[CG_CPUSET][0] = '\0'; /* a group without CPUs would refuse the task */
         r->cpuset = false;
+        a->bind_noted = true; /* said */
     } else if (!a->bind_noted) {
         a->bind_noted = true;
         hrm_log(HRM_LOG_NOTICE, "no cpuset cgroup controller%s: tasks' cores are bound with "

@@ -184,8 +184,9 @@ int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
             continue;
         cg_dir(a, c, leaf, dir, sizeof(dir));
         if (c == CG_CPUSET) { /* optional: without it, affinity binds the task (bind_run) */
-            int rc = cpuset_levels(a);
-            if (rc == 0 && mkdir(dir, 0755) < 0)
+            /* The levels are made (and given CPUs) by the first task, or again when gone. */
+            int rc = mkdir(dir, 0755) < 0 ? -errno : 0;
+            if (rc == -ENOENT && (rc = cpuset_levels(a)) == 0 && mkdir(dir, 0755) < 0)
                 rc = -errno;
             if (rc < 0)
                 hrm_log(HRM_LOG_WARNING, "cpuset cgroup for task " HRM_TASK_FMT ": %s",
