@@ -1031,6 +1031,32 @@ static int plain_verb(int argc, char **argv, const char *usage, struct client_op
     return 0;
 }
 
+/* The GPUs nodes described at registration (NVML's, or virtual ones), under the table. */
+static void print_node_gpus(const json_t *nodes)
+{
+    bool header = false;
+    size_t i, g;
+    const json_t *n, *gpu;
+    json_array_foreach(nodes, i, n)
+    {
+        json_array_foreach(json_object_get(n, "gpu_list"), g, gpu)
+        {
+            if (!header)
+                printf("\n%-12s %3s %-40s %-24s %9s %4s\n", "NODE", "GPU", "UUID", "NAME", "MEM",
+                       "NUMA");
+            header = true;
+            char mem[32];
+            const char *uuid = json_string_value(json_object_get(gpu, "uuid"));
+            hrm_format_size(json_integer_value(json_object_get(gpu, "mem")), mem, sizeof(mem));
+            printf("%-12.12s %3lld %-40.40s %-24.24s %9s %4lld\n",
+                   json_string_value(json_object_get(n, "name")),
+                   (long long)json_integer_value(json_object_get(gpu, "index")),
+                   uuid && *uuid ? uuid : "-", json_string_value(json_object_get(gpu, "name")),
+                   mem, (long long)json_integer_value(json_object_get(gpu, "numa")));
+        }
+    }
+}
+
 int cmd_nodes(int argc, char **argv)
 {
     struct client_opts o;
@@ -1084,6 +1110,7 @@ int cmd_nodes(int argc, char **argv)
                    json_string_value(json_object_get(n, "cgroup")));
         }
         printf("(CPUS and GPUS: free/total)\n");
+        print_node_gpus(nodes);
     }
     json_decref(r);
     return CLI_OK;

@@ -217,6 +217,7 @@ void up_init(struct up_cluster *u)
     u->cpus = "4";
     u->mem = "8G";
     u->gpus = "0";
+    u->gpu_mem = "16G";
     u->state = getenv("HRM_STATE") && *getenv("HRM_STATE") ? getenv("HRM_STATE") : ".hrm";
     u->lock_fd = -1;
 }
@@ -324,10 +325,10 @@ int up_start(struct up_cluster *u, const char *who)
         char name[32], rack[32];
         snprintf(name, sizeof(name), "node%d", i + 1);
         snprintf(rack, sizeof(rack), "r%d", i % u->racks + 1);
-        char *aargs[28] = {"hrm",    "agent", "--state", a_state, "--name", name,
+        char *aargs[30] = {"hrm",    "agent", "--state", a_state, "--name", name,
                            "--rack", rack,    "--cpus",  (char *)u->cpus, "--mem", (char *)u->mem,
-                           "--gpus", (char *)u->gpus};
-        int ak = 14;
+                           "--gpus", (char *)u->gpus, "--gpu-mem", (char *)u->gpu_mem};
+        int ak = 16;
         if (u->log_level)
             aargs[ak++] = "--log-level", aargs[ak++] = (char *)u->log_level;
         if (u->no_cgroup)
@@ -434,6 +435,10 @@ static int check_daemon_flags(const struct up_cluster *u)
     }
     if (cli_parse_int("up", "--gpus", u->gpus, 0, 32, &n) < 0)
         return -1;
+    if (hrm_parse_size(u->gpu_mem, &v) < 0 || v <= 0) {
+        fprintf(stderr, "hrm up: --gpu-mem: '%s': expected a size like 16G\n", u->gpu_mem);
+        return -1;
+    }
     if (u->node_timeout && (hrm_parse_duration(u->node_timeout, &v) < 0 || v <= 0)) {
         fprintf(stderr, "hrm up: --node-timeout: '%s': expected a duration like 5s or 500ms\n",
                 u->node_timeout);
@@ -470,6 +475,7 @@ static void up_usage(FILE *out)
             "  --cpus N            CPUs each agent declares (default 4)\n"
             "  --mem SIZE          memory each agent declares (default 8G)\n"
             "  --gpus N            virtual GPUs per agent (default 0)\n"
+            "  --gpu-mem SIZE      memory of each virtual GPU (default 16G)\n"
             "  --racks R           spread agents over R racks (default 2)\n"
             "  --policy NAME       the master's policy (default drf)\n"
             "  --param KEY=VALUE   a policy parameter (repeatable, at most 8)\n"
@@ -501,6 +507,7 @@ int cmd_up(int argc, char **argv)
         {"nodes", required_argument, NULL, 'n'},  {"state", required_argument, NULL, 's'},
         {"cpus", required_argument, NULL, 'c'},   {"mem", required_argument, NULL, 'm'},
         {"gpus", required_argument, NULL, 'g'},   {"racks", required_argument, NULL, 'r'},
+        {"gpu-mem", required_argument, NULL, 'G'},
         {"policy", required_argument, NULL, 'p'}, {"node-timeout", required_argument, NULL, 't'},
         {"param", required_argument, NULL, 'P'}, {"exec-queue", required_argument, NULL, 'Q'},
         {"sched-procs", required_argument, NULL, 'S'},
@@ -533,6 +540,9 @@ int cmd_up(int argc, char **argv)
             break;
         case 'g':
             u.gpus = optarg;
+            break;
+        case 'G':
+            u.gpu_mem = optarg;
             break;
         case 'r':
             if (cli_parse_int("up", "--racks", optarg, 1, UP_MAX_NODES, &v) < 0)

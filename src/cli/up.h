@@ -12,7 +12,7 @@ struct up_cluster {
     /* options: set before up_start (up_init gives the defaults) */
     const char *state;            /* state folder (created); keys made there if missing */
     int nodes, racks;
-    const char *cpus, *mem, *gpus; /* per agent, as the agent's flags take them */
+    const char *cpus, *mem, *gpus, *gpu_mem; /* per agent, as the agent's flags take them */
     const char *policy, *node_timeout, *log_level;
     const char *params[8];        /* the master's --param K=V */
     int nparams;

@@ -97,6 +97,7 @@ static void send_register(struct agent *a)
     json_object_set_new(m, "mem", json_integer(a->mem));
     json_object_set_new(m, "gpus", json_integer(a->gpus));
     json_object_set_new(m, "gpu_mem", json_integer(a->gpu_mem));
+    json_object_set_new(m, "gpu_list", hw_gpu_list(a->gpu, a->gpus));
     json_object_set_new(m, "cores", json_integer(a->hw.cores));
     json_object_set_new(m, "numa", json_integer(a->hw.numa));
     json_object_set_new(m, "pci", json_integer(a->hw.pci));
@@ -325,6 +326,7 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     a->gpu_mem = cfg->gpu_mem > 0                          ? cfg->gpu_mem
                  : cfg->gpus < 0 && a->hw.nvml_gpu_mem > 0 ? a->hw.nvml_gpu_mem
                                                            : (int64_t)16 << 30;
+    bind_init(a);
     if (!cfg->master && peer_read_endpoint(a->state_dir, a->endpoint, sizeof(a->endpoint), err) < 0)
         goto fail;
     if (exec_init(a, err) < 0)

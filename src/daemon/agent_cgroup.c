@@ -23,7 +23,8 @@
 #define PATIENCE_US 1000000
 
 /* v1 hierarchies in the order of enum cg_ctl. */
-static const char *const ctl_names[CG_NCTL] = {"cpu", "memory", "pids", "cpuacct", "freezer"};
+static const char *const ctl_names[CG_NCTL] = {"cpu",     "memory", "pids",
+                                               "cpuacct", "cpuset", "freezer"};
 
 void cg_cluster_id(const char *master_pub, char out[CG_CLUSTER_LEN + 1])
 {
@@ -40,7 +41,8 @@ static bool ctl_on(const struct agent *a, int ctl)
     if (a->hw.cg == CG_V2)
         return ctl == CG_CPU; /* one unified directory, named once */
     return ctl == CG_CPU || ctl == CG_MEM || (ctl == CG_PIDS && a->hw.cg_pids) ||
-           (ctl == CG_CPUACCT && a->hw.cg_cpuacct) || (ctl == CG_FREEZER && a->hw.cg_freezer);
+           (ctl == CG_CPUACCT && a->hw.cg_cpuacct) || (ctl == CG_FREEZER && a->hw.cg_freezer) ||
+           (ctl == CG_CPUSET && a->hw.cg_cpuset);
 }
 
 /* The node's folder in one hierarchy (leaf NULL), or a task's. */
@@ -113,11 +115,54 @@ static int v2_prepare(struct agent *a)
         write_file(level, "cgroup.subtree_control", "+cpu");
         write_file(level, "cgroup.subtree_control", "+memory");
         write_file(level, "cgroup.subtree_control", "+pids");
+        if (a->hw.cg_cpuset)
+            write_file(level, "cgroup.subtree_control", "+cpuset");
         if (!p)
             break;
         *p = save;
     }
     return 0;
+}
+
+/* v1 cpuset: a new group has no CPUs and no memory nodes, and takes no process until it has
+ * both, so each level of hrm/<cluster>/<node> gets its parent's.  Levels another agent of the
+ * cluster removed (cg_fini) come back here. */
+static int cpuset_levels(const struct agent *a)
+{
+    char dir[1100], parent[1100], text[4096];
+    cg_dir(a, CG_CPUSET, NULL, dir, sizeof(dir));
+    size_t root = strlen("/sys/fs/cgroup/cpuset");
+    for (char *p = strchr(dir + root + 1, '/');; p = strchr(p + 1, '/')) {
+        if (p)
+            *p = '\0';
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+            return -errno;
+        snprintf(parent, sizeof(parent), "%s", dir);
+        *strrchr(parent, '/') = '\0';
+        static const char *const files[2] = {"cpuset.cpus", "cpuset.mems"};
+        for (int f = 0; f < 2; f++) {
+            read_file(dir, files[f], text, sizeof(text));
+            if (text[0] && text[0] != '\n')
+                continue;
+            read_file(parent, files[f], text, sizeof(text));
+            int rc = write_file(dir, files[f], text);
+            if (rc < 0)
+                return rc;
+        }
+        if (!p)
+            return 0;
+        *p = '/';
+    }
+}
+
+int cg_cpuset_write(struct agent *a, const struct arun *r, const char *cpus, const char *mems)
+{
+    char dir[1100], leaf[64];
+    leaf_of(r, leaf, sizeof(leaf));
+    cg_dir(a, a->hw.cg == CG_V2 ? CG_CPU : CG_CPUSET, leaf, dir, sizeof(dir));
+    /* Memory nodes first: a group's CPUs and nodes must both be set before it takes a task. */
+    int rc = mems[0] ? write_file(dir, "cpuset.mems", mems) : 0;
+    return rc < 0 ? rc : write_file(dir, "cpuset.cpus", cpus);
 }
 
 int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
@@ -138,6 +183,18 @@ int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
         if (!ctl_on(a, c))
             continue;
         cg_dir(a, c, leaf, dir, sizeof(dir));
+        if (c == CG_CPUSET) { /* optional: without it, affinity binds the task (bind_run) */
+            /* The levels are made (and given CPUs) by the first task, or again when gone. */
+            int rc = mkdir(dir, 0755) < 0 ? -errno : 0;
+            if (rc == -ENOENT && (rc = cpuset_levels(a)) == 0 && mkdir(dir, 0755) < 0)
+                rc = -errno;
+            if (rc < 0)
+                hrm_log(HRM_LOG_WARNING, "cpuset cgroup for task " HRM_TASK_FMT ": %s",
+                        HRM_TASK_ARGS(r->job, r->task, r->attempt), strerror(-rc));
+            else
+                snprintf(procs[c], 1200, "%s/cgroup.procs", dir);
+            continue;
+        }
         /* The node's folder is there but for the first task: one mkdir, not one per level. */
         if (mkdir(dir, 0755) < 0 && (errno != ENOENT || agent_mkdirs(dir, 0755) < 0))
             goto fail;

@@ -84,7 +84,8 @@ static char *fmt_env(const char *k, const char *v)
 
 static bool env_filtered(const char *entry)
 {
-    return strncmp(entry, "HRM_", 4) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0;
+    return strncmp(entry, "HRM_", 4) == 0 || strncmp(entry, "CUDA_VISIBLE_DEVICES=", 21) == 0 ||
+           agpu_env_filtered(entry);
 }
 
 int exec_init(struct agent *a, struct hrm_error *err)
@@ -125,11 +126,11 @@ static bool user_var(const char *key)
  */
 
 static char **build_env(const struct agent *a, const struct arun *r, const json_t *env,
-                        const struct task_user *u, size_t *nborrowed)
+                        const struct task_user *u, const struct agpu_ask *gpu, size_t *nborrowed)
 {
     size_t n = 0, cap = 0;
     char **out = NULL;
-    HRM_GROW(out, cap, a->nbase_env + json_object_size(env) + 9);
+    HRM_GROW(out, cap, a->nbase_env + json_object_size(env) + 9 + AGPU_ENV_MAX);
     for (size_t i = 0; i < a->nbase_env; i++) {
         const char *e = a->base_env[i];
         size_t klen = strcspn(e, "=");
@@ -166,39 +167,9 @@ static char **build_env(const struct agent *a, const struct arun *r, const json_
     snprintf(buf, sizeof(buf), "%d", r->attempt);
     out[n++] = fmt_env("HRM_ATTEMPT", buf);
     out[n++] = fmt_env("HRM_NODE", a->name);
-    if (r->gpu_mask) {
-        size_t len = 0;
-        buf[0] = '\0';
-        for (int g = 0; g < 32; g++)
-            if (r->gpu_mask & (1u << g))
-                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%d", len ? "," : "", g);
-        out[n++] = fmt_env("CUDA_VISIBLE_DEVICES", buf);
-    }
+    agpu_env(gpu, a->gpu, a->gpus, out, &n); /* CUDA_VISIBLE_DEVICES, MPS limits, HRM_GPU_* */
     out[n] = NULL;
     return out;
-}
-
-/* Cores of the GPU units a task holds (cores/(gpus+1) per GPU, as the
- * cluster model binds them), folded onto the host's logical CPUs; with --pin,
- * CPU tasks get the CPU unit's cores.  Returns false for "no binding". */
-static bool affinity(const struct agent *a, const struct arun *r, cpu_set_t *set)
-{
-    int32_t cores = (int32_t)(a->cpu_milli / 1000), gpus = a->gpus;
-    if (cores <= 0 || (!r->gpu_mask && !a->cfg.pin))
-        return false;
-    int32_t per = cores / (gpus + 1);
-    CPU_ZERO(set);
-    int any = 0;
-    if (r->gpu_mask) {
-        for (int g = 0; g < gpus && g < 32; g++)
-            if (r->gpu_mask & (1u << g))
-                for (int32_t c = g * per; c < (g + 1) * per; c++, any++)
-                    CPU_SET(c % a->hw.pus, set);
-    } else {
-        for (int32_t c = gpus * per; c < cores; c++, any++)
-            CPU_SET(c % a->hw.pus, set);
-    }
-    return any > 0;
 }
 
 /* Async-signal-safe decimal, for the child's cgroup write. */
@@ -411,6 +382,13 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         if (a->runs[i].job == r.job && a->runs[i].task == r.task &&
             a->runs[i].attempt == r.attempt)
             return; /* a launch we already run (repeated after a reconnect) */
+    struct agpu_ask gpu;
+    if (agpu_ask_of_launch(msg, &gpu, r.error, sizeof(r.error)) < 0 ||
+        agpu_env_check(json_object_get(msg, "env"), r.error, sizeof(r.error)) < 0) {
+        r.exit = 127; /* the master checks too: this is the node's own defence */
+        finish(a, &r);
+        return;
+    }
     struct task_user user;
     if (exec_user_resolve(a, json_string_value(json_object_get(msg, "user")), &user, r.error,
                           sizeof(r.error)) < 0) {
@@ -469,12 +447,18 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     for (size_t i = 0; i < argc; i++)
         argv[i] = (char *)json_string_value(json_array_get(cmd, i));
     size_t nborrowed;
-    char **envp = build_env(a, &r, env, &user, &nborrowed);
+    char **envp = build_env(a, &r, env, &user, &gpu, &nborrowed);
     char procs[CG_NCTL][1200];
     cg_setup(a, &r, json_integer_value(json_object_get(msg, "cpu")),
              json_integer_value(json_object_get(msg, "mem")), procs);
+    struct agpu_cpus cores;
+    bool pin;
+    bind_run(a, &r, procs, &pin, &cores); /* its unit's cores: cpuset group, else affinity */
     cpu_set_t set;
-    bool pin = affinity(a, &r, &set);
+    CPU_ZERO(&set);
+    for (int c = 0; pin && c < AGPU_MAX_CPUS && c < CPU_SETSIZE; c++)
+        if (cores.bits[c / 64] >> (c % 64) & 1)
+            CPU_SET(c, &set);
     struct child_args ca = {.exe = exe,
                             .cwd = cwd,
                             .argv = argv,
@@ -533,6 +517,8 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
     a->runs[a->nruns++] = r;
     report_started(a, &r);
+    if (r.gpu_mask)
+        bind_rebalance(a); /* its GPU's cores are no longer lent to CPU tasks */
 }
 
 void exec_kill(struct agent *a, struct arun *r, int sig)
@@ -584,6 +570,8 @@ void exec_reap(struct agent *a)
             }
             struct arun done = *r;
             a->runs[i] = a->runs[--a->nruns];
+            if (done.gpu_mask)
+                bind_rebalance(a); /* its GPU's cores may be lent again */
             finish(a, &done);
             break;
         }

@@ -7,12 +7,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent_gpu.h"
 #include "hrm/daemon.h"
 #include "hrm/transport.h"
 
 enum cg_mode { CG_NONE, CG_V1, CG_V2 };
 /* v1 hierarchies a task joins (v2: one directory, named by CG_CPU). */
-enum cg_ctl { CG_CPU, CG_MEM, CG_PIDS, CG_CPUACCT, CG_FREEZER, CG_NCTL };
+enum cg_ctl { CG_CPU, CG_MEM, CG_PIDS, CG_CPUACCT, CG_CPUSET, CG_FREEZER, CG_NCTL };
 #define CG_CLUSTER_LEN 12 /* hex digits of the cluster's identity in cgroup paths */
 
 struct hw_info {
@@ -21,11 +22,15 @@ struct hw_info {
     int32_t nvml_gpus;              /* -1: no NVML on this host */
     int64_t nvml_gpu_mem;           /* smallest GPU's memory */
     char nvml_name[96];
+    struct agpu_dev nvml_dev[HRM_MAX_GPUS_PER_NODE]; /* [0, nvml_gpus): each GPU (numa -1: unknown) */
+    struct agpu_host host;          /* logical CPUs by NUMA domain (hwloc) */
     enum cg_mode cg;
-    char cg_why[160];               /* why that mode (for --check) */
+    char cg_why[200];               /* why that mode (for --check) */
     char cg_root[512];              /* v2: the delegated parent; v1: unused */
     bool cg_pids, cg_freezer;       /* v1: those hierarchies are mounted (pids.max, group kill) */
     bool cg_cpuacct;                /* v1: cpuacct is a hierarchy of its own, not cpu's */
+    bool cg_cpuset;                 /* the cpuset controller binds tasks' cores (v1 hierarchy,
+                                       or v2's cpuset controller) */
 };
 
 struct arun {
@@ -33,6 +38,8 @@ struct arun {
     int32_t task, attempt;
     pid_t pid;
     uint32_t gpu_mask;
+    struct hrm_ru_cores cores; /* its model cores (agent_bind.c), none when unbound */
+    bool cpuset;               /* its cores are its cpuset cgroup's, else its affinity's */
     int64_t start_us, start_mono_us, kill_at_us; /* kill_at: SIGKILL deadline (mono), 0 none */
     bool cg;                  /* has cgroup directories */
     bool via_nqs;             /* started by the node's queue system (distributed scheduling) */
@@ -66,6 +73,11 @@ struct agent {
     struct hw_info hw;
     int64_t cpu_milli, mem, gpu_mem;
     int32_t gpus;
+    struct agpu_dev gpu[HRM_MAX_GPUS_PER_NODE]; /* [0, gpus): NVML's, else virtual ones */
+    struct hrm_topology topo;  /* the node as the cluster model sees it (agent_bind.c) */
+    struct hrm_ru units[HRM_MAX_GPUS_PER_NODE + 1]; /* its resource units, bound once */
+    bool units_ok;             /* binding worked: tasks get their unit's cores */
+    bool bind_noted;           /* the log said once how cores are bound */
     void *zctx;
     struct hrm_conn *conn;
     int sigfd;
@@ -105,6 +117,17 @@ void hw_discover(struct hw_info *hw, const char *name, bool probe_cgroup);
 double hw_loadavg(void);
 int64_t hw_mem_avail(void);
 int64_t hw_meminfo(const char *key); /* a /proc/meminfo line in bytes; 0 when absent */
+/* [{index, uuid, name, mem, numa}] of n GPUs: register's gpu_list, --check --json's. */
+json_t *hw_gpu_list(const struct agpu_dev *devs, int32_t n);
+
+/* agent_bind.c: GPUs and cores of the node and of each task (docs/runtime.md, "GPUs") */
+void bind_init(struct agent *a); /* after discovery: its GPUs, topology and units */
+/* A run's cores before it starts: its cpuset cgroup (cpus and mems written; procs[CG_CPUSET]
+ * cleared when that fails) or, without one, *affinity (true when set filled). */
+void bind_run(struct agent *a, struct arun *r, char procs[CG_NCTL][1200], bool *affinity,
+              struct agpu_cpus *set);
+/* GPU tasks came or went: CPU tasks' lent cores follow (lending). */
+void bind_rebalance(struct agent *a);
 
 /* agent_usage.c: one usage message: its tasks' samples and, from the second call on (the
  * node's counters need two readings), the node's. */
@@ -117,6 +140,9 @@ void cg_cluster_id(const char *master_pub, char out[CG_CLUSTER_LEN + 1]); /* sha
 int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
              char procs[CG_NCTL][1200]);
 bool cg_oom(const struct agent *a, const struct arun *r);
+/* The run's cores in its cpuset group (v1 cpuset hierarchy, or v2's unified group): mems
+ * (may be "") then cpus.  0 or -errno. */
+int cg_cpuset_write(struct agent *a, const struct arun *r, const char *cpus, const char *mems);
 /* A task's cpu time (us), memory and peak memory (bytes) from its cgroup; -1 when it has
  * none or the files cannot be read (the caller falls back to /proc). */
 int cg_usage(const struct agent *a, const struct arun *r, int64_t *cpu_us, int64_t *mem,

@@ -178,6 +178,15 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     }
     if (!keys_may_register(m, from, name))
         return;
+    struct hrm_error gerr;
+    struct rnode scratch = {0};
+    bool topo_changed;
+    if (mgpu_register(&scratch, msg, (int32_t)(cpu / 1000), (int32_t)gpus, &topo_changed,
+                      &gerr) < 0) {
+        master_reply_error(m, from, HRM_WERR_BAD_FIELD, -1, "%s", gerr.text);
+        return;
+    }
+    json_decref(scratch.gpu_list);
     /* One peer is one node: a connection that registers under a new name leaves its old one. */
     int32_t old = node_of_peer(m, from);
     if (old >= 0 && strcmp(m->nodes[old].name, name) != 0)
@@ -187,6 +196,9 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     int32_t cores = (int32_t)(cpu / 1000);
     if (rn->cores != cores || rn->mem != mem || rn->gpus != gpus || rn->gpu_mem != gpu_mem ||
         strcmp(rn->rack, rack) != 0 || n >= (m->sched.cluster ? m->sched.cluster->nnodes : 0))
+        m->sched.dirty = true;
+    mgpu_register(rn, msg, cores, (int32_t)gpus, &topo_changed, &gerr); /* checked above */
+    if (topo_changed)
         m->sched.dirty = true;
     rn->cores = cores;
     rn->mem = mem;
@@ -609,6 +621,8 @@ static void master_free(struct master *m)
     sched_fini(m);
     dist_free(m);
     jobs_free_all(m);
+    for (int32_t n = 0; n < m->nnodes; n++)
+        json_decref(m->nodes[n].gpu_list);
     hrm_free(m->nodes);
     if (m->sigfd >= 0)
         close(m->sigfd);

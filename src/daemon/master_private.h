@@ -96,6 +96,13 @@ struct rnode {
      * busy its disks were (per mille of the interval, summed over disks). */
     int64_t foreign_cpu, foreign_mem, disk_busy_permille;
     char host[64], cgroup[32];
+    /* From its registration (master_gpus.c): the model's NUMA domains and each GPU's, and
+     * the GPUs as the agent described them ([{index, uuid, name, mem, numa}], owned; NULL
+     * from an agent that sends none). */
+    int32_t numa;
+    bool gpu_numa_known;
+    int8_t gpu_numa[HRM_MAX_GPUS_PER_NODE];
+    json_t *gpu_list;
 };
 
 /* A log request forwarded to an agent, waiting for its answer. */
@@ -216,6 +223,12 @@ void usage_node_msg(int32_t node, const struct hrm_usage *u, struct hrm_msg *out
 /* master_keys.c: who a key is (its node, its account) */
 int keys_load_bindings(struct master *m, struct hrm_error *err);
 void keys_free(struct master *m);
+/* master_gpus.c: a registration's numa and gpu_list into rn (changed: the cluster model's
+ * view of the node differs); -EINVAL and why for a bad list, rn untouched. */
+int mgpu_register(struct rnode *rn, const json_t *msg, int32_t cores, int32_t gpus,
+                  bool *changed, struct hrm_error *err);
+void mgpu_node_json(const struct rnode *rn, json_t *o); /* gpu_mem, numa, gpu_list for hrm nodes */
+
 /* May the sender register as node `name`?  Refusals are answered and logged. */
 bool keys_may_register(struct master *m, const struct peer_id *from, const char *name);
 /* The account a job of the sender runs as, from its key; NULL (answered) when

@@ -122,7 +122,11 @@ static int build_cluster(struct master *m, struct hrm_error *err)
                                   .cpu_speed = 1.0,
                                   .mem = rn->mem,
                                   .gpus = rn->gpus,
-                                  .gpu_mem = rn->gpu_mem};
+                                  .gpu_mem = rn->gpu_mem,
+                                  /* the agent's NUMA layout (master_gpus.c): the hrm policy's
+                                   * units bind cores by NUMA distance, as the agent does */
+                                  .numa = rn->numa,
+                                  .gpu_numa = rn->gpu_numa_known ? rn->gpu_numa : NULL};
         int rc = hrm_cluster_add_node(s->cluster, &d, err);
         if (rc < 0)
             return rc;
