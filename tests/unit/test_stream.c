@@ -178,3 +178,34 @@ Test(stream_preempt, fsp_never_preempts_a_stream_task)
 {
     never_preempts_stream("fsp");
 }
+
+/* ---- the kind reaches the scheduling role ---- */
+
+/* The master's job table to the role's workload: a stream job is a stream job there (the hrm
+ * policy's stream queue, the preemption rule), and a task waiting out its backoff is not given
+ * to the role until its time comes. */
+Test(stream_role, the_workload_job_has_the_kind_and_waiting_tasks_stay_out)
+{
+    struct rtask tasks[3] = {{.state = HRM_RTASK_RUNNING},
+                             {.state = HRM_RTASK_PENDING, .restart_at_us = 5},
+                             {.state = HRM_RTASK_PENDING}};
+    struct hrm_res req[1] = {{.v = {[HRM_DIM_CPU] = 1000}}};
+    struct rjob j = {.id = 1, .name = "svc", .user = "u", .queue = "default",
+                     .kind = HRM_JOB_STREAM, .greq = req, .ngroups = 1, .ntasks = 3,
+                     .tasks = tasks};
+    struct hrm_workload *wl = hrm_workload_new();
+    struct wl_map map = {0};
+    struct hrm_error err;
+    int32_t sj;
+    cr_assert_eq(sched_wl_add_job(wl, &map, &j, 0, &sj, &err), 0, "%s", err.text);
+    cr_assert_geq(sj, 0);
+    cr_assert_eq(wl->jobs[sj].kind, HRM_JOB_STREAM);
+    cr_assert_eq(wl->jobs[sj].ntasks, 2, "the task waiting out its backoff is left out");
+    cr_assert_eq(tasks[1].sched, -1);
+    cr_assert_geq(tasks[2].sched, 0);
+    j.kind = HRM_JOB_BATCH;
+    cr_assert_eq(sched_wl_add_job(wl, &map, &j, 0, &sj, &err), 0, "%s", err.text);
+    cr_assert_eq(wl->jobs[sj].kind, HRM_JOB_BATCH);
+    sched_wl_map_free(&map);
+    hrm_workload_free(wl);
+}
