@@ -9,12 +9,12 @@
 
 /*
  * A job file (hrm submit job.json) or the flags of `hrm submit -- CMD`:
- *   {"name": "n", "user": "u", "queue": "q", "priority": 0,
+ *   {"name": "n", "user": "u", "queue": "q", "priority": 0, "kind": "batch" | "stream",
  *    "tasks": [{"cmd": ["prog", "arg"] | "shell text", "cpus": 1 | "500m",
  *               "mem": "256M" | bytes, "gpus": 0, "count": 1,
  *               "env": {"K": "V"}, "cwd": "/dir"}, ...]}
  * Sizes and CPU amounts use the same syntax as the simulator's specs
- * (hrm/units.h).  Normalised, every group has cmd as an array of strings,
+ * (hrm/units.h).  Normalised, the job has its kind (default "batch") and every group has cmd as an array of strings,
  * cpu in milli-cores, mem in bytes, gpus, count, env (object) and cwd.
  */
 #define HRM_JOB_MAX_TASKS 1000000

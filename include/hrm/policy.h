@@ -88,8 +88,16 @@ int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node,
 /* Like hrm_ctx_start on an explicit GPU set that may already run tasks
  * (P0 queue stacking, hrm_state_start_stacked). */
 int hrm_ctx_start_stacked(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask);
-/* Kills a running task; it is requeued and loses its progress. */
+/* Kills a running task; it is requeued and loses its progress.  -HRM_ESTATE, with no change,
+ * for a task that is not running or may not be preempted (hrm_ctx_may_preempt). */
 int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task);
+/* Whether a policy may preempt task: only batch work is preempted.  Stream and service jobs
+ * are long-running services (P0): killing one to make room for batch work would cost the
+ * service its state and its latency, so every preempting policy skips them as victims. */
+static inline bool hrm_ctx_may_preempt(const struct hrm_state *s, int32_t task)
+{
+    return s->wl->jobs[s->wl->tasks[task].job].kind == HRM_JOB_BATCH;
+}
 
 struct hrm_policy;
 

@@ -58,6 +58,10 @@ struct hrm_store_task {
     bool oom;
     int64_t start_us, end_us; /* first start... latest start, end; -1 if none */
     const char *error;        /* why the latest launch could not start; "" or NULL: none */
+    /* Stream tasks: runs restarted, quick exits in a row, the latest restart's delay and when
+     * the task may be placed again (wall clock, 0: it is not waiting); 0 for batch tasks. */
+    int32_t restarts, crash_streak;
+    int64_t backoff_us, restart_at_us;
 };
 
 struct hrm_store;

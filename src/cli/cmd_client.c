@@ -184,16 +184,21 @@ static void submit_usage(FILE *out)
     fprintf(out,
             "usage: hrm submit JOB.json [options]\n"
             "       hrm submit [--cpus N --mem SIZE --gpus N --queue Q --priority P --count K]\n"
+            "                  [--kind batch|stream]\n"
             "                  [--name NAME] [--env K=V] [--cwd DIR] -- CMD ARGS...\n\n"
             "Submits a job and prints its id once the master has made it durable.\n"
-            "JOB.json: {\"name\", \"queue\", \"priority\", \"tasks\": [{\"cmd\", \"cpus\", \"mem\",\n"
-            "\"gpus\", \"count\", \"env\", \"cwd\", \"output\"}]} (docs/runtime.md).\n\noptions:\n"
+            "JOB.json: {\"name\", \"queue\", \"priority\", \"kind\", \"tasks\": [{\"cmd\", \"cpus\",\n"
+            "\"mem\", \"gpus\", \"count\", \"env\", \"cwd\", \"output\"}]} (docs/runtime.md).\n\n"
+            "options:\n"
             "  --cpus N        CPUs per task: 2, 0.5 or 500m (default 1)\n"
             "  --mem SIZE      memory per task: 256M, 2G (default 0: no limit)\n"
             "  --gpus N        GPUs per task (default 0)\n"
             "  --count K       K tasks running CMD (default 1)\n"
             "  --queue Q       queue (default \"default\")\n"
             "  --priority P    higher runs first under priority policies (default 0)\n"
+            "  --kind K        batch: the job ends when its tasks have (default); stream: a\n"
+            "                  service, its tasks restarted whenever they exit (1 s backoff,\n"
+            "                  doubling to 60 s) until the job is cancelled\n"
             "  --name NAME     job name (default: the command's name)\n"
             "  --env K=V       environment for the tasks (repeatable)\n"
             "  --cwd DIR       working directory (default: the current one)\n"
@@ -234,6 +239,7 @@ int cmd_submit(int argc, char **argv)
         {"count", required_argument, NULL, 'k'},
         {"queue", required_argument, NULL, 'q'},
         {"priority", required_argument, NULL, 'p'},
+        {"kind", required_argument, NULL, 'S'},
         {"name", required_argument, NULL, 'n'},
         {"env", required_argument, NULL, 'e'},
         {"cwd", required_argument, NULL, 'd'},
@@ -283,6 +289,9 @@ int cmd_submit(int argc, char **argv)
         }
         case 'q':
             json_object_set_new(top, "queue", json_string(optarg));
+            break;
+        case 'S': /* checked with the rest of the description (hrm_jobdesc_normalise) */
+            json_object_set_new(top, "kind", json_string(optarg));
             break;
         case 'n':
             json_object_set_new(top, "name", json_string(optarg));
@@ -431,6 +440,28 @@ static const char *fmt_exit(const json_t *o, char *buf, size_t len)
 static long long geti(const json_t *o, const char *k)
 {
     return json_integer_value(json_object_get(o, k));
+}
+
+/* "batch" or "stream" ("batch" from a master that predates kinds). */
+static const char *job_kind(const json_t *j)
+{
+    const char *k = json_string_value(json_object_get(j, "kind"));
+    return k ? k : "batch";
+}
+
+/* A stream task's restarts and how its latest run ended (its runs never end the task). */
+static void print_stream_task(const json_t *t)
+{
+    long long restarts = geti(t, "restarts"), sig = geti(t, "signal");
+    char last[48] = "-";
+    if (restarts > 0 && sig)
+        snprintf(last, sizeof(last), "signal %lld", sig);
+    else if (restarts > 0)
+        snprintf(last, sizeof(last), "%lld", geti(t, "exit"));
+    printf("  %8lld  %-9s", restarts, last);
+    if (geti(t, "restart_at_us") > 0)
+        printf("  (backoff %.0f s before restart %lld)", (double)geti(t, "backoff_us") / 1e6,
+               restarts);
 }
 
 /* 1234567 -> "1,234,567" */
@@ -586,17 +617,17 @@ int cmd_jobs(int argc, char **argv)
     } else if (o.json) {
         print_json(jobs);
     } else {
-        printf("%6s  %-16s %-10s %-9s %7s %7s %7s %5s %10s %10s\n", "ID", "NAME", "USER", "STATE",
-               "TASKS", "DONE", "FAILED", "EXIT", "WAIT", "RUNTIME");
+        printf("%6s  %-16s %-10s %-6s %-9s %7s %7s %7s %5s %10s %10s\n", "ID", "NAME", "USER",
+               "KIND", "STATE", "TASKS", "DONE", "FAILED", "EXIT", "WAIT", "RUNTIME");
         size_t i;
         const json_t *j;
         json_array_foreach(jobs, i, j)
         {
             int64_t sub = geti(j, "submit_us"), start = geti(j, "start_us"), end = geti(j, "end_us");
             char w[32], rt[32], ex[24];
-            printf("%6lld  %-16.16s %-10.10s %-9s %7lld %7lld %7lld %5s %10s %10s\n", geti(j, "id"),
-                   json_string_value(json_object_get(j, "name")),
-                   json_string_value(json_object_get(j, "user")),
+            printf("%6lld  %-16.16s %-10.10s %-6.6s %-9s %7lld %7lld %7lld %5s %10s %10s\n",
+                   geti(j, "id"), json_string_value(json_object_get(j, "name")),
+                   json_string_value(json_object_get(j, "user")), job_kind(j),
                    json_string_value(json_object_get(j, "state")), geti(j, "ntasks"),
                    geti(j, "done"), geti(j, "failed"), fmt_exit(j, ex, sizeof(ex)),
                    fmt_ms(start >= 0 ? start - sub : -1, w, sizeof(w)),
@@ -783,18 +814,19 @@ int cmd_job(int argc, char **argv)
         print_json(j);
     } else {
         char ex[24];
-        printf("job %lld  %s  user %s  queue %s  priority %lld\n", q.id,
+        printf("job %lld  %s  user %s  queue %s  priority %lld  kind %s\n", q.id,
                json_string_value(json_object_get(j, "name")),
                json_string_value(json_object_get(j, "user")),
-               json_string_value(json_object_get(j, "queue")), geti(j, "priority"));
+               json_string_value(json_object_get(j, "queue")), geti(j, "priority"), job_kind(j));
+        bool stream = strcmp(job_kind(j), "stream") == 0;
         long long queued = geti(j, "queued");
         printf("state %s  exit %s  tasks %lld: %lld pending, %lld running, %lld done, %lld failed, "
                "%lld skipped, %lld cancelled\n",
                json_string_value(json_object_get(j, "state")), fmt_exit(j, ex, sizeof(ex)),
                geti(j, "ntasks"), geti(j, "pending") + queued, geti(j, "running") - queued,
                geti(j, "done"), geti(j, "failed"), geti(j, "skipped"), geti(j, "cancelled"));
-        printf("%6s  %-10s %7s %-12s %5s %6s %10s\n", "TASK", "STATE", "ATTEMPT", "NODE", "EXIT",
-               "SIGNAL", "RUNTIME");
+        printf("%6s  %-10s %7s %-12s %5s %6s %10s%s\n", "TASK", "STATE", "ATTEMPT", "NODE", "EXIT",
+               "SIGNAL", "RUNTIME", stream ? "  RESTARTS  LAST-EXIT" : "");
         size_t i;
         const json_t *t;
         const json_t *tasks = json_object_get(j, "tasks");
@@ -809,11 +841,13 @@ int cmd_job(int argc, char **argv)
                 snprintf(tex, sizeof(tex), "%lld", geti(t, "exit"));
                 snprintf(sig, sizeof(sig), "%lld", geti(t, "signal"));
             }
-            printf("%6lld  %-10s %7lld %-12.12s %5s %6s %10s%s\n", geti(t, "task"),
+            printf("%6lld  %-10s %7lld %-12.12s %5s %6s %10s", geti(t, "task"),
                    json_string_value(json_object_get(t, "state")), geti(t, "attempt"),
                    json_string_value(json_object_get(t, "node")), tex, sig,
-                   fmt_ms(s >= 0 && e >= 0 ? e - s : -1, rt, sizeof(rt)),
-                   json_is_true(json_object_get(t, "oom")) ? "  (out of memory)" : "");
+                   fmt_ms(s >= 0 && e >= 0 ? e - s : -1, rt, sizeof(rt)));
+            if (stream)
+                print_stream_task(t);
+            printf("%s\n", json_is_true(json_object_get(t, "oom")) ? "  (out of memory)" : "");
             print_launch_error(t);
         }
         long long shown = (long long)json_array_size(tasks), matching = geti(j, "tasks_matching");

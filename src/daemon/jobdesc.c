@@ -202,10 +202,24 @@ fail:
     return NULL;
 }
 
+/* The job's kind: a batch job ends when its tasks have; a stream job is a service whose tasks
+ * are restarted until it is cancelled (docs/runtime.md, "Batch and stream jobs"). */
+static const char *norm_kind(const json_t *v, struct hrm_error *err)
+{
+    if (!v)
+        return "batch";
+    if (json_is_string(v) && (strcmp(json_string_value(v), "batch") == 0 ||
+                              strcmp(json_string_value(v), "stream") == 0))
+        return json_string_value(v);
+    hrm_errorf(err, -HRM_ESPEC, "kind: expected \"batch\" or \"stream\"");
+    return NULL;
+}
+
 json_t *hrm_jobdesc_normalise(const json_t *desc, const char *cwd_default,
                               struct hrm_error *err)
 {
-    static const char *const known[] = {"name", "user", "queue", "priority", "tasks", NULL};
+    static const char *const known[] = {"name", "user", "queue", "priority", "kind", "tasks",
+                                        NULL};
     if (!json_is_object(desc)) {
         hrm_errorf(err, -HRM_ESPEC, "a job must be a JSON object");
         return NULL;
@@ -218,7 +232,7 @@ json_t *hrm_jobdesc_normalise(const json_t *desc, const char *cwd_default,
         for (int k = 0; known[k]; k++)
             ok |= strcmp(key, known[k]) == 0;
         if (!ok) {
-            hrm_errorf(err, -HRM_ESPEC, "unknown field '%s' (known: name, user, queue, priority, tasks)", key);
+            hrm_errorf(err, -HRM_ESPEC, "unknown field '%s' (known: name, user, queue, priority, kind, tasks)", key);
             return NULL;
         }
     }
@@ -236,6 +250,9 @@ json_t *hrm_jobdesc_normalise(const json_t *desc, const char *cwd_default,
         }
         prio = json_integer_value(v);
     }
+    const char *kind = norm_kind(json_object_get(desc, "kind"), err);
+    if (!kind)
+        return NULL;
     const json_t *tasks = json_object_get(desc, "tasks");
     if (!json_is_array(tasks) || json_array_size(tasks) == 0 ||
         json_array_size(tasks) > HRM_JOB_MAX_GROUPS) {
@@ -261,8 +278,8 @@ json_t *hrm_jobdesc_normalise(const json_t *desc, const char *cwd_default,
                    HRM_JOB_MAX_TASKS);
         return NULL;
     }
-    return json_pack("{s:s, s:s, s:s, s:I, s:o, s:I}", "name", name, "user", user, "queue",
-                     queue, "priority", (json_int_t)prio, "tasks", groups, "ntasks",
+    return json_pack("{s:s, s:s, s:s, s:I, s:s, s:o, s:I}", "name", name, "user", user, "queue",
+                     queue, "priority", (json_int_t)prio, "kind", kind, "tasks", groups, "ntasks",
                      (json_int_t)ntasks);
 }
 

@@ -136,6 +136,10 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->rss = geti(e, "rss");
     jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
+    if (j->kind == HRM_JOB_STREAM && jobs_live(j)) {
+        stream_task_ended(m, j, (int32_t)task); /* a service: restarted, whatever its exit */
+        return;
+    }
     if (m->dist && t->sched >= 0) {
         dist_task_end(m, j, (int32_t)task, ok);
     } else if (t->sched >= 0 && j->sched >= 0 && m->sched.central) {
@@ -471,6 +475,7 @@ static void housekeeping(struct master *m)
             node_down(m, n, "no heartbeat");
     if (m->dist)
         dist_housekeeping(m);
+    stream_housekeeping(m);
     if (m->reconciling) {
         bool all = true;
         for (int32_t n = 0; n < m->nnodes; n++)
@@ -658,6 +663,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
     else
         snprintf(m->keys_dir, sizeof(m->keys_dir), "%.1000s/keys", cfg->state_dir);
     sched_init(m);
+    m->stream_next_us = INT64_MAX;
     /* Files made before folders were private (the store holds --env values). */
     static const char *const own_files[] = {"hrm.db", "hrm.db-wal", "hrm.db-shm",
                                             HRM_ENDPOINT_FILE, NULL};

@@ -351,6 +351,9 @@ json_t *dist_welcome(const struct master *m)
 const char *dist_refuse_spec(struct master *m, const json_t *spec)
 {
     struct mdist *d = m->dist;
+    if (strcmp(json_string_value(json_object_get(spec, "kind")), "stream") == 0)
+        return "stream jobs need the central path: their tasks are restarted by the master's "
+               "scheduler (start the master with a central policy)";
     size_t g;
     const json_t *gr;
     json_array_foreach(json_object_get(spec, "tasks"), g, gr)

@@ -61,6 +61,9 @@ static struct rjob *job_new(int64_t id, json_t *spec, int64_t submit_us)
     snprintf(j->user, sizeof(j->user), "%s", json_string_value(json_object_get(spec, "user")));
     snprintf(j->queue, sizeof(j->queue), "%s", json_string_value(json_object_get(spec, "queue")));
     j->priority = (int32_t)json_integer_value(json_object_get(spec, "priority"));
+    /* Stored descriptions made before kinds existed have none: batch. */
+    const char *kind = json_string_value(json_object_get(spec, "kind"));
+    j->kind = kind && hrm_job_kind_parse(kind) == HRM_JOB_STREAM ? HRM_JOB_STREAM : HRM_JOB_BATCH;
     j->submit_us = submit_us;
     j->end_us = -1;
     j->sched = -1;
@@ -239,7 +242,11 @@ void jobs_persist_task(struct master *m, struct rjob *j, int32_t idx)
                                  .oom = t->oom,
                                  .start_us = t->start_us,
                                  .end_us = t->end_us,
-                                 .error = t->error};
+                                 .error = t->error,
+                                 .restarts = t->restarts,
+                                 .crash_streak = t->crash_streak,
+                                 .backoff_us = t->backoff_us,
+                                 .restart_at_us = t->restart_at_us};
     struct hrm_error err;
     int rc = hrm_store_put_task(m->store, &row, &err);
     if (rc < 0)
@@ -307,6 +314,11 @@ static int load_task(void *arg, const struct hrm_store_task *row)
     task_set_start(m, j, row->idx, row->start_us);
     t->end_us = row->end_us;
     jobs_set_task_error(t, row->error);
+    t->restarts = row->restarts;
+    t->crash_streak = row->crash_streak;
+    t->backoff_us = row->backoff_us;
+    t->restart_at_us = row->state == HRM_RTASK_PENDING ? row->restart_at_us : 0;
+    stream_task_loaded(m, t);
     if (t->state == HRM_RTASK_FAILED && jobs_live(j))
         j->failed = true;
     return 0;
@@ -385,6 +397,7 @@ json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx)
 void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx)
 {
     task_set_state(m, j, idx, HRM_RTASK_PENDING);
+    stream_task_lost(j, idx);
     jobs_persist_task(m, j, idx);
     if (m->dist)
         dist_task_lost(m, j, idx);
@@ -600,6 +613,9 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
     const char *why = m->dist ? dist_refuse_spec(m, spec) : NULL;
     if (!why)
         why = fits_nowhere(m, spec);
+    char stream_why[256];
+    if (!why)
+        why = stream_refuse_spec(m, spec, stream_why, sizeof(stream_why));
     if (why) {
         json_decref(spec);
         master_reply_error(m, from, HRM_WERR_BAD_SPEC, req_of(msg), "%s", why);
@@ -643,10 +659,10 @@ static json_t *job_summary(const struct rjob *j)
     const int32_t *c = j->count.state;
     /* "running" counts the tasks placed on a node; "queued" those of them that
      * wait in the node's execution queue (distributed scheduling) to start. */
-    return json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i,"
-                     " s:I, s:I, s:I}",
+    return json_pack("{s:I, s:s, s:s, s:s, s:i, s:s, s:s, s:o, s:i, s:i, s:i, s:i, s:i, s:i, s:i,"
+                     " s:i, s:I, s:I, s:I}",
                      "id", (json_int_t)j->id, "name", j->name, "user", j->user, "queue",
-                     j->queue, "priority", j->priority, "state", hrm_job_state_name(j->state),
+                     j->queue, "priority", j->priority, "kind", hrm_job_kind_name(j->kind), "state", hrm_job_state_name(j->state),
                      "exit", jobs_live(j) ? json_null() : json_integer(j->exit), "ntasks",
                      j->ntasks, "pending", c[HRM_RTASK_PENDING], "running",
                      c[HRM_RTASK_RUNNING], "queued", j->count.queued, "done", c[HRM_RTASK_DONE],
@@ -789,6 +805,12 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
         if (t->error) /* why a launch failed (command not found, no such working directory, ...) */
             json_object_set_new(json_array_get(tasks, json_array_size(tasks) - 1), "error",
                                 json_string(t->error));
+        if (j->kind == HRM_JOB_STREAM) { /* exit and signal are then the latest run's */
+            json_t *row = json_array_get(tasks, json_array_size(tasks) - 1);
+            json_object_set_new(row, "restarts", json_integer(t->restarts));
+            json_object_set_new(row, "backoff_us", json_integer(t->backoff_us));
+            json_object_set_new(row, "restart_at_us", json_integer(t->restart_at_us));
+        }
     }
     bool more = false; /* does a later task of the range match? */
     for (int32_t k = i; k < (int32_t)hi && !more; k++)

@@ -38,6 +38,11 @@ struct rtask {
     int64_t start_us, end_us, cpu_us, rss;
     int64_t rss_peak; /* highest memory its agent reported (this master's lifetime) */
     char *error; /* why the latest launch could not start (owned; NULL: it started) */
+    /* Stream jobs (master_stream.c): runs that ended and were restarted, quick exits in a row
+     * (the backoff's exponent), the delay before the latest restart, and while the task waits
+     * out that delay, when it may be placed again (wall clock; 0: not waiting). */
+    int32_t restarts, crash_streak;
+    int64_t backoff_us, restart_at_us;
 };
 
 struct waiter {
@@ -58,6 +63,7 @@ struct rjob {
     int64_t id;
     char name[NODE_NAME_MAX], user[NODE_NAME_MAX], queue[NODE_NAME_MAX];
     int32_t priority;
+    int kind;  /* enum hrm_job_kind: HRM_JOB_BATCH or HRM_JOB_STREAM */
     int state; /* enum hrm_rjob_state */
     int exit;
     bool failed; /* a task failed for good: nothing more of it starts */
@@ -187,6 +193,7 @@ struct master {
     struct usage_complaints usage_complaints;
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
+    int64_t stream_next_us; /* earliest restart_at_us of a stream task (INT64_MAX: none) */
 };
 
 struct key_binding {
@@ -279,6 +286,27 @@ json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx);
 void jobs_set_task_error(struct rtask *t, const char *why);
 /* A task that ran (or was queued) on a node that lost it is pending again; tells the scheduler. */
 void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx);
+
+/* master_stream.c: stream jobs, long-running services (docs/runtime.md, "Batch and stream
+ * jobs").  A run of a stream task ended (any status): recorded, and the task waits out its
+ * crash-loop backoff before it is placed again.  Never finishes the job. */
+void stream_task_ended(struct master *m, struct rjob *j, int32_t idx);
+/* Tasks whose backoff is over become placeable (the scheduler is rebuilt with them). */
+void stream_housekeeping(struct master *m);
+/* A task of j loaded from the store or lost with its node: keeps stream_next_us and counts a
+ * restart of a lost stream task. */
+void stream_task_loaded(struct master *m, const struct rtask *t);
+void stream_task_lost(struct rjob *j, int32_t idx);
+/* Why a stream job cannot be accepted (a group's count over what the up nodes could run at
+ * once), written to why; NULL if fine. */
+const char *stream_refuse_spec(const struct master *m, const json_t *spec, char *why, size_t len);
+/* The delay before the restart that follows `streak` quick exits in a row (streak >= 1). */
+int64_t stream_backoff_us(int32_t streak);
+/* Whether a pending task waits out its backoff (not for the scheduler yet). */
+static inline bool stream_task_waiting(const struct rtask *t)
+{
+    return t->restart_at_us > 0;
+}
 
 /* master_dist.c: distributed scheduling (P4) -- scheduler instances and the negotiator in
  * the master, node queue systems in the agents (docs/runtime.md, "Distributed scheduling"). */

@@ -137,7 +137,8 @@ static int build_cluster(struct master *m, struct hrm_error *err)
 bool sched_task_live(const struct rjob *j, const struct rtask *t)
 {
     /* A failed job starts nothing more; its runs still end through the role. */
-    return t->state == HRM_RTASK_RUNNING || (t->state == HRM_RTASK_PENDING && !j->failed);
+    return t->state == HRM_RTASK_RUNNING ||
+           (t->state == HRM_RTASK_PENDING && !j->failed && !stream_task_waiting(t));
 }
 
 int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j, int64_t est_us,
@@ -155,7 +156,7 @@ int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j
     if (q < 0 && (q = hrm_workload_set_queue(wl, j->queue, 0.0, 1.0, err)) < 0)
         return q;
     struct hrm_job_desc d = {.name = j->name,
-                             .kind = HRM_JOB_BATCH,
+                             .kind = (enum hrm_job_kind)j->kind,
                              .user = hrm_workload_user(wl, j->user),
                              .queue = q,
                              .priority = j->priority,
@@ -259,8 +260,10 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
         int32_t sj;
         if ((rc = sched_wl_add_job(s->wl, &s->map, j, 0, &sj, err)) < 0)
             return rc;
-        if (j->sched < 0)
-            jobs_finish(m, j); /* every task ended while no scheduler ran (a restart) */
+        /* Every task ended while no scheduler ran (a restart); a stream job whose tasks all
+         * wait out their backoff goes on. */
+        if (j->sched < 0 && j->kind != HRM_JOB_STREAM)
+            jobs_finish(m, j);
     }
     struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};
     struct hrm_policy *policy = hrm_policy_new(m->cfg.policy, &params, 1, err);

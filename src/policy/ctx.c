@@ -46,7 +46,8 @@ int hrm_ctx_start_stacked(struct hrm_sched_ctx *ctx, int32_t task, int32_t node,
 int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task)
 {
     struct hrm_state *s = ctx->state;
-    if (task < 0 || task >= s->wl->ntasks || s->tasks[task].status != HRM_TASK_RUNNING)
+    if (task < 0 || task >= s->wl->ntasks || s->tasks[task].status != HRM_TASK_RUNNING ||
+        !hrm_ctx_may_preempt(s, task))
         return -HRM_ESTATE;
     /* Where it ran is cleared by the stop; keep it for the record. */
     const struct hrm_task_state *ts = &s->tasks[task];

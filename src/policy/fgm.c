@@ -711,7 +711,7 @@ static int reclaim(struct fgm_priv *p, struct hrm_sched_ctx *ctx, int32_t node)
         if (!r)
             continue;
         degraded |= r->deadline_us != INT64_MAX && ctx->now_us > r->deadline_us;
-        if (r->predicted && r->start_us > ys) {
+        if (r->predicted && r->start_us > ys && hrm_ctx_may_preempt(s, t)) {
             ys = r->start_us;
             youngest = t;
         }

@@ -336,7 +336,8 @@ int p1_reclaim(struct hrm_sched_ctx *ctx, struct p1_shares *sh)
     for (int32_t n = 0; n < c->nnodes; n++) {
         for (int32_t t = s->nodes[n].run_head; t >= 0; t = s->tasks[t].next) {
             int32_t i = sh->slot[wl->tasks[t].job];
-            if (wl->tasks[t].req.v[HRM_DIM_GPU] == 0 || sh->held[i] <= sh->share[i])
+            if (wl->tasks[t].req.v[HRM_DIM_GPU] == 0 || sh->held[i] <= sh->share[i] ||
+                !hrm_ctx_may_preempt(s, t))
                 continue;
             if (mask_gpu_mem(c, n, s->tasks[t].gpu_mask) < min_need)
                 continue; /* its GPU would not help any waiting task */

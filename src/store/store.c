@@ -26,6 +26,12 @@ static const char *const migrations[] = {
     /* 3 -> 4: the client's submission key, so a resubmission finds its job */
     "ALTER TABLE jobs ADD COLUMN submit_key TEXT;"
     "CREATE UNIQUE INDEX jobs_submit_key ON jobs(submit_key) WHERE submit_key IS NOT NULL;",
+    /* 4 -> 5: a stream task's restarts and crash-loop backoff, so a restarted master goes on
+     * where it was (docs/runtime.md, "Batch and stream jobs") */
+    "ALTER TABLE tasks ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN crash_streak INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN backoff_us INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE tasks ADD COLUMN restart_at_us INTEGER NOT NULL DEFAULT 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -45,12 +51,14 @@ static const char *const migrations[] = {
     X(JOB_BY_KEY, "SELECT id FROM jobs WHERE submit_key = ?1")                                 \
     X(JOB_STATE, "UPDATE jobs SET state = ?2, exit = ?3, end_us = ?4 WHERE id = ?1")           \
     X(TASK_PUT, "INSERT OR REPLACE INTO tasks(job, idx, state, attempt, node, exit, signal,"   \
-                " oom, start_us, end_us, error)"                                               \
-                " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")                        \
+                " oom, start_us, end_us, error, restarts, crash_streak, backoff_us,"          \
+                " restart_at_us)"                                                              \
+                " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")   \
     X(JOB_ALL, "SELECT id, name, user, queue, priority, ntasks, submit_us, end_us, state,"     \
                " exit, spec FROM jobs ORDER BY id")                                            \
     X(TASK_ALL, "SELECT job, idx, state, attempt, node, exit, signal, oom, start_us, end_us,"  \
-                " error FROM tasks ORDER BY job, idx")                                         \
+                " error, restarts, crash_streak, backoff_us, restart_at_us"                    \
+                " FROM tasks ORDER BY job, idx")                                               \
     X(KEY_BIND, "INSERT INTO agent_keys(key, node) VALUES(?1, ?2)")                            \
     X(KEY_ALL, "SELECT key, node FROM agent_keys")
 
@@ -383,6 +391,10 @@ int hrm_store_put_task(struct hrm_store *s, const struct hrm_store_task *t,
     sqlite3_bind_int64(st, 9, t->start_us);
     sqlite3_bind_int64(st, 10, t->end_us);
     sqlite3_bind_text(st, 11, t->error ? t->error : "", -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 12, t->restarts);
+    sqlite3_bind_int(st, 13, t->crash_streak);
+    sqlite3_bind_int64(st, 14, t->backoff_us);
+    sqlite3_bind_int64(st, 15, t->restart_at_us);
     return step_done(s, STMT_TASK_PUT, err);
 }
 
@@ -433,6 +445,10 @@ int hrm_store_load(struct hrm_store *s, hrm_store_job_f on_job, hrm_store_task_f
             .start_us = sqlite3_column_int64(st, 8),
             .end_us = sqlite3_column_int64(st, 9),
             .error = col_text(st, 10),
+            .restarts = sqlite3_column_int(st, 11),
+            .crash_streak = sqlite3_column_int(st, 12),
+            .backoff_us = sqlite3_column_int64(st, 13),
+            .restart_at_us = sqlite3_column_int64(st, 14),
         };
         if (on_task && (rc = on_task(arg, &t)) < 0)
             break;

@@ -39,7 +39,7 @@ grep -q "^state running  exit -  tasks 2:" "$TMP/wj" || { cat "$TMP/wj" >&2; fai
 grep -Eq "^ +0  running +1 n1 +- +- +- *$" "$TMP/wj" || { cat "$TMP/wj" >&2; fail "running task shows an exit"; }
 "$HRM" job "$w" --json | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["exit"] is not None)' \
   || fail "running job: JSON exit is not null"
-"$HRM" jobs | awk -v id="$w" '$1 == id && $4 == "running" && $8 == "-" { f = 1 } END { exit !f }' \
+"$HRM" jobs | awk -v id="$w" '$1 == id && $5 == "running" && $9 == "-" { f = 1 } END { exit !f }' \
   || { "$HRM" jobs >&2; fail "hrm jobs: running job shows an exit"; }
 node_tasks 2 || { "$HRM" nodes >&2; fail "hrm nodes: not 2 tasks while w runs"; }
 touch "$TMP/stop"
