@@ -118,9 +118,8 @@ static void task_count(struct master *m, struct rjob *j, const struct rtask *t, 
     rn->nstarted += sign;
     rn->cpu_used += sign * j->greq[t->group].v[HRM_DIM_CPU];
     rn->mem_used += sign * j->greq[t->group].v[HRM_DIM_MEM];
-    for (int32_t g = 0; g < HRM_MAX_GPUS_PER_NODE; g++)
-        if (t->gpu_mask >> g & 1u)
-            rn->gpu_milli[g] += sign * j->gshare[t->group];
+    for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1) /* nothing for CPU tasks */
+        rn->gpu_milli[__builtin_ctz(mask)] += sign * j->gshare[t->group];
 }
 
 void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state)
@@ -195,8 +194,8 @@ bool jobs_counts_check(const struct master *m, const struct rjob *only, char *wh
             x->nstarted++;
             x->cpu_used += j->greq[t->group].v[HRM_DIM_CPU];
             x->mem_used += j->greq[t->group].v[HRM_DIM_MEM];
-            for (int32_t g = 0; g < HRM_MAX_GPUS_PER_NODE; g++)
-                x->gpu_milli[g] += (t->gpu_mask >> g & 1u) ? j->gshare[t->group] : 0;
+            for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1)
+                x->gpu_milli[__builtin_ctz(mask)] += j->gshare[t->group];
         }
     }
     bool ok = true;
