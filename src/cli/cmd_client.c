@@ -184,12 +184,13 @@ static void submit_usage(FILE *out)
 {
     fprintf(out,
             "usage: hrm submit JOB.json [options]\n"
-            "       hrm submit [--cpus N --mem SIZE --gpus N --gpu-mem SIZE --queue Q --priority P]\n"
-            "                  [--count K]\n"
+            "       hrm submit [--cpus N --mem SIZE --gpus N --gpu-mem SIZE --count K]\n"
+            "                  [--queue Q --priority P]\n"
             "                  [--name NAME] [--env K=V] [--cwd DIR] -- CMD ARGS...\n\n"
             "Submits a job and prints its id once the master has made it durable.\n"
             "JOB.json: {\"name\", \"queue\", \"priority\", \"tasks\": [{\"cmd\", \"cpus\", \"mem\",\n"
-            "\"gpus\", \"gpu_mem\", \"count\", \"env\", \"cwd\", \"output\"}]} (docs/runtime.md).\n\noptions:\n"
+            "\"gpus\", \"gpu_mem\", \"count\", \"env\", \"cwd\", \"output\"}]} "
+            "(docs/runtime.md).\n\noptions:\n"
             "  --cpus N        CPUs per task: 2, 0.5 or 500m (default 1)\n"
             "  --mem SIZE      memory per task: 256M, 2G (default 0: no limit)\n"
             "  --gpus N        GPUs per task: a whole number, or a share of one GPU in\n"

@@ -99,8 +99,7 @@ bad:
 
 /* "gpus": a whole count 0..32 (an integer, or a number with no fraction) or a share of one
  * GPU in (0, 1), in thousandths.  *share gets 1000 per whole GPU, 0 without GPUs. */
-static int parse_gpus(const json_t *v, int g, int64_t *count, int32_t *share,
-                      struct hrm_error *err)
+static int parse_gpus(const json_t *v, int g, int64_t *count, int32_t *share, struct hrm_error *err)
 {
     double d = json_is_integer(v) ? (double)json_integer_value(v)
                : json_is_real(v)  ? json_real_value(v)
@@ -108,12 +107,14 @@ static int parse_gpus(const json_t *v, int g, int64_t *count, int32_t *share,
     if (!json_is_number(v) || !(d >= 0 && d <= 32))
         return hrm_errorf(err, -HRM_ESPEC,
                           "tasks[%d].gpus: expected a whole number of GPUs 0..32 or a share of one "
-                          "GPU in (0, 1) like 0.5", g);
+                          "GPU in (0, 1) like 0.5",
+                          g);
     if (d >= 1) {
         if (d != (double)(int64_t)d)
             return hrm_errorf(err, -HRM_ESPEC,
                               "tasks[%d].gpus: %g: more than one GPU must be a whole number; a "
-                              "share of one GPU is in (0, 1)", g, d);
+                              "share of one GPU is in (0, 1)",
+                              g, d);
         *count = (int64_t)d;
         *share = 1000;
         return 0;
@@ -142,7 +143,7 @@ static bool gpu_env_name(const char *key)
 static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int64_t *ntasks,
                           struct hrm_error *err)
 {
-    static const char *const known[] = {"cmd", "cpus", "mem",  "gpus",   "gpu_mem",
+    static const char *const known[] = {"cmd",   "cpus", "mem", "gpus",   "gpu_mem",
                                         "count", "env",  "cwd", "output", NULL};
     if (!json_is_object(in)) {
         hrm_errorf(err, -HRM_ESPEC, "tasks[%d]: must be an object", g);
@@ -182,8 +183,10 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
             goto fail;
         }
         if (gpus == 0 && gpu_mem > 0) {
-            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].gpu_mem: needs gpus (a task without GPUs "
-                                        "has no GPU memory)", g);
+            hrm_errorf(err, -HRM_ESPEC,
+                       "tasks[%d].gpu_mem: needs gpus (a task without GPUs "
+                       "has no GPU memory)",
+                       g);
             goto fail;
         }
     }
@@ -226,7 +229,8 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
             if (gpu_env_name(key)) {
                 hrm_errorf(err, -HRM_ESPEC,
                            "tasks[%d].env.%.64s: set by hrm for the task's GPUs (ask with gpus "
-                           "and gpu_mem)", g, key);
+                           "and gpu_mem)",
+                           g, key);
                 json_decref(env);
                 goto fail;
             }

@@ -82,7 +82,7 @@ static struct rjob *job_new(int64_t id, json_t *spec, int64_t submit_us)
         j->greq[g].v[HRM_DIM_GPU_MEM] = json_integer_value(json_object_get(gr, "gpu_mem"));
         /* Jobs stored before shares existed asked whole GPUs. */
         const json_t *share = json_object_get(gr, "gpu_share");
-        j->gshare[g] = share                         ? (int32_t)json_integer_value(share)
+        j->gshare[g] = share                           ? (int32_t)json_integer_value(share)
                        : j->greq[g].v[HRM_DIM_GPU] > 0 ? 1000
                                                        : 0;
         int64_t count = json_integer_value(json_object_get(gr, "count"));
@@ -570,7 +570,8 @@ static const char *fits_nowhere(struct master *m, const json_t *spec, char *why,
             hrm_format_size(most, have, sizeof(have));
             snprintf(why, len,
                      "tasks[%zu].gpu_mem: %s per GPU is more than any node's GPUs have (at most "
-                     "%s)", g, want, have);
+                     "%s)",
+                     g, want, have);
             return why;
         }
         if (!fits)

@@ -197,10 +197,9 @@ int hrm_workload_add_task(struct hrm_workload *wl, const struct hrm_task_desc *d
                           j->name, s->name, d->gpu_milli);
     if ((d->gpu_milli > 0 && d->req.v[HRM_DIM_GPU] <= 0) ||
         (d->gpu_milli > 0 && d->gpu_milli < 1000 && d->req.v[HRM_DIM_GPU] != 1))
-        return hrm_errorf(err, -EINVAL,
-                          "job '%s' stage '%s': a GPU share of %d thousandths needs %s", j->name,
-                          s->name, d->gpu_milli,
-                          d->gpu_milli < 1000 ? "exactly one GPU" : "gpus > 0");
+        return hrm_errorf(
+            err, -EINVAL, "job '%s' stage '%s': a GPU share of %d thousandths needs %s", j->name,
+            s->name, d->gpu_milli, d->gpu_milli < 1000 ? "exactly one GPU" : "gpus > 0");
     HRM_GROW(wl->tasks, wl->cap_tasks, (size_t)wl->ntasks + 1);
     struct hrm_task *t = &wl->tasks[wl->ntasks];
     memset(t, 0, sizeof(*t));

@@ -259,8 +259,10 @@ void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struc
             HRM_GROW(p->held, p->cap_held, p->nheld + 1);
             h = (int32_t)p->nheld++;
         }
-        p->held[h] = (struct hrmp_held){
-            .unit = pl->unit[i], .next = p->task_held[t], .part = pl->part[i], .milli = pl->milli[i]};
+        p->held[h] = (struct hrmp_held){.unit = pl->unit[i],
+                                        .next = p->task_held[t],
+                                        .part = pl->part[i],
+                                        .milli = pl->milli[i]};
         p->task_held[t] = h;
         hrm_ru_add_share(&p->ru[pl->unit[i]], &pl->part[i], pl->milli[i]);
         p->solo[pl->unit[i]] += solo && pl->part[i].v[HRM_DIM_GPU] > 0;

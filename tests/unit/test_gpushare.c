@@ -16,8 +16,8 @@
 /* A one-GPU unit of 16 GiB, stacking limited by memory and shares only. */
 static struct hrm_ru gpu_unit(void)
 {
-    return (struct hrm_ru){.node = 0, .gpu = 0, .type = HRM_RU_GPU_LEND, .ncores = 4,
-                           .gmem = 16 * GIB};
+    return (struct hrm_ru){
+        .node = 0, .gpu = 0, .type = HRM_RU_GPU_LEND, .ncores = 4, .gmem = 16 * GIB};
 }
 
 static struct hrm_res gpu_req(int64_t gpus, int64_t gmem)
@@ -122,14 +122,25 @@ Test(gpushare, no_share_is_the_memory_rule)
  * first to end (10 s), a 0.6 too; without shares (0) memory alone would start it at once. */
 Test(gpushare, waitsim_counts_shares)
 {
-    struct hrm_wait_row run[] = {
-        {.task = 0, .status = HRM_WAIT_RUNNING, .time_us = 10 * SEC, .vcore = 1000, .gpu = 1,
-         .milli = 500},
-        {.task = 1, .status = HRM_WAIT_RUNNING, .time_us = 30 * SEC, .vcore = 1000, .gpu = 1,
-         .milli = 500}};
+    struct hrm_wait_row run[] = {{.task = 0,
+                                  .status = HRM_WAIT_RUNNING,
+                                  .time_us = 10 * SEC,
+                                  .vcore = 1000,
+                                  .gpu = 1,
+                                  .milli = 500},
+                                 {.task = 1,
+                                  .status = HRM_WAIT_RUNNING,
+                                  .time_us = 30 * SEC,
+                                  .vcore = 1000,
+                                  .gpu = 1,
+                                  .milli = 500}};
     struct hrm_wait_cap cap = {.vcore = 4000, .gmem = 16 * GIB};
-    struct hrm_wait_row me = {.task = 2, .status = HRM_WAIT_QUEUED, .time_us = SEC,
-                              .vcore = 1000, .gpu = 1, .milli = 500};
+    struct hrm_wait_row me = {.task = 2,
+                              .status = HRM_WAIT_QUEUED,
+                              .time_us = SEC,
+                              .vcore = 1000,
+                              .gpu = 1,
+                              .milli = 500};
     int64_t wait = -1;
     cr_assert_eq(hrm_waitsim_run(&cap, run, 2, &me, &wait), 0);
     cr_assert_eq(wait, 10 * SEC);
@@ -193,8 +204,8 @@ static int64_t b_start(const char *policy, const char *ga, const char *ma, const
     hrm_run_record_init(&rec, spec->cluster, spec->wl);
     struct hrm_sim_config cfg = {.seed = 1};
     struct hrm_params params = {NULL, 0};
-    cr_assert_eq(hrm_sim_run(spec->cluster, spec->wl, policy, &params, &cfg, &rec, &err), 0,
-                 "%s", err.text);
+    cr_assert_eq(hrm_sim_run(spec->cluster, spec->wl, policy, &params, &cfg, &rec, &err), 0, "%s",
+                 err.text);
     cr_assert_eq(rec.tasks_done, 2);
     int64_t t = rec.jobs[1].first_start_us;
     hrm_run_record_fini(&rec);
