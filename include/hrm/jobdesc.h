@@ -11,11 +11,17 @@
  * A job file (hrm submit job.json) or the flags of `hrm submit -- CMD`:
  *   {"name": "n", "user": "u", "queue": "q", "priority": 0, "kind": "batch" | "stream",
  *    "tasks": [{"cmd": ["prog", "arg"] | "shell text", "cpus": 1 | "500m",
- *               "mem": "256M" | bytes, "gpus": 0, "count": 1,
- *               "env": {"K": "V"}, "cwd": "/dir"}, ...]}
+ *               "mem": "256M" | bytes, "gpus": 0 | 2 | 0.5, "gpu_mem": "4G" | bytes,
+ *               "count": 1, "env": {"K": "V"}, "cwd": "/dir"}, ...]}
  * Sizes and CPU amounts use the same syntax as the simulator's specs
- * (hrm/units.h).  Normalised, the job has its kind (default "batch") and every group has cmd as an array of strings,
- * cpu in milli-cores, mem in bytes, gpus, count, env (object) and cwd.
+ * (hrm/units.h).  "gpus" is a whole count or a share of one GPU in (0, 1);
+ * "gpu_mem" is the GPU memory over all the task's GPUs and needs gpus.
+ * Normalised, the job has its kind (default "batch") and every group has cmd as
+ * an array of strings, cpu in milli-cores,
+ * mem in bytes, gpus (the count of GPUs: 1 for a share), gpu_share (thousandths
+ * of each GPU: 1..999 a share, 1000 whole GPUs, 0 without GPUs), gpu_mem
+ * (bytes, 0 = not asked), count, env (object) and cwd.  env may not set
+ * HRM_*, CUDA_VISIBLE_DEVICES or CUDA_MPS_*: the agent sets those.
  */
 #define HRM_JOB_MAX_TASKS 1000000
 #define HRM_JOB_MAX_GROUPS 1024

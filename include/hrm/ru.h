@@ -43,6 +43,7 @@ struct hrm_ru {
     int32_t ngpu_tasks; /* tasks using the GPU (the rest borrow cores of a lending unit) */
     int64_t gmem_used;
     int64_t cpu_used; /* milli-cores held by the unit's tasks */
+    int32_t share_used; /* thousandths of the GPU held by tasks that give a share (gpu_milli) */
 };
 
 /* What core binding needs to know about one node.  Cores are split over the
@@ -100,6 +101,18 @@ bool hrm_ru_fits(const struct hrm_ru *ru, const struct hrm_res *req);
 /* Occupancy bookkeeping for a task admitted (add) or gone (remove). */
 void hrm_ru_add(struct hrm_ru *ru, const struct hrm_res *req);
 void hrm_ru_remove(struct hrm_ru *ru, const struct hrm_res *req);
+/*
+ * The same rule and bookkeeping for a task that gives its share of each of its
+ * GPUs, gpu_milli thousandths (struct hrm_task): 1..999 a fraction of one GPU,
+ * 1000 a whole GPU, 0 not given (then exactly hrm_ru_fits / add / remove).  A
+ * task with a share also needs the shares given on the unit's GPU plus its own
+ * to be at most 1000: two halves stack, a half and 0.6 do not, and a whole GPU
+ * stacks with no other task that gives a share.  In the daemons every GPU task
+ * gives one; simulator specs give none unless they ask a fraction.
+ */
+bool hrm_ru_fits_share(const struct hrm_ru *ru, const struct hrm_res *req, int32_t gpu_milli);
+void hrm_ru_add_share(struct hrm_ru *ru, const struct hrm_res *req, int32_t gpu_milli);
+void hrm_ru_remove_share(struct hrm_ru *ru, const struct hrm_res *req, int32_t gpu_milli);
 /* Milli-cores of a lending unit that CPU tasks may borrow now (0 for other types). */
 int64_t hrm_ru_lendable(const struct hrm_ru *ru);
 

@@ -21,6 +21,7 @@ struct hrm_wait_row {
     int64_t vcore;  /* milli-cores */
     int32_t gpu;    /* 1 if it uses the unit's GPU, else 0 */
     int64_t gmem;   /* bytes of GPU memory on the unit's GPU */
+    int32_t milli;  /* thousandths of the GPU it gives as its share, 0 = none (hrm_ru_fits_share) */
     uint8_t status; /* enum hrm_wait_status */
 };
 
@@ -46,7 +47,7 @@ void hrm_wait_table_fini(struct hrm_wait_table *t);
  * simulaterun: the time until `task` could start if it joined the unit's
  * queue now.  The simulation starts from the running rows holding their
  * resources; at each instant the queue's head starts while it fits (cores,
- * GPU memory, stack count), in table order (first in, first out: a blocked
+ * GPU memory, stack count, GPU shares), in table order (first in, first out: a blocked
  * head blocks the rows behind it, as the node's queue does); otherwise the
  * clock jumps to the next end of a running row, which releases its
  * resources.  The task is served after every queued row.  *wait_us gets the

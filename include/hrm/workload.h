@@ -51,6 +51,10 @@ struct hrm_task {
     int32_t phase_first;     /* optional profile: wl->phases[phase_first .. +nphases) */
     int32_t nphases;
     uint32_t logic; /* hrm_workload_logic_id of its declared logic, 0 = none */
+    /* Thousandths of one GPU the task asks for: 1..999 a share of one GPU (req gpu = 1),
+     * 1000 whole GPUs, 0 not given (simulator specs: GPU memory alone decides stacking).
+     * See hrm_ru_fits_share. */
+    int32_t gpu_milli;
 };
 
 struct hrm_stage {
@@ -123,6 +127,7 @@ struct hrm_task_desc {
     int64_t duration_us;
     int64_t est_duration_us; /* 0 = duration_us */
     uint32_t logic;          /* hrm_workload_logic_id of the task's program, 0 = not declared */
+    int32_t gpu_milli;       /* share of a GPU in thousandths (struct hrm_task), 0 = not given */
 };
 
 struct hrm_workload *hrm_workload_new(void); /* has the "default" queue */

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,16 +184,19 @@ static void submit_usage(FILE *out)
 {
     fprintf(out,
             "usage: hrm submit JOB.json [options]\n"
-            "       hrm submit [--cpus N --mem SIZE --gpus N --queue Q --priority P --count K]\n"
-            "                  [--kind batch|stream]\n"
+            "       hrm submit [--cpus N --mem SIZE --gpus N --gpu-mem SIZE --count K]\n"
+            "                  [--queue Q --priority P --kind batch|stream]\n"
             "                  [--name NAME] [--env K=V] [--cwd DIR] -- CMD ARGS...\n\n"
             "Submits a job and prints its id once the master has made it durable.\n"
             "JOB.json: {\"name\", \"queue\", \"priority\", \"kind\", \"tasks\": [{\"cmd\", \"cpus\",\n"
-            "\"mem\", \"gpus\", \"count\", \"env\", \"cwd\", \"output\"}]} (docs/runtime.md).\n\n"
-            "options:\n"
+            "\"mem\", \"gpus\", \"gpu_mem\", \"count\", \"env\", \"cwd\", \"output\"}]} "
+            "(docs/runtime.md).\n\noptions:\n"
             "  --cpus N        CPUs per task: 2, 0.5 or 500m (default 1)\n"
             "  --mem SIZE      memory per task: 256M, 2G (default 0: no limit)\n"
-            "  --gpus N        GPUs per task (default 0)\n"
+            "  --gpus N        GPUs per task: a whole number, or a share of one GPU in\n"
+            "                  (0, 1) like 0.5 (default 0)\n"
+            "  --gpu-mem SIZE  GPU memory per task, over all its GPUs: 4G (default 0:\n"
+            "                  not asked); needs --gpus\n"
             "  --count K       K tasks running CMD (default 1)\n"
             "  --queue Q       queue (default \"default\")\n"
             "  --priority P    higher runs first under priority policies (default 0)\n"
@@ -236,6 +240,7 @@ int cmd_submit(int argc, char **argv)
         {"cpus", required_argument, NULL, 'c'},
         {"mem", required_argument, NULL, 'm'},
         {"gpus", required_argument, NULL, 'g'},
+        {"gpu-mem", required_argument, NULL, 'G'},
         {"count", required_argument, NULL, 'k'},
         {"queue", required_argument, NULL, 'q'},
         {"priority", required_argument, NULL, 'p'},
@@ -271,19 +276,35 @@ int cmd_submit(int argc, char **argv)
             json_object_set_new(group, "mem", json_string(optarg));
             flags = true;
             break;
-        case 'g':
+        case 'G':
+            json_object_set_new(group, "gpu_mem", json_string(optarg));
+            flags = true;
+            break;
+        case 'g': {
+            /* A whole number or a share of one GPU; the job's checks say what is wrong. */
+            double v = strtod(optarg, &end);
+            if (*end || !*optarg || !isfinite(v)) {
+                fprintf(stderr, "hrm submit: --gpus: expected a number of GPUs like 2 or a share "
+                                "of one GPU like 0.5\n");
+                goto out;
+            }
+            bool whole = fabs(v) <= 1e6 && v == floor(v);
+            json_object_set_new(group, "gpus", whole ? json_integer((json_int_t)v) : json_real(v));
+            flags = true;
+            break;
+        }
         case 'k':
         case 'p': {
             long long v = strtoll(optarg, &end, 10);
             if (*end || !*optarg) {
                 fprintf(stderr, "hrm submit: --%s: expected an integer\n",
-                        c == 'g' ? "gpus" : c == 'k' ? "count" : "priority");
+                        c == 'k' ? "count" : "priority");
                 goto out;
             }
             if (c == 'p')
                 json_object_set_new(top, "priority", json_integer(v));
             else
-                json_object_set_new(group, c == 'g' ? "gpus" : "count", json_integer(v));
+                json_object_set_new(group, "count", json_integer(v));
             flags = flags || c != 'p';
             break;
         }
@@ -798,6 +819,35 @@ static json_t *fetch_job(const struct client_opts *o, const struct job_query *q,
     return job;
 }
 
+/* A group's GPU request as people write it: "0.5 GPU, 4G" (4G of GPU memory over its GPUs). */
+static const char *fmt_gpu_request(const json_t *group, char *buf, size_t len)
+{
+    long long gpus = geti(group, "gpus"), share = geti(group, "gpu_share");
+    int64_t gmem = geti(group, "gpu_mem");
+    int n = share > 0 && share < 1000
+                ? snprintf(buf, len, "%g GPU", (double)share / 1000.0)
+                : snprintf(buf, len, "%lld GPU%s", gpus, gpus == 1 ? "" : "s");
+    if (gmem > 0 && n > 0 && (size_t)n < len) {
+        char size[32];
+        hrm_format_size(gmem, size, sizeof(size));
+        snprintf(buf + n, len - (size_t)n, ", %s", size);
+    }
+    return buf;
+}
+
+/* One line per task group that asks GPUs: "tasks[0]: 0.5 GPU, 4G per task". */
+static void print_gpu_requests(const json_t *spec)
+{
+    size_t g;
+    const json_t *group;
+    json_array_foreach(json_object_get(spec, "tasks"), g, group)
+    {
+        char req[64];
+        if (geti(group, "gpus") > 0)
+            printf("tasks[%zu]: %s per task\n", g, fmt_gpu_request(group, req, sizeof(req)));
+    }
+}
+
 int cmd_job(int argc, char **argv)
 {
     struct client_opts o;
@@ -825,6 +875,7 @@ int cmd_job(int argc, char **argv)
                json_string_value(json_object_get(j, "state")), fmt_exit(j, ex, sizeof(ex)),
                geti(j, "ntasks"), geti(j, "pending") + queued, geti(j, "running") - queued,
                geti(j, "done"), geti(j, "failed"), geti(j, "skipped"), geti(j, "cancelled"));
+        print_gpu_requests(json_object_get(j, "spec"));
         printf("%6s  %-10s %7s %-12s %5s %6s %10s%s\n", "TASK", "STATE", "ATTEMPT", "NODE", "EXIT",
                "SIGNAL", "RUNTIME", stream ? "  RESTARTS  LAST-EXIT" : "");
         size_t i;
@@ -1091,6 +1142,20 @@ static void print_node_gpus(const json_t *nodes)
     }
 }
 
+/* Under a node whose GPUs hold tasks: "  GPU shares held: 0.5 1 0" (one per GPU). */
+static void print_gpu_shares(const json_t *shares)
+{
+    size_t g;
+    const json_t *v;
+    bool any = false;
+    json_array_foreach(shares, g, v) any |= json_integer_value(v) > 0;
+    if (!any)
+        return;
+    printf("  GPU shares held:");
+    json_array_foreach(shares, g, v) printf(" %g", (double)json_integer_value(v) / 1000.0);
+    printf("\n");
+}
+
 int cmd_nodes(int argc, char **argv)
 {
     struct client_opts o;
@@ -1142,6 +1207,7 @@ int cmd_nodes(int argc, char **argv)
                    (long long)json_integer_value(json_object_get(n, "tasks")), queued,
                    json_number_value(json_object_get(n, "load")),
                    json_string_value(json_object_get(n, "cgroup")));
+            print_gpu_shares(json_object_get(n, "gpu_shares"));
         }
         printf("(CPUS and GPUS: free/total)\n");
         print_node_gpus(nodes);

@@ -97,11 +97,54 @@ bad:
     return NULL;
 }
 
+/* "gpus": a whole count 0..32 (an integer, or a number with no fraction) or a share of one
+ * GPU in (0, 1), in thousandths.  *share gets 1000 per whole GPU, 0 without GPUs. */
+static int parse_gpus(const json_t *v, int g, int64_t *count, int32_t *share, struct hrm_error *err)
+{
+    double d = json_is_integer(v) ? (double)json_integer_value(v)
+               : json_is_real(v)  ? json_real_value(v)
+                                  : -1;
+    if (!json_is_number(v) || !(d >= 0 && d <= 32))
+        return hrm_errorf(err, -HRM_ESPEC,
+                          "tasks[%d].gpus: expected a whole number of GPUs 0..32 or a share of one "
+                          "GPU in (0, 1) like 0.5",
+                          g);
+    if (d >= 1) {
+        if (d != (double)(int64_t)d)
+            return hrm_errorf(err, -HRM_ESPEC,
+                              "tasks[%d].gpus: %g: more than one GPU must be a whole number; a "
+                              "share of one GPU is in (0, 1)",
+                              g, d);
+        *count = (int64_t)d;
+        *share = 1000;
+        return 0;
+    }
+    if (d == 0) {
+        *count = 0;
+        *share = 0;
+        return 0;
+    }
+    int64_t milli = (int64_t)(d * 1000 + 0.5);
+    if (milli < 1 || milli > 999)
+        return hrm_errorf(err, -HRM_ESPEC,
+                          "tasks[%d].gpus: %g: a share of one GPU must be 0.001 to 0.999", g, d);
+    *count = 1;
+    *share = (int32_t)milli;
+    return 0;
+}
+
+/* Variables the agent sets for a task's GPUs (the devices, NVIDIA MPS's limits): a job that
+ * set them would escape its share.  HRM_* is refused for every variable. */
+static bool gpu_env_name(const char *key)
+{
+    return strcmp(key, "CUDA_VISIBLE_DEVICES") == 0 || strncmp(key, "CUDA_MPS_", 9) == 0;
+}
+
 static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int64_t *ntasks,
                           struct hrm_error *err)
 {
-    static const char *const known[] = {"cmd", "cpus", "mem", "gpus", "count", "env", "cwd",
-                                        "output", NULL};
+    static const char *const known[] = {"cmd",   "cpus", "mem", "gpus",   "gpu_mem",
+                                        "count", "env",  "cwd", "output", NULL};
     if (!json_is_object(in)) {
         hrm_errorf(err, -HRM_ESPEC, "tasks[%d]: must be an object", g);
         return NULL;
@@ -121,7 +164,8 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
     json_t *cmd = norm_cmd(json_object_get(in, "cmd"), g, err);
     if (!cmd)
         return NULL;
-    int64_t cpu = 1000, mem = 0, gpus = 0, count = 1;
+    int64_t cpu = 1000, mem = 0, gpus = 0, count = 1, gpu_mem = 0;
+    int32_t gpu_share = 0;
     if ((v = json_object_get(in, "cpus")) && (parse_amount(v, true, &cpu) < 0 || cpu <= 0)) {
         hrm_errorf(err, -HRM_ESPEC, "tasks[%d].cpus: expected a positive amount like 2, 0.5 or \"500m\"", g);
         goto fail;
@@ -130,10 +174,21 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
         hrm_errorf(err, -HRM_ESPEC, "tasks[%d].mem: expected a size like \"256M\" or bytes", g);
         goto fail;
     }
-    if ((v = json_object_get(in, "gpus")) &&
-        (!json_is_integer(v) || (gpus = json_integer_value(v)) < 0 || gpus > 32)) {
-        hrm_errorf(err, -HRM_ESPEC, "tasks[%d].gpus: expected an integer 0..32", g);
+    if ((v = json_object_get(in, "gpus")) && parse_gpus(v, g, &gpus, &gpu_share, err) < 0)
         goto fail;
+    if ((v = json_object_get(in, "gpu_mem"))) {
+        if (parse_amount(v, false, &gpu_mem) < 0) {
+            hrm_errorf(err, -HRM_ESPEC, "tasks[%d].gpu_mem: expected a size like \"4G\" or bytes",
+                       g);
+            goto fail;
+        }
+        if (gpus == 0 && gpu_mem > 0) {
+            hrm_errorf(err, -HRM_ESPEC,
+                       "tasks[%d].gpu_mem: needs gpus (a task without GPUs "
+                       "has no GPU memory)",
+                       g);
+            goto fail;
+        }
     }
     if ((v = json_object_get(in, "count")) &&
         (!json_is_integer(v) || (count = json_integer_value(v)) < 1 ||
@@ -171,6 +226,14 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
                 json_decref(env);
                 goto fail;
             }
+            if (gpu_env_name(key)) {
+                hrm_errorf(err, -HRM_ESPEC,
+                           "tasks[%d].env.%.64s: set by hrm for the task's GPUs (ask with gpus "
+                           "and gpu_mem)",
+                           g, key);
+                json_decref(env);
+                goto fail;
+            }
             json_object_set(env, key, (json_t *)ev);
         }
     }
@@ -196,6 +259,8 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
                             "count", (json_int_t)count, "env", env, "cwd", cwd);
     if (v && json_is_false(v))
         json_object_set_new(out, "output", json_false());
+    json_object_set_new(out, "gpu_share", json_integer(gpu_share));
+    json_object_set_new(out, "gpu_mem", json_integer(gpu_mem));
     return out;
 fail:
     json_decref(cmd);

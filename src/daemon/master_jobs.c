@@ -7,6 +7,7 @@
 #include "hrm/alloc.h"
 #include "hrm/jobdesc.h"
 #include "hrm/log.h"
+#include "hrm/units.h"
 #include "master_private.h"
 
 /* Replies stay under the codec's size limit: listings are capped. */
@@ -33,6 +34,7 @@ static void job_free(struct rjob *j)
         return;
     json_decref(j->spec);
     hrm_free(j->greq);
+    hrm_free(j->gshare);
     for (int32_t i = 0; j->tasks && i < j->ntasks; i++)
         hrm_free(j->tasks[i].error);
     hrm_free(j->tasks);
@@ -71,6 +73,7 @@ static struct rjob *job_new(int64_t id, json_t *spec, int64_t submit_us)
     const json_t *groups = json_object_get(spec, "tasks");
     j->ngroups = (int32_t)json_array_size(groups);
     j->greq = hrm_calloc((size_t)j->ngroups, sizeof(*j->greq));
+    j->gshare = hrm_calloc((size_t)j->ngroups, sizeof(*j->gshare));
     j->ntasks = (int32_t)json_integer_value(json_object_get(spec, "ntasks"));
     j->tasks = hrm_calloc((size_t)j->ntasks, sizeof(*j->tasks));
     int32_t t = 0;
@@ -79,6 +82,12 @@ static struct rjob *job_new(int64_t id, json_t *spec, int64_t submit_us)
         j->greq[g].v[HRM_DIM_CPU] = json_integer_value(json_object_get(gr, "cpu"));
         j->greq[g].v[HRM_DIM_MEM] = json_integer_value(json_object_get(gr, "mem"));
         j->greq[g].v[HRM_DIM_GPU] = json_integer_value(json_object_get(gr, "gpus"));
+        j->greq[g].v[HRM_DIM_GPU_MEM] = json_integer_value(json_object_get(gr, "gpu_mem"));
+        /* Jobs stored before shares existed asked whole GPUs. */
+        const json_t *share = json_object_get(gr, "gpu_share");
+        j->gshare[g] = share                           ? (int32_t)json_integer_value(share)
+                       : j->greq[g].v[HRM_DIM_GPU] > 0 ? 1000
+                                                       : 0;
         int64_t count = json_integer_value(json_object_get(gr, "count"));
         for (int64_t k = 0; k < count && t < j->ntasks; k++, t++) {
             j->tasks[t].group = g;
@@ -112,6 +121,8 @@ static void task_count(struct master *m, struct rjob *j, const struct rtask *t, 
     rn->nstarted += sign;
     rn->cpu_used += sign * j->greq[t->group].v[HRM_DIM_CPU];
     rn->mem_used += sign * j->greq[t->group].v[HRM_DIM_MEM];
+    for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1) /* nothing for CPU tasks */
+        rn->gpu_milli[__builtin_ctz(mask)] += sign * j->gshare[t->group];
 }
 
 void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state)
@@ -186,6 +197,8 @@ bool jobs_counts_check(const struct master *m, const struct rjob *only, char *wh
             x->nstarted++;
             x->cpu_used += j->greq[t->group].v[HRM_DIM_CPU];
             x->mem_used += j->greq[t->group].v[HRM_DIM_MEM];
+            for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1)
+                x->gpu_milli[__builtin_ctz(mask)] += j->gshare[t->group];
         }
     }
     bool ok = true;
@@ -193,6 +206,11 @@ bool jobs_counts_check(const struct master *m, const struct rjob *only, char *wh
         const struct rnode *a = &m->nodes[k], *b = &n[k];
         ok = a->nstarted == b->nstarted && a->nqueued == b->nqueued &&
              a->cpu_used == b->cpu_used && a->mem_used == b->mem_used;
+        if (ok && memcmp(a->gpu_milli, b->gpu_milli, sizeof(a->gpu_milli)) != 0) {
+            ok = false;
+            snprintf(why, len, "node %s: GPU shares counted differ from the recount", a->name);
+            break;
+        }
         if (!ok)
             snprintf(why, len,
                      "node %s: counted %d started %d queued %lld cpu %lld mem, recount %d %d"
@@ -353,7 +371,9 @@ void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t nod
     task_set_state(m, j, idx, HRM_RTASK_RUNNING);
     task_set_node(m, j, idx, node);
     t->attempt = attempt;
+    task_count(m, j, t, -1); /* the node's GPU shares follow the mask */
     t->gpu_mask = gpu_mask;
+    task_count(m, j, t, 1);
     task_set_start(m, j, idx, started ? master_now_us() : -1);
     t->end_us = -1;
     t->pid = 0;
@@ -388,6 +408,9 @@ json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx)
     json_object_set_new(l, "cpu", json_integer(j->greq[t->group].v[HRM_DIM_CPU]));
     json_object_set_new(l, "mem", json_integer(j->greq[t->group].v[HRM_DIM_MEM]));
     json_object_set_new(l, "gpus", json_integer(j->greq[t->group].v[HRM_DIM_GPU]));
+    /* What the agent limits a shared GPU to (docs/protocol.md, "Fractional GPUs"). */
+    json_object_set_new(l, "gpu_share", json_integer(j->gshare[t->group]));
+    json_object_set_new(l, "gpu_mem", json_integer(j->greq[t->group].v[HRM_DIM_GPU_MEM]));
     if (json_is_false(json_object_get(g, "output")))
         json_object_set_new(l, "output", json_false());
     json_object_set_new(l, "user", json_string(j->user)); /* the account the task runs as */
@@ -528,7 +551,7 @@ static long long req_of(const json_t *msg)
     return json_integer_value(json_object_get(msg, "req"));
 }
 
-static const char *fits_nowhere(struct master *m, const json_t *spec)
+static const char *fits_nowhere(struct master *m, const json_t *spec, char *why, size_t len)
 {
     bool any = false;
     for (int32_t n = 0; n < m->nnodes; n++)
@@ -542,10 +565,27 @@ static const char *fits_nowhere(struct master *m, const json_t *spec)
         int64_t cpu = json_integer_value(json_object_get(gr, "cpu"));
         int64_t mem = json_integer_value(json_object_get(gr, "mem"));
         int64_t gpus = json_integer_value(json_object_get(gr, "gpus"));
-        bool fits = false;
+        int64_t gpu_mem = json_integer_value(json_object_get(gr, "gpu_mem"));
+        int64_t per_gpu = gpus > 0 ? (gpu_mem + gpus - 1) / gpus : 0, most = 0;
+        bool fits = false, gpus_fit = false;
         for (int32_t n = 0; n < m->nnodes && !fits; n++) {
             const struct rnode *rn = &m->nodes[n];
-            fits = rn->up && (int64_t)rn->cores * 1000 >= cpu && rn->mem >= mem && rn->gpus >= gpus;
+            if (!rn->up || rn->gpus < gpus)
+                continue;
+            gpus_fit |= gpus == 0 || rn->gpu_mem >= per_gpu;
+            most = rn->gpu_mem > most ? rn->gpu_mem : most;
+            fits = (int64_t)rn->cores * 1000 >= cpu && rn->mem >= mem &&
+                   (gpus == 0 || rn->gpu_mem >= per_gpu);
+        }
+        if (!fits && gpus > 0 && most > 0 && !gpus_fit) {
+            char want[32], have[32];
+            hrm_format_size(per_gpu, want, sizeof(want));
+            hrm_format_size(most, have, sizeof(have));
+            snprintf(why, len,
+                     "tasks[%zu].gpu_mem: %s per GPU is more than any node's GPUs have (at most "
+                     "%s)",
+                     g, want, have);
+            return why;
         }
         if (!fits)
             return "a task asks for more than any node has";
@@ -611,8 +651,9 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
     }
     json_object_set_new(spec, "user", json_string(user)); /* the key's account, not a label */
     const char *why = m->dist ? dist_refuse_spec(m, spec) : NULL;
+    char nowhere[160];
     if (!why)
-        why = fits_nowhere(m, spec);
+        why = fits_nowhere(m, spec, nowhere, sizeof(nowhere));
     char stream_why[256];
     if (!why)
         why = stream_refuse_spec(m, spec, stream_why, sizeof(stream_why));
@@ -858,6 +899,12 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
         json_object_set_new(last, "foreign_mem", json_integer(rn->foreign_mem));
         json_object_set_new(last, "disk_busy", json_integer(rn->disk_busy_permille));
         mgpu_node_json(rn, last);
+        if (rn->gpus > 0) { /* thousandths of each GPU its started tasks hold */
+            json_t *shares = json_array();
+            for (int32_t g = 0; g < rn->gpus && g < HRM_MAX_GPUS_PER_NODE; g++)
+                json_array_append_new(shares, json_integer(rn->gpu_milli[g]));
+            json_object_set_new(last, "gpu_shares", shares);
+        }
         if (m->dist) {
             json_t *o = json_array_get(list, json_array_size(list) - 1);
             json_object_set_new(o, "queued", json_integer(rn->nqueued));

@@ -69,7 +69,8 @@ struct rjob {
     bool failed; /* a task failed for good: nothing more of it starts */
     int64_t submit_us, end_us;
     json_t *spec; /* normalised description (owned) */
-    struct hrm_res *greq; /* per group: request */
+    struct hrm_res *greq; /* per group: request (gpu_mem: total over its GPUs) */
+    int32_t *gshare;      /* per group: thousandths of each GPU (1..999 a fraction, 1000 whole) */
     int32_t ngroups;
     int32_t ntasks;
     struct rtask *tasks;
@@ -97,6 +98,7 @@ struct rnode {
      * the started ones asked for. */
     int32_t nstarted, nqueued;
     int64_t cpu_used, mem_used;
+    int32_t gpu_milli[HRM_MAX_GPUS_PER_NODE]; /* per GPU: the shares its started tasks hold */
     int64_t moved_in, moved_out;  /* tasks the negotiator moved here / away */
     /* Its latest usage sample: the load that is not hrm tasks (milli-cores, bytes) and how
      * busy its disks were (per mille of the interval, summed over disks). */

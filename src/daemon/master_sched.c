@@ -174,8 +174,10 @@ int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j
         struct rtask *t = &j->tasks[i];
         if (!sched_task_live(j, t))
             continue;
-        struct hrm_task_desc td = {
-            .req = j->greq[t->group], .duration_us = est_us, .est_duration_us = est_us};
+        struct hrm_task_desc td = {.req = j->greq[t->group],
+                                   .duration_us = est_us,
+                                   .est_duration_us = est_us,
+                                   .gpu_milli = j->gshare[t->group]};
         int st = hrm_workload_add_task(wl, &td, err);
         if (st < 0)
             return st;
@@ -211,7 +213,12 @@ static void restore_runs(struct master *m, struct hrm_policy *policy)
             continue;
         }
         st->tasks[t].attempt = rt->attempt - 1;
-        if (hrm_state_start(st, t, rt->node, rt->gpu_mask, rt->start_us) == 0) {
+        /* Tasks stacked on one GPU (fractional shares) go back stacked. */
+        bool stacked = rt->node >= 0 && rt->node < st->cluster->nnodes &&
+                       (rt->gpu_mask & st->nodes[rt->node].gpu_busy) != 0;
+        int started = stacked ? hrm_state_start_stacked(st, t, rt->node, rt->gpu_mask, rt->start_us)
+                              : hrm_state_start(st, t, rt->node, rt->gpu_mask, rt->start_us);
+        if (started == 0) {
             if (policy->ops->on_event) {
                 struct hrm_event ev = {.type = HRM_EV_TASK_START,
                                        .now_us = now,

@@ -21,6 +21,7 @@ void hrm_wait_table_fini(struct hrm_wait_table *t)
 struct sim_unit {
     int64_t vcore, gmem;
     int32_t stacked;
+    int32_t share_used; /* thousandths given by the rows that give a share */
 };
 
 static bool row_fits(const struct hrm_wait_cap *cap, const struct sim_unit *u,
@@ -28,12 +29,14 @@ static bool row_fits(const struct hrm_wait_cap *cap, const struct sim_unit *u,
 {
     if (r->vcore > u->vcore || r->gmem > u->gmem)
         return false;
+    if (r->gpu && r->milli > 0 && u->share_used + r->milli > 1000)
+        return false;
     return !(r->gpu && cap->max_stack > 0 && u->stacked >= cap->max_stack);
 }
 
 static bool row_fits_empty(const struct hrm_wait_cap *cap, const struct hrm_wait_row *r)
 {
-    struct sim_unit empty = {cap->vcore, cap->gmem, 0};
+    struct sim_unit empty = {cap->vcore, cap->gmem, 0, 0};
     return row_fits(cap, &empty, r);
 }
 
@@ -42,6 +45,7 @@ static void hold(struct sim_unit *u, const struct hrm_wait_row *r, int sign)
     u->vcore -= sign * r->vcore;
     u->gmem -= sign * r->gmem;
     u->stacked += r->gpu ? sign : 0;
+    u->share_used += r->gpu ? sign * r->milli : 0;
 }
 
 int hrm_waitsim_run(const struct hrm_wait_cap *cap, const struct hrm_wait_row *rows, size_t n,
@@ -59,7 +63,7 @@ int hrm_waitsim_run(const struct hrm_wait_cap *cap, const struct hrm_wait_row *r
     int64_t *ends = hrm_alloc((n + 1) * sizeof(*ends));
     const struct hrm_wait_row **who = hrm_alloc((n + 1) * sizeof(*who));
     size_t nrun = 0;
-    struct sim_unit u = {cap->vcore, cap->gmem, 0};
+    struct sim_unit u = {cap->vcore, cap->gmem, 0, 0};
     for (size_t i = 0; i < n; i++) {
         if (rows[i].status != HRM_WAIT_RUNNING)
             continue;

@@ -120,12 +120,14 @@ int64_t hrm_ru_task_gmem(const struct hrm_res *req)
     return g > 0 ? (req->v[HRM_DIM_GPU_MEM] + g - 1) / g : 0;
 }
 
-bool hrm_ru_fits(const struct hrm_ru *ru, const struct hrm_res *req)
+bool hrm_ru_fits_share(const struct hrm_ru *ru, const struct hrm_res *req, int32_t gpu_milli)
 {
     if (req->v[HRM_DIM_GPU] > 0) {
         if (ru->type == HRM_RU_CPU)
             return false;
         if (ru->max_stack > 0 && ru->ngpu_tasks >= ru->max_stack)
+            return false;
+        if (gpu_milli > 0 && ru->share_used + gpu_milli > 1000)
             return false;
         return ru->gmem_used + hrm_ru_task_gmem(req) <= ru->gmem;
     }
@@ -134,23 +136,39 @@ bool hrm_ru_fits(const struct hrm_ru *ru, const struct hrm_res *req)
     return ru->cpu_used + req->v[HRM_DIM_CPU] <= (int64_t)ru->ncores * 1000;
 }
 
-static void occupancy(struct hrm_ru *ru, const struct hrm_res *req, int sign)
+bool hrm_ru_fits(const struct hrm_ru *ru, const struct hrm_res *req)
+{
+    return hrm_ru_fits_share(ru, req, 0);
+}
+
+static void occupancy(struct hrm_ru *ru, const struct hrm_res *req, int32_t gpu_milli, int sign)
 {
     bool gpu = req->v[HRM_DIM_GPU] > 0;
     ru->ntasks += sign;
     ru->ngpu_tasks += gpu ? sign : 0;
     ru->gmem_used += sign * hrm_ru_task_gmem(req);
     ru->cpu_used += sign * req->v[HRM_DIM_CPU];
+    ru->share_used += gpu ? sign * gpu_milli : 0;
 }
 
 void hrm_ru_add(struct hrm_ru *ru, const struct hrm_res *req)
 {
-    occupancy(ru, req, +1);
+    occupancy(ru, req, 0, +1);
 }
 
 void hrm_ru_remove(struct hrm_ru *ru, const struct hrm_res *req)
 {
-    occupancy(ru, req, -1);
+    occupancy(ru, req, 0, -1);
+}
+
+void hrm_ru_add_share(struct hrm_ru *ru, const struct hrm_res *req, int32_t gpu_milli)
+{
+    occupancy(ru, req, gpu_milli, +1);
+}
+
+void hrm_ru_remove_share(struct hrm_ru *ru, const struct hrm_res *req, int32_t gpu_milli)
+{
+    occupancy(ru, req, gpu_milli, -1);
 }
 
 int64_t hrm_ru_lendable(const struct hrm_ru *ru)

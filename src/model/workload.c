@@ -191,6 +191,15 @@ int hrm_workload_add_task(struct hrm_workload *wl, const struct hrm_task_desc *d
     if (d->duration_us < 0 || d->est_duration_us < 0)
         return hrm_errorf(err, -EINVAL, "job '%s' stage '%s': negative duration", j->name,
                           s->name);
+    /* A share below one GPU names one GPU; whole GPUs (1000) any count of them. */
+    if (d->gpu_milli < 0 || d->gpu_milli > 1000)
+        return hrm_errorf(err, -EINVAL, "job '%s' stage '%s': GPU share %d: must be 0..1000",
+                          j->name, s->name, d->gpu_milli);
+    if ((d->gpu_milli > 0 && d->req.v[HRM_DIM_GPU] <= 0) ||
+        (d->gpu_milli > 0 && d->gpu_milli < 1000 && d->req.v[HRM_DIM_GPU] != 1))
+        return hrm_errorf(
+            err, -EINVAL, "job '%s' stage '%s': a GPU share of %d thousandths needs %s", j->name,
+            s->name, d->gpu_milli, d->gpu_milli < 1000 ? "exactly one GPU" : "gpus > 0");
     HRM_GROW(wl->tasks, wl->cap_tasks, (size_t)wl->ntasks + 1);
     struct hrm_task *t = &wl->tasks[wl->ntasks];
     memset(t, 0, sizeof(*t));
@@ -201,6 +210,7 @@ int hrm_workload_add_task(struct hrm_workload *wl, const struct hrm_task_desc *d
     t->duration_us = d->duration_us;
     t->est_duration_us = d->est_duration_us ? d->est_duration_us : d->duration_us;
     t->logic = d->logic;
+    t->gpu_milli = d->gpu_milli;
     t->block_first = wl->nblocks;
     t->phase_first = wl->nphases;
     s->ntasks++;

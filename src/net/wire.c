@@ -25,7 +25,7 @@ static const struct {
 } role_wire[] = {
     {HRM_WIRE_TASK_LAUNCH,
      "job:i task:u attempt:u node:u? gpu_mask:i? cmd:S cwd:s env:o? cpu:i mem:i gpus:u? "
-     "output:b? user:s?",
+     "gpu_share:u? gpu_mem:i? output:b? user:s?",
      0},
     {HRM_WIRE_TASK_KILL, "job:i task:u attempt:u", 0},
     {HRM_WIRE_TASK_END,

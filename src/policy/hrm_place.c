@@ -120,16 +120,25 @@ static void settle_rules(struct hrmp *p, const struct hrm_state *s, int32_t task
 
 bool hrmp_stackable(const struct hrm_state *s, int32_t task)
 {
-    return hrm_workload_gpu_phases(s->wl, task) != NULL;
+    int32_t milli = s->wl->tasks[task].gpu_milli;
+    return hrm_workload_gpu_phases(s->wl, task) != NULL || (milli > 0 && milli < 1000);
 }
 
-static void plan_add(struct hrmp_plan *pl, int32_t unit, int64_t cpu, int64_t gpu, int64_t gmem)
+static int32_t task_milli(const struct hrm_state *s, int32_t task)
+{
+    return s->wl->tasks[task].gpu_milli;
+}
+
+/* A part of the plan on unit: cpu milli-cores, gpu 0/1 with gmem and the task's share. */
+static void plan_add(struct hrmp_plan *pl, int32_t unit, int64_t cpu, int64_t gpu, int64_t gmem,
+                     int32_t milli)
 {
     struct hrm_res *part = &pl->part[pl->n];
     memset(part, 0, sizeof(*part));
     part->v[HRM_DIM_CPU] = cpu;
     part->v[HRM_DIM_GPU] = gpu;
     part->v[HRM_DIM_GPU_MEM] = gmem;
+    pl->milli[pl->n] = gpu ? milli : 0;
     pl->unit[pl->n++] = unit;
 }
 
@@ -170,7 +179,7 @@ static bool plan_gpus(const struct hrmp *p, const struct hrm_state *s, int32_t t
         int64_t mine = r.flex ? cpu / k + (i < cpu % k) : unit_spare(&p->ru[v]);
         mine = mine < left ? mine : left;
         mine = mine > 0 ? mine : 0;
-        plan_add(pl, v, mine, 1, hrm_ru_task_gmem(req));
+        plan_add(pl, v, mine, 1, hrm_ru_task_gmem(req), task_milli(s, task));
         left -= mine;
         i++;
     }
@@ -196,10 +205,10 @@ bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t tas
             if (!plan_gpus(p, s, task, node, r, pl))
                 return false;
         } else {
-            if (!hrm_ru_fits(ru, req) || p->solo[u] > 0 ||
+            if (!hrm_ru_fits_share(ru, req, task_milli(s, task)) || p->solo[u] > 0 ||
                 (ru->ngpu_tasks > 0 && !hrmp_stackable(s, task)))
                 return false;
-            plan_add(pl, u, cpu, 1, hrm_ru_task_gmem(req));
+            plan_add(pl, u, cpu, 1, hrm_ru_task_gmem(req), task_milli(s, task));
             pl->gpu_mask = 1u << ru->gpu;
         }
         if (r.flex) /* the unit grows into free cores of the node */
@@ -210,7 +219,7 @@ bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t tas
         return true;
     }
     if (hrm_ru_fits(ru, req)) {
-        plan_add(pl, u, cpu, 0, 0);
+        plan_add(pl, u, cpu, 0, 0, 0);
         return true;
     }
     if (!r.lend)
@@ -218,7 +227,7 @@ bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t tas
     /* P0 binding (3): borrow the idle bound cores of a GPU unit... */
     for (int32_t g = 0; g < gpus; g++) {
         if (unit_spare(&p->ru[first + g]) >= cpu) {
-            plan_add(pl, first + g, cpu, 0, 0);
+            plan_add(pl, first + g, cpu, 0, 0, 0);
             return true;
         }
     }
@@ -230,7 +239,7 @@ bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t tas
         int64_t take = unit_spare(&p->ru[v]);
         take = take < left ? take : left;
         if (take > 0) {
-            plan_add(pl, v, take, 0, 0);
+            plan_add(pl, v, take, 0, 0, 0);
             left -= take;
         }
     }
@@ -250,10 +259,12 @@ void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struc
             HRM_GROW(p->held, p->cap_held, p->nheld + 1);
             h = (int32_t)p->nheld++;
         }
-        p->held[h] =
-            (struct hrmp_held){.unit = pl->unit[i], .next = p->task_held[t], .part = pl->part[i]};
+        p->held[h] = (struct hrmp_held){.unit = pl->unit[i],
+                                        .next = p->task_held[t],
+                                        .part = pl->part[i],
+                                        .milli = pl->milli[i]};
         p->task_held[t] = h;
-        hrm_ru_add(&p->ru[pl->unit[i]], &pl->part[i]);
+        hrm_ru_add_share(&p->ru[pl->unit[i]], &pl->part[i], pl->milli[i]);
         p->solo[pl->unit[i]] += solo && pl->part[i].v[HRM_DIM_GPU] > 0;
     }
 }
@@ -264,7 +275,7 @@ void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t)
     while (p->task_held[t] >= 0) {
         int32_t h = p->task_held[t];
         struct hrmp_held *e = &p->held[h];
-        hrm_ru_remove(&p->ru[e->unit], &e->part);
+        hrm_ru_remove_share(&p->ru[e->unit], &e->part, e->milli);
         p->solo[e->unit] -= solo && e->part.v[HRM_DIM_GPU] > 0;
         p->task_held[t] = e->next;
         e->next = p->free_held;
@@ -282,12 +293,13 @@ void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t
     pl->n = 0;
     pl->gpu_mask = ts->gpu_mask;
     if (k == 0) {
-        plan_add(pl, first + gpus, cpu, 0, 0);
+        plan_add(pl, first + gpus, cpu, 0, 0, 0);
         return;
     }
     for (int32_t g = 0; g < gpus; g++)
         if (ts->gpu_mask >> g & 1u)
-            plan_add(pl, first + g, cpu / k + (i++ < cpu % k), 1, hrm_ru_task_gmem(req));
+            plan_add(pl, first + g, cpu / k + (i++ < cpu % k), 1, hrm_ru_task_gmem(req),
+                     task_milli(s, t));
 }
 
 static int32_t queue_len(const struct hrmp *p, int32_t u)
@@ -307,6 +319,7 @@ static struct hrm_wait_row task_row(const struct hrm_state *s, int32_t task, uin
                                  .vcore = req->v[HRM_DIM_CPU],
                                  .gpu = req->v[HRM_DIM_GPU] > 0,
                                  .gmem = hrm_ru_task_gmem(req),
+                                 .milli = req->v[HRM_DIM_GPU] > 0 ? task_milli(s, task) : 0,
                                  .status = status};
 }
 
@@ -342,6 +355,7 @@ static int64_t unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task
         row.vcore = pool ? row.vcore : part->v[HRM_DIM_CPU];
         row.gpu = part && part->v[HRM_DIM_GPU] > 0;
         row.gmem = part ? part->v[HRM_DIM_GPU_MEM] : 0;
+        row.milli = row.gpu ? row.milli : 0;
         hrm_wait_table_push(&p->wt, &row);
     }
     for (int q = 0; q < HRMP_NQUEUES; q++) {

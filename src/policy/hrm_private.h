@@ -36,12 +36,14 @@ struct hrmp_plan {
     uint32_t gpu_mask; /* the GPUs to start on (0: none) */
     int32_t unit[HRMP_MAX_PARTS];
     struct hrm_res part[HRMP_MAX_PARTS]; /* cpu, gpu (0/1) and gpu_mem on that unit */
+    int32_t milli[HRMP_MAX_PARTS];       /* the task's GPU share on that unit (gpu_milli) */
 };
 
 /* One part held by a running task (pool entry; next links the task's parts). */
 struct hrmp_held {
     int32_t unit, next;
     struct hrm_res part;
+    int32_t milli; /* GPU share on the unit (hrm_ru_add_share) */
 };
 
 /* The rules a task is placed by: the configuration's, or, for a task no unit
@@ -90,9 +92,10 @@ bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t tas
                     struct hrmp_plan *plan);
 /* The unit a new ready task should join (P0 placement), or -1: none admits it. */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now);
-/* Whether a GPU task may share its GPU: only tasks that declare GPU phases
- * (hrm_workload_gpu_phases) have CPU phases to overlap; any other GPU task
- * is taken as all kernel and gets its GPU alone. */
+/* Whether a GPU task may share its GPU: tasks that declare GPU phases
+ * (hrm_workload_gpu_phases) have CPU phases to overlap, and a task that asks
+ * a fraction of a GPU (gpu_milli 1..999) asked to share it; any other GPU
+ * task is taken as all kernel and gets its GPU alone. */
 bool hrmp_stackable(const struct hrm_state *s, int32_t task);
 /* Task t starts holding the parts of plan. */
 void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrmp_plan *plan);

@@ -184,6 +184,7 @@ struct spec_task {
     int32_t nphases;
     bool own_phases;
     struct hrm_gpu_phases gpu_phases; /* count 0 = not given (P0) */
+    int32_t gpu_milli; /* "gpus" as a share of one GPU, in thousandths; 0 = a whole count */
 };
 
 /* Keys a task object may hold, for objects that embed task keys. */

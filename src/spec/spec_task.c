@@ -42,15 +42,42 @@ void spec_task_fini(struct spec_task *t)
     t->ninputs = t->nphases = 0;
 }
 
-/* Resource keys shared by tasks and profile phases; sets bit d of *set for each present. */
-static int parse_resources(struct spec_ctx *c, const json_t *obj, struct hrm_res *r, unsigned *set)
+/* A task's "gpus" given as a share of one GPU (0.001..0.999): one GPU, the share in
+ * thousandths (struct hrm_task's gpu_milli); a whole count resets the share. */
+static int parse_gpu_share(struct spec_ctx *c, const json_t *obj, int64_t *gpus, int32_t *milli)
+{
+    const json_t *v = json_object_get(obj, "gpus");
+    if (!v)
+        return 0;
+    if (!json_is_real(v)) {
+        *milli = 0;
+        return 0; /* a whole count: spec_int checks it */
+    }
+    size_t mark = spec_push_key(c, "gpus");
+    double x;
+    int rc = spec_num_value(c, v, 0.001, 0.999, &x);
+    spec_pop(c, mark);
+    if (rc)
+        return rc;
+    *gpus = 1;
+    *milli = (int32_t)(x * 1000 + 0.5);
+    return 0;
+}
+
+/* Resource keys shared by tasks and profile phases; sets bit d of *set for each present.
+ * milli: a task's GPU share (a fractional "gpus"); NULL for phases, whose gpus are whole. */
+static int parse_resources(struct spec_ctx *c, const json_t *obj, struct hrm_res *r, unsigned *set,
+                           int32_t *milli)
 {
     int64_t gpus = r->v[HRM_DIM_GPU];
     double net = (double)r->v[HRM_DIM_NET];
     int rc;
+    bool share = milli && json_is_real(json_object_get(obj, "gpus"));
+    if (milli && (rc = parse_gpu_share(c, obj, &gpus, milli)))
+        return rc;
     if ((rc = spec_cpu(c, obj, "cpu", SPEC_POSITIVE, &r->v[HRM_DIM_CPU])) ||
         (rc = spec_size(c, obj, "mem", SPEC_POSITIVE, &r->v[HRM_DIM_MEM])) ||
-        (rc = spec_int(c, obj, "gpus", 0, 0, HRM_MAX_GPUS_PER_NODE, &gpus)) ||
+        (!share && (rc = spec_int(c, obj, "gpus", 0, 0, HRM_MAX_GPUS_PER_NODE, &gpus))) ||
         (rc = spec_size(c, obj, "gpu_mem", 0, &r->v[HRM_DIM_GPU_MEM])) ||
         (rc = spec_size(c, obj, "disk", 0, &r->v[HRM_DIM_DISK])) ||
         (rc = spec_rate(c, obj, "net", 0, &net)))
@@ -218,7 +245,7 @@ static int parse_profile(struct spec_ctx *c, const json_t *v, struct spec_task *
             rc = spec_duration(c, obj, "duration", SPEC_REQUIRED | SPEC_POSITIVE,
                                &ph[i].duration_us);
         if (!rc)
-            rc = parse_resources(c, obj, &ph[i].demand, &ph[i].set);
+            rc = parse_resources(c, obj, &ph[i].demand, &ph[i].set, NULL);
         spec_pop(c, mark);
     }
     if (rc) {
@@ -256,7 +283,7 @@ int spec_task_apply(struct spec_ctx *c, const json_t *obj, struct spec_task *t, 
 {
     unsigned set = 0;
     int rc;
-    if ((rc = parse_resources(c, obj, &t->req, &set)))
+    if ((rc = parse_resources(c, obj, &t->req, &set, &t->gpu_milli)))
         return rc;
     if (!(flags & SPEC_TASK_NO_DURATION) &&
         ((rc = spec_duration(c, obj, "duration", SPEC_POSITIVE, &t->duration_us)) ||
@@ -436,6 +463,7 @@ int spec_task_emit(struct spec_ctx *c, const struct spec_task *t, int32_t index,
         .duration_us = duration_us > 0 ? duration_us : t->duration_us,
         .est_duration_us = est_duration_us > 0 ? est_duration_us : t->est_duration_us,
         .logic = t->logic,
+        .gpu_milli = t->gpu_milli,
     };
     struct hrm_error e;
     int rc = hrm_workload_add_task(c->wl, &d, &e);

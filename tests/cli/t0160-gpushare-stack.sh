@@ -1,0 +1,21 @@
+# Fractional GPUs under --policy hrm: two 0.5-GPU tasks run at once on a one-GPU agent and see the same device, hrm nodes shows the GPU full; a third 0.5 waits until one of them ends, and the scheduler's rebuild for it does not stop the two stacked runs.
+. "$(dirname "$0")/gpushare-lib.sh"
+gpu_cluster hrm 1
+a=$("$HRM" submit --count 2 --gpus 0.5 --cpus 1 -- sh -c "$(hold_task a)") || fail "submit a"
+until_ok 60 began "$a" 0 || fail "task 0 of the 0.5-GPU job did not start"
+until_ok 60 began "$a" 1 || fail "two 0.5-GPU tasks did not run at once on one GPU"
+[ "$(dev "$a" 0)" = 0 ] && [ "$(dev "$a" 1)" = 0 ] || fail "stacked tasks see '$(dev "$a" 0)' and '$(dev "$a" 1)', not GPU 0 both"
+shares_are 1000 || fail "n1 holds GPU shares '$(node_shares)', expected 1000"
+"$HRM" nodes | grep -q "GPU shares held: 1$" || fail "hrm nodes does not show the shares held"
+# The GPU is full: a third half waits (the master rebuilds its scheduler for the new job).
+w=$("$HRM" submit --gpus 0.5 --cpus 1 -- sh -c "$(hold_task w)") || fail "submit w"
+started "$a" 2 || fail "the stacked runs did not survive the rebuild"
+touch "$TMP/go-a"
+expect_exit 0 timeout 120 "$HRM" wait "$a"
+until_ok 60 began "$w" 0 || fail "the waiting 0.5-GPU task never started"
+[ "$(dev "$w" 0)" = 0 ] || fail "the third task got '$(dev "$w" 0)'"
+starts_after "$w" "$a"
+until_ok 60 shares_are 500 || fail "n1 holds GPU shares '$(node_shares)', expected 500"
+touch "$TMP/go-w"
+expect_exit 0 timeout 120 "$HRM" wait "$w"
+until_ok 60 shares_are 0 || fail "shares left held after every task ended: '$(node_shares)'"
