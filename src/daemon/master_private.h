@@ -180,6 +180,7 @@ struct master {
     struct usage_complaints usage_complaints;
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
+    struct eta_history *eta_hist; /* run times of finished tasks, for estimates (master_eta.c) */
 };
 
 struct key_binding {
