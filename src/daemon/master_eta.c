@@ -263,14 +263,14 @@ char *eta_reason(const struct eta_reason_in *in, char *buf, size_t len)
         w = snprintf(buf + at, len - at, ")");
         w = w > 0 ? (int)(at + (size_t)w) : (int)at;
     } else if (in->ahead == 0) {
-        w = snprintf(buf, len, "%s is free on %d node%s: %s", req, (int)fit_now,
+        w = snprintf(buf, len, "room for %s on %d node%s: %s", req, (int)fit_now,
                      fit_now == 1 ? "" : "s",
                      in->holder ? in->holder : "it starts at the next scheduling pass");
     } else {
         w = 0;
         buf[0] = '\0';
     }
-    at = w > 0 && (size_t)w < len ? (size_t)w : len - 1;
+    at = w <= 0 ? 0 : (size_t)w < len ? (size_t)w : len - 1;
     if (in->ahead > 0)
         snprintf(buf + at, len - at, "%s%d job%s ahead in queue %s", at ? "; " : "",
                  (int)in->ahead, in->ahead == 1 ? "" : "s", in->queue);
