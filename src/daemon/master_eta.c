@@ -518,7 +518,7 @@ static void walk(struct master *m, struct walk *w)
 
 static json_t *seconds_or_null(int64_t us)
 {
-    return us < 0 ? json_null() : json_integer((us + 999999) / 1000000);
+    return us < 0 ? json_null() : json_integer((us + 500000) / 1000000); /* nearest second */
 }
 
 /* Who holds back a job that fits somewhere and has nothing ahead of it. */

@@ -28,8 +28,8 @@
 #define ETA_UNKNOWN_US 10000000000000ll /* 10^13 us, about 116 days */
 
 /* The default bound on a walk's work, in waiting-table rows visited by simulaterun: past it,
- * later jobs' estimates are unknown.  About 10 ms on one core (docs/benchmarks.md). */
-#define ETA_WORK_MAX 4000000ll
+ * later jobs' estimates are unknown (docs/benchmarks.md: about 20 ms). */
+#define ETA_WORK_MAX 1000000ll
 
 struct eta_node {
     bool up;
