@@ -398,15 +398,6 @@ static bool has_pending(const struct rjob *j)
     return jobs_live(j) && !j->failed && j->count.state[HRM_RTASK_PENDING] > 0;
 }
 
-/* Served first: higher priority, then earlier submission (lower id). */
-static int serve_order(const void *a, const void *b)
-{
-    const struct rjob *x = *(const struct rjob *const *)a, *y = *(const struct rjob *const *)b;
-    if (x->priority != y->priority)
-        return x->priority > y->priority ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
 static void build_nodes(const struct master *m, struct eta_node *nodes)
 {
     for (int32_t n = 0; n < m->nnodes; n++) {
@@ -479,14 +470,12 @@ static void walk(struct master *m, struct walk *w)
     eta_sim_init(&s, nodes, m->nnodes, ETA_WORK_MAX);
     int64_t now = master_now_us();
     add_runs(m, &s, now);
-    size_t nq = 0;
-    struct rjob **queue = hrm_alloc((m->njobs ? m->njobs : 1) * sizeof(*queue));
-    for (size_t i = 0; i < m->njobs; i++)
-        if (m->jobs[i] && has_pending(m->jobs[i]))
-            queue[nq++] = m->jobs[i];
-    qsort(queue, nq, sizeof(*queue), serve_order);
-    for (size_t q = 0; q < nq; q++) {
-        struct rjob *j = queue[q];
+    /* Served in submission order (the job table's, and the scheduler state's arrival order,
+     * which FIFO-like policies walk; no central policy reads a job's priority). */
+    for (size_t q = 0; q < m->njobs; q++) {
+        struct rjob *j = m->jobs[q];
+        if (!j || !has_pending(j))
+            continue;
         int64_t *gt = job_times(m, j);
         int32_t node;
         int32_t first = 0;
@@ -511,7 +500,6 @@ static void walk(struct master *m, struct walk *w)
         hrm_free(gt);
     }
     w->work = s.work;
-    hrm_free(queue);
     eta_sim_fini(&s);
     hrm_free(nodes);
 }
