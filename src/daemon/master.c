@@ -618,7 +618,7 @@ static void master_free(struct master *m)
     hrm_zctx_free(m->zctx);
     hrm_authz_free(m->authz);
     keys_free(m);
-    eta_history_free(m->eta_hist);
+    eta_state_free(m->eta);
     hrm_store_close(m->store);
     if (m->lock_fd >= 0)
         close(m->lock_fd); /* last: the store is closed before another master may open it */
@@ -686,7 +686,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         goto fail;
     if (jobs_load(m, err) < 0 || keys_load_bindings(m, err) < 0)
         goto fail;
-    m->eta_hist = eta_history_new();
+    m->eta = eta_state_new();
     eta_history_rebuild(m);
     m->boot = hrm_store_meta_get(m->store, "boots", 0) + 1;
     if (hrm_store_meta_put(m->store, "boots", m->boot, err) < 0)

@@ -5,6 +5,7 @@
 
 #include "dist_private.h"
 #include "hrm/alloc.h"
+#include "hrm/log.h"
 #include "hrm/units.h"
 #include "master_eta.h"
 #include "master_private.h"
@@ -289,17 +290,32 @@ struct eta_history {
     size_t cap, used;
 };
 
-struct eta_history *eta_history_new(void)
+/* The latest walk: each job's estimated start (wall clock, us; -1 unknown or not pending), and
+ * what it was computed from. */
+struct eta_memo {
+    int64_t *start_us; /* per job index (id - 1) */
+    size_t njobs;
+    uint64_t task_changes, nodes_key;
+    int64_t at_us; /* monotonic; 0: never computed */
+};
+
+struct eta_state {
+    struct eta_history hist;
+    struct eta_memo memo;
+};
+
+struct eta_state *eta_state_new(void)
 {
-    return hrm_calloc(1, sizeof(struct eta_history));
+    return hrm_calloc(1, sizeof(struct eta_state));
 }
 
-void eta_history_free(struct eta_history *h)
+void eta_state_free(struct eta_state *e)
 {
-    if (!h)
+    if (!e)
         return;
-    hrm_free(h->s);
-    hrm_free(h);
+    hrm_free(e->hist.s);
+    hrm_free(e->memo.start_us);
+    hrm_free(e);
 }
 
 static uint64_t fnv(uint64_t h, const char *p, size_t n)
@@ -368,7 +384,7 @@ static void hist_add(struct eta_history *h, const struct rjob *j, const struct r
 void eta_history_add(struct master *m, const struct rjob *j, int32_t idx)
 {
     if (j->tasks[idx].state == HRM_RTASK_DONE)
-        hist_add(m->eta_hist, j, &j->tasks[idx]);
+        hist_add(&m->eta->hist, j, &j->tasks[idx]);
 }
 
 void eta_history_rebuild(struct master *m)
@@ -376,7 +392,7 @@ void eta_history_rebuild(struct master *m)
     for (size_t i = 0; i < m->njobs; i++)
         for (int32_t k = 0; m->jobs[i] && k < m->jobs[i]->ntasks; k++)
             if (m->jobs[i]->tasks[k].state == HRM_RTASK_DONE)
-                hist_add(m->eta_hist, m->jobs[i], &m->jobs[i]->tasks[k]);
+                hist_add(&m->eta->hist, m->jobs[i], &m->jobs[i]->tasks[k]);
 }
 
 /* What a task of group g is expected to run: the group's "time", else the mean of its user's
@@ -387,7 +403,7 @@ static int64_t group_time(struct master *m, const struct rjob *j, int32_t g)
     const json_t *t = json_object_get(gr, "time_us");
     if (t)
         return json_integer_value(t);
-    struct eta_hist_slot *s = hist_slot(m->eta_hist, hist_key(j, g), false);
+    struct eta_hist_slot *s = hist_slot(&m->eta->hist, hist_key(j, g), false);
     return s && s->n > 0 ? s->sum_us / s->n : -1;
 }
 
@@ -455,14 +471,9 @@ static void add_runs(struct master *m, struct eta_sim *s, int64_t now)
         }
 }
 
-struct walk {
-    const struct rjob *target; /* stop once it is estimated (NULL: every pending job) */
-    int64_t *est_us;           /* per job index (id - 1): its estimate, -1 unknown */
-    int32_t ahead;             /* the target's jobs ahead in its own queue */
-    int64_t work;
-};
-
-static void walk(struct master *m, struct walk *w)
+/* Every pending job's estimated start, in one walk: wall-clock us into start_us[id - 1].
+ * Returns the rows visited. */
+static int64_t walk(struct master *m, int64_t *start_us)
 {
     struct eta_node *nodes = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*nodes));
     build_nodes(m, nodes);
@@ -476,20 +487,14 @@ static void walk(struct master *m, struct walk *w)
         struct rjob *j = m->jobs[q];
         if (!j || !has_pending(j))
             continue;
-        int64_t *gt = job_times(m, j);
-        int32_t node;
-        int32_t first = 0;
+        int32_t node, first = 0;
         while (j->tasks[first].state != HRM_RTASK_PENDING)
             first++;
+        int64_t *gt = job_times(m, j);
         struct eta_task next = {.req = j->greq[j->tasks[first].group],
                                 .time_us = gt[j->tasks[first].group]};
-        w->est_us[j->id - 1] = eta_sim_start(&s, &next, &node);
-        if (j == w->target) {
-            hrm_free(gt);
-            break;
-        }
-        if (w->target && strcmp(j->queue, w->target->queue) == 0)
-            w->ahead++;
+        int64_t wait = eta_sim_start(&s, &next, &node);
+        start_us[j->id - 1] = wait < 0 ? -1 : now + wait;
         for (int32_t k = first; k < j->ntasks && s.work <= s.budget; k++) {
             const struct rtask *t = &j->tasks[k];
             if (t->state != HRM_RTASK_PENDING)
@@ -499,14 +504,66 @@ static void walk(struct master *m, struct walk *w)
         }
         hrm_free(gt);
     }
-    w->work = s.work;
+    int64_t work = s.work;
     eta_sim_fini(&s);
     hrm_free(nodes);
+    return work;
 }
 
-static json_t *seconds_or_null(int64_t us)
+/* What the nodes are (up, capacity), as one number: a change means a new walk. */
+static uint64_t nodes_key(const struct master *m)
 {
-    return us < 0 ? json_null() : json_integer((us + 500000) / 1000000); /* nearest second */
+    uint64_t h = 14695981039346656037ull;
+    for (int32_t n = 0; n < m->nnodes; n++) {
+        const struct rnode *rn = &m->nodes[n];
+        int64_t v[5] = {rn->up, rn->cores, rn->mem, rn->gpus, rn->gpu_mem};
+        h = fnv(h, (const char *)v, sizeof(v));
+    }
+    return h;
+}
+
+/* Every job's estimated start (wall clock, -1 unknown), from the memo while it holds. */
+static const int64_t *estimates(struct master *m)
+{
+    struct eta_memo *e = &m->eta->memo;
+    uint64_t key = nodes_key(m);
+    int64_t mono = master_mono_us();
+    if (e->at_us > 0 && e->njobs == m->njobs && e->task_changes == m->task_changes &&
+        e->nodes_key == key && mono - e->at_us < ETA_MEMO_US)
+        return e->start_us;
+    hrm_free(e->start_us);
+    e->start_us = hrm_alloc((m->njobs ? m->njobs : 1) * sizeof(int64_t));
+    for (size_t k = 0; k < m->njobs; k++)
+        e->start_us[k] = -1;
+    if (!m->reconciling) {
+        int64_t work = walk(m, e->start_us);
+        hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows took %lld us",
+                (long long)work, (long long)(master_mono_us() - mono));
+    }
+    e->njobs = m->njobs;
+    e->task_changes = m->task_changes;
+    e->nodes_key = key;
+    e->at_us = mono > 0 ? mono : 1;
+    return e->start_us;
+}
+
+static json_t *seconds_or_null(int64_t start_us)
+{
+    if (start_us < 0)
+        return json_null();
+    int64_t us = start_us - master_now_us();
+    return json_integer(us > 0 ? (us + 500000) / 1000000 : 0); /* nearest second */
+}
+
+/* Pending jobs of j's queue submitted before it. */
+static int32_t jobs_ahead(const struct master *m, const struct rjob *j)
+{
+    int32_t n = 0;
+    for (int64_t id = 1; id < j->id; id++) {
+        const struct rjob *o = m->jobs[id - 1];
+        n += o && has_pending(o) && strcmp(o->queue, j->queue) == 0;
+    }
+    return n;
 }
 
 /* Who holds back a job that fits somewhere and has nothing ahead of it. */
@@ -528,7 +585,8 @@ static void holder_text(const struct master *m, const struct rjob *j, char *buf,
         total += m->nodes[n].up ? (int64_t)m->nodes[n].cores * 1000 : 0;
     for (size_t i = 0; i < m->njobs; i++) {
         const struct rjob *o = m->jobs[i];
-        if (o && jobs_live(o) && strcmp(o->user, j->user) == 0)
+        if (o && jobs_live(o) && o->count.state[HRM_RTASK_RUNNING] > 0 &&
+            strcmp(o->user, j->user) == 0)
             for (int32_t k = 0; k < o->ntasks; k++)
                 used += o->tasks[k].state == HRM_RTASK_RUNNING
                             ? o->greq[o->tasks[k].group].v[HRM_DIM_CPU] : 0;
@@ -545,13 +603,7 @@ void eta_describe_job(struct master *m, const struct rjob *j, json_t *o)
         json_object_set_new(o, "estimated_start_s", json_null());
         return;
     }
-    int64_t est = -1;
-    struct walk w = {.target = j, .est_us = hrm_alloc(m->njobs * sizeof(int64_t))};
-    w.est_us[j->id - 1] = -1;
-    if (!j->failed && !m->reconciling)
-        walk(m, &w);
-    est = w.est_us[j->id - 1];
-    hrm_free(w.est_us);
+    int64_t start = has_pending(j) ? estimates(m)[j->id - 1] : -1;
     struct eta_node *nodes = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*nodes));
     const char **names = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*names));
     build_nodes(m, nodes);
@@ -566,7 +618,7 @@ void eta_describe_job(struct master *m, const struct rjob *j, json_t *o)
                                .nodes = nodes,
                                .names = names,
                                .nnodes = m->nnodes,
-                               .ahead = w.ahead,
+                               .ahead = jobs_ahead(m, j),
                                .queue = j->queue,
                                .reconciling = m->reconciling,
                                .failed = j->failed,
@@ -575,32 +627,21 @@ void eta_describe_job(struct master *m, const struct rjob *j, json_t *o)
     hrm_free(names);
     hrm_free(nodes);
     json_object_set_new(o, "pending_reason", json_string(reason));
-    json_object_set_new(o, "estimated_start_s", seconds_or_null(j->failed ? -1 : est));
+    json_object_set_new(o, "estimated_start_s", seconds_or_null(start));
 }
 
 void eta_annotate_list(struct master *m, json_t *list)
 {
-    bool any = false;
+    const int64_t *start = NULL;
     size_t i;
     json_t *o;
     json_array_foreach(list, i, o)
     {
         const struct rjob *j = jobs_find(m, json_integer_value(json_object_get(o, "id")));
-        any |= j && has_pending(j);
-    }
-    struct walk w = {.est_us = NULL};
-    if (any && !m->reconciling) {
-        w.est_us = hrm_alloc(m->njobs * sizeof(int64_t));
-        for (size_t k = 0; k < m->njobs; k++)
-            w.est_us[k] = -1;
-        walk(m, &w);
-    }
-    json_array_foreach(list, i, o)
-    {
-        const struct rjob *j = jobs_find(m, json_integer_value(json_object_get(o, "id")));
-        bool est = j && w.est_us && has_pending(j);
+        bool pending = j && has_pending(j);
+        if (pending && !start)
+            start = estimates(m);
         json_object_set_new(o, "estimated_start_s",
-                            seconds_or_null(est ? w.est_us[j->id - 1] : -1));
+                            seconds_or_null(pending ? start[j->id - 1] : -1));
     }
-    hrm_free(w.est_us);
 }

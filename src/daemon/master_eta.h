@@ -92,17 +92,20 @@ char *eta_reason(const struct eta_reason_in *in, char *buf, size_t len);
 struct master;
 struct rjob;
 
-/* The master's side (master_eta.c): the run-time history and the answers. */
-struct eta_history;
-struct eta_history *eta_history_new(void);
-void eta_history_free(struct eta_history *h); /* NULL: no-op */
+/* The master's side (master_eta.c): the run-time history, the latest walk's estimates (kept
+ * while nothing changes, at most ETA_MEMO_US), and the answers. */
+#define ETA_MEMO_US 1000000ll
+struct eta_state;
+struct eta_state *eta_state_new(void);
+void eta_state_free(struct eta_state *e); /* NULL: no-op */
 /* Task idx of j ended well: its run time joins its user's and command's history. */
 void eta_history_add(struct master *m, const struct rjob *j, int32_t idx);
 /* Every finished task of the job table (a restarted master). */
 void eta_history_rebuild(struct master *m);
 
 /* Adds "pending_reason" and "estimated_start_s" to o, the job object of j, when j has pending
- * tasks (else both null). */
+ * tasks (else both null).  Both answers walk the queue once (bounded by ETA_WORK_MAX) and keep
+ * every job's estimate until a task, a node or the job table changes, or ETA_MEMO_US passes. */
 void eta_describe_job(struct master *m, const struct rjob *j, json_t *o);
 /* Adds "estimated_start_s" to each job summary of list (an array of job objects with "id"). */
 void eta_annotate_list(struct master *m, json_t *list);

@@ -94,6 +94,7 @@ static struct rjob *job_new(int64_t id, json_t *spec, int64_t submit_us)
 /* Adds (sign 1) or removes (-1) t's share of its job's and its node's counters. */
 static void task_count(struct master *m, struct rjob *j, const struct rtask *t, int32_t sign)
 {
+    m->task_changes++;
     j->count.state[t->state < RTASK_NSTATES ? t->state : 0] += sign;
     if (t->state != HRM_RTASK_RUNNING)
         return;

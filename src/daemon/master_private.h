@@ -180,7 +180,8 @@ struct master {
     struct usage_complaints usage_complaints;
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
-    struct eta_history *eta_hist; /* run times of finished tasks, for estimates (master_eta.c) */
+    struct eta_state *eta;  /* run-time history and the latest estimates (master_eta.c) */
+    uint64_t task_changes;  /* counts every change of a task's counters (task_count) */
 };
 
 struct key_binding {
