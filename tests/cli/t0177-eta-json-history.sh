@@ -1,5 +1,6 @@
 # JSON fields present and typed (hrm job and hrm jobs), --time and "time" checked at submission,
-# and expected run times learnt from the same user's finished runs of the same command.
+# and expected run times learnt from the same user's finished runs of the same command (kept
+# across a master restart).
 . "$(dirname "$0")/rtlib.sh"
 keygen
 start_master
@@ -22,6 +23,11 @@ touch "$TMP/now"
 cmd='touch "$GO"; while [ ! -e "$STOP" ]; do sleep 0.05; done'
 h=$("$HRM" submit --env STOP="$TMP/now" --env GO="$TMP/go0" -- sh -c "$cmd") || fail "submit h"
 expect_exit 0 timeout 60 "$HRM" wait "$h"
+# A restarted master learns the history again from its job table.
+kill -TERM "$MASTER"
+wait "$MASTER" 2>/dev/null || true
+start_master
+until_ok 60 nodes_up 1 || fail "node did not register with the restarted master"
 # The same command again, now holding the node; p waits for it.  p's estimate is known from
 # the history (the holder is past its expected run: it is taken to end now).
 a=$("$HRM" submit --env STOP="$TMP/stop" --env GO="$TMP/go1" -- sh -c "$cmd") || fail "submit a"
