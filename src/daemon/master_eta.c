@@ -1,6 +1,5 @@
 /* Why a job is pending and when it should start: the reason text and P0's simulaterun over the cluster. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "dist_private.h"
