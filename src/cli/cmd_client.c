@@ -597,7 +597,8 @@ int cmd_jobs(int argc, char **argv)
             sum = all = true;
         else if (c == 'h') {
             printf("usage: hrm jobs [--all] [--summary] [options]\n\n"
-                   "Lists unfinished jobs and the 50 latest (--all: every job).\n\noptions:\n"
+                   "Lists unfinished jobs and the 50 latest (--all: every job).  ETA: when a\n"
+                   "job with pending tasks should start its next one (? unknown, - none pending).\n\noptions:\n"
                    "  -a, --all       every job\n"
                    "  --summary       totals over every job: jobs and tasks by outcome, mean and\n"
                    "                  p95 wait and response (--json: as one object)\n" CLIENT_OPTS_HELP);
