@@ -744,7 +744,8 @@ static int job_args(int argc, char **argv, struct client_opts *o, struct job_que
             break;
         case 'h':
             printf("%s\nShows a job and its tasks: the first 2,000 that match, saying so when there\n"
-                   "are more.\n\noptions:\n"
+                   "are more.  A job with pending tasks also says why they wait and when the next\n"
+                   "should start (--json: pending_reason, estimated_start_s).\n\noptions:\n"
                    "  -a, --all       every task (several requests for a large job)\n"
                    "  --tasks A:B     tasks A to B-1\n"
                    "  --task-state S  only tasks in state S: pending, queued, running, done,\n"
