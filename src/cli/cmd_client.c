@@ -42,6 +42,27 @@ static const char *fmt_ms(int64_t us, char *buf, size_t len)
     return buf;
 }
 
+/* A job's estimated start as listed: "-" when nothing of it is pending, "?" when unknown,
+ * else the seconds from now ("0s", "45s", "3m05s", "2h10m"). */
+static const char *fmt_eta(const json_t *j, char *buf, size_t len)
+{
+    const json_t *e = json_object_get(j, "estimated_start_s");
+    long long s = json_integer_value(e);
+    const char *st = json_string_value(json_object_get(j, "state"));
+    bool live = st && (strcmp(st, "pending") == 0 || strcmp(st, "running") == 0);
+    if (json_integer_value(json_object_get(j, "pending")) == 0 || !live)
+        snprintf(buf, len, "-");
+    else if (!json_is_integer(e))
+        snprintf(buf, len, "?");
+    else if (s < 60)
+        snprintf(buf, len, "%llds", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
+    else
+        snprintf(buf, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
+    return buf;
+}
+
 /* Runs a one-shot request; prints errors; returns the reply or NULL with *rc set. */
 static json_t *one_call(const struct client_opts *o, json_t *req, int *rc)
 {
@@ -185,11 +206,11 @@ static void submit_usage(FILE *out)
     fprintf(out,
             "usage: hrm submit JOB.json [options]\n"
             "       hrm submit [--cpus N --mem SIZE --gpus N --gpu-mem SIZE --count K]\n"
-            "                  [--queue Q --priority P --kind batch|stream]\n"
+            "                  [--queue Q --priority P --kind batch|stream --time D]\n"
             "                  [--name NAME] [--env K=V] [--cwd DIR] -- CMD ARGS...\n\n"
             "Submits a job and prints its id once the master has made it durable.\n"
             "JOB.json: {\"name\", \"queue\", \"priority\", \"kind\", \"tasks\": [{\"cmd\", \"cpus\",\n"
-            "\"mem\", \"gpus\", \"gpu_mem\", \"count\", \"env\", \"cwd\", \"output\"}]} "
+            "\"mem\", \"gpus\", \"gpu_mem\", \"count\", \"env\", \"cwd\", \"output\", \"time\"}]} "
             "(docs/runtime.md).\n\noptions:\n"
             "  --cpus N        CPUs per task: 2, 0.5 or 500m (default 1)\n"
             "  --mem SIZE      memory per task: 256M, 2G (default 0: no limit)\n"
@@ -207,6 +228,8 @@ static void submit_usage(FILE *out)
             "  --env K=V       environment for the tasks (repeatable)\n"
             "  --cwd DIR       working directory (default: the current one)\n"
             "  --no-output     send the tasks' stdout and stderr to /dev/null (no logs)\n"
+            "  --time D        how long each task is expected to run: 90s, 5m, 2h (default:\n"
+            "                  none; estimates then use the same command's past runs)\n"
             "  --wait          wait for the job and exit with its code (see hrm wait)\n"
             "  --key KEY       the submission's key (default: 128 random bits); a job\n"
             "                  submitted again with the same key is not made twice: the\n"
@@ -251,6 +274,7 @@ int cmd_submit(int argc, char **argv)
         {"wait", no_argument, NULL, 'w'},
         {"no-output", no_argument, NULL, 'O'},
         {"key", required_argument, NULL, 'K'},
+        {"time", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     struct client_opts o;
@@ -338,6 +362,16 @@ int cmd_submit(int argc, char **argv)
             json_object_set_new(group, "output", json_false());
             flags = true;
             break;
+        case 'T': {
+            int64_t us;
+            if (hrm_parse_duration(optarg, &us) < 0 || us <= 0) {
+                fprintf(stderr, "hrm submit: --time: expected a positive duration like 90s or 2h\n");
+                goto out;
+            }
+            json_object_set_new(group, "time", json_string(optarg));
+            flags = true;
+            break;
+        }
         case 'K':
             if (!submit_key_ok(optarg)) {
                 fprintf(stderr, "hrm submit: --key: expected 1..%d characters of A-Z a-z 0-9 . _ "
@@ -615,7 +649,8 @@ int cmd_jobs(int argc, char **argv)
             sum = all = true;
         else if (c == 'h') {
             printf("usage: hrm jobs [--all] [--summary] [options]\n\n"
-                   "Lists unfinished jobs and the 50 latest (--all: every job).\n\noptions:\n"
+                   "Lists unfinished jobs and the 50 latest (--all: every job).  ETA: when a\n"
+                   "job with pending tasks should start its next one (? unknown, - none pending).\n\noptions:\n"
                    "  -a, --all       every job\n"
                    "  --summary       totals over every job: jobs and tasks by outcome, mean and\n"
                    "                  p95 wait and response (--json: as one object)\n" CLIENT_OPTS_HELP);
@@ -638,21 +673,22 @@ int cmd_jobs(int argc, char **argv)
     } else if (o.json) {
         print_json(jobs);
     } else {
-        printf("%6s  %-16s %-10s %-6s %-9s %7s %7s %7s %5s %10s %10s\n", "ID", "NAME", "USER",
-               "KIND", "STATE", "TASKS", "DONE", "FAILED", "EXIT", "WAIT", "RUNTIME");
+        printf("%6s  %-16s %-10s %-6s %-9s %7s %7s %7s %5s %10s %10s %7s\n", "ID", "NAME", "USER",
+               "KIND", "STATE", "TASKS", "DONE", "FAILED", "EXIT", "WAIT", "RUNTIME", "ETA");
         size_t i;
         const json_t *j;
         json_array_foreach(jobs, i, j)
         {
             int64_t sub = geti(j, "submit_us"), start = geti(j, "start_us"), end = geti(j, "end_us");
-            char w[32], rt[32], ex[24];
-            printf("%6lld  %-16.16s %-10.10s %-6.6s %-9s %7lld %7lld %7lld %5s %10s %10s\n",
+            char w[32], rt[32], ex[24], eta[24];
+            printf("%6lld  %-16.16s %-10.10s %-6.6s %-9s %7lld %7lld %7lld %5s %10s %10s %7s\n",
                    geti(j, "id"), json_string_value(json_object_get(j, "name")),
                    json_string_value(json_object_get(j, "user")), job_kind(j),
                    json_string_value(json_object_get(j, "state")), geti(j, "ntasks"),
                    geti(j, "done"), geti(j, "failed"), fmt_exit(j, ex, sizeof(ex)),
                    fmt_ms(start >= 0 ? start - sub : -1, w, sizeof(w)),
-                   fmt_ms(start >= 0 && end >= 0 ? end - start : -1, rt, sizeof(rt)));
+                   fmt_ms(start >= 0 && end >= 0 ? end - start : -1, rt, sizeof(rt)),
+                   fmt_eta(j, eta, sizeof(eta)));
         }
     }
     json_decref(jobs);
@@ -760,7 +796,8 @@ static int job_args(int argc, char **argv, struct client_opts *o, struct job_que
             break;
         case 'h':
             printf("%s\nShows a job and its tasks: the first 2,000 that match, saying so when there\n"
-                   "are more.\n\noptions:\n"
+                   "are more.  A job with pending tasks also says why they wait and when the next\n"
+                   "should start (--json: pending_reason, estimated_start_s).\n\noptions:\n"
                    "  -a, --all       every task (several requests for a large job)\n"
                    "  --tasks A:B     tasks A to B-1\n"
                    "  --task-state S  only tasks in state S: pending, queued, running, done,\n"
@@ -848,6 +885,21 @@ static void print_gpu_requests(const json_t *spec)
     }
 }
 
+/* Why the job's pending tasks wait and when the next should start (docs/runtime.md, "Pending
+ * jobs: reason and estimate"). */
+static void print_pending(const json_t *j)
+{
+    const char *why = json_string_value(json_object_get(j, "pending_reason"));
+    if (!why)
+        return;
+    char eta[24];
+    printf("pending: %s\n", why);
+    if (json_is_integer(json_object_get(j, "estimated_start_s")))
+        printf("estimated start: in %s\n", fmt_eta(j, eta, sizeof(eta)));
+    else
+        printf("estimated start: unknown\n");
+}
+
 int cmd_job(int argc, char **argv)
 {
     struct client_opts o;
@@ -876,6 +928,7 @@ int cmd_job(int argc, char **argv)
                geti(j, "ntasks"), geti(j, "pending") + queued, geti(j, "running") - queued,
                geti(j, "done"), geti(j, "failed"), geti(j, "skipped"), geti(j, "cancelled"));
         print_gpu_requests(json_object_get(j, "spec"));
+        print_pending(j);
         printf("%6s  %-10s %7s %-12s %5s %6s %10s%s\n", "TASK", "STATE", "ATTEMPT", "NODE", "EXIT",
                "SIGNAL", "RUNTIME", stream ? "  RESTARTS  LAST-EXIT" : "");
         size_t i;

@@ -144,7 +144,7 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
                           struct hrm_error *err)
 {
     static const char *const known[] = {"cmd",   "cpus", "mem", "gpus",   "gpu_mem",
-                                        "count", "env",  "cwd", "output", NULL};
+                                        "count", "env",  "cwd", "output", "time", NULL};
     if (!json_is_object(in)) {
         hrm_errorf(err, -HRM_ESPEC, "tasks[%d]: must be an object", g);
         return NULL;
@@ -253,6 +253,15 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
         json_decref(env);
         goto fail;
     }
+    /* time: how long each task is expected to run, for wait estimates (as Slurm's --time). */
+    int64_t time_us = -1;
+    const json_t *tv = json_object_get(in, "time");
+    if (tv && (!json_is_string(tv) || hrm_parse_duration(json_string_value(tv), &time_us) < 0 ||
+               time_us <= 0)) {
+        hrm_errorf(err, -HRM_ESPEC, "tasks[%d].time: expected a positive duration like \"90s\" or \"2h\"", g);
+        json_decref(env);
+        goto fail;
+    }
     *ntasks += count;
     json_t *out = json_pack("{s:o, s:I, s:I, s:I, s:I, s:o, s:s}", "cmd", cmd, "cpu",
                             (json_int_t)cpu, "mem", (json_int_t)mem, "gpus", (json_int_t)gpus,
@@ -261,6 +270,8 @@ static json_t *norm_group(const json_t *in, int g, const char *cwd_default, int6
         json_object_set_new(out, "output", json_false());
     json_object_set_new(out, "gpu_share", json_integer(gpu_share));
     json_object_set_new(out, "gpu_mem", json_integer(gpu_mem));
+    if (time_us > 0)
+        json_object_set_new(out, "time_us", json_integer(time_us));
     return out;
 fail:
     json_decref(cmd);

@@ -13,6 +13,7 @@
 
 #include "hrm/alloc.h"
 #include "hrm/log.h"
+#include "master_eta.h"
 #include "master_private.h"
 #include "statedir.h"
 
@@ -156,6 +157,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
         if (!ok)
             j->failed = true;
     }
+    eta_history_add(m, j, (int32_t)task);
     if (j->tasks[task].state != HRM_RTASK_RUNNING || j->state > HRM_JOB_RUNNING)
         jobs_persist_task(m, j, (int32_t)task);
     if (!ok)
@@ -635,6 +637,7 @@ static void master_free(struct master *m)
     hrm_zctx_free(m->zctx);
     hrm_authz_free(m->authz);
     keys_free(m);
+    eta_state_free(m->eta);
     hrm_store_close(m->store);
     if (m->lock_fd >= 0)
         close(m->lock_fd); /* last: the store is closed before another master may open it */
@@ -703,6 +706,8 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         goto fail;
     if (jobs_load(m, err) < 0 || keys_load_bindings(m, err) < 0)
         goto fail;
+    m->eta = eta_state_new();
+    eta_history_rebuild(m);
     m->boot = hrm_store_meta_get(m->store, "boots", 0) + 1;
     if (hrm_store_meta_put(m->store, "boots", m->boot, err) < 0)
         goto fail;

@@ -8,6 +8,7 @@
 #include "hrm/jobdesc.h"
 #include "hrm/log.h"
 #include "hrm/units.h"
+#include "master_eta.h"
 #include "master_private.h"
 
 /* Replies stay under the codec's size limit: listings are capped. */
@@ -105,6 +106,7 @@ static struct rjob *job_new(int64_t id, json_t *spec, int64_t submit_us)
 /* Adds (sign 1) or removes (-1) t's share of its job's and its node's counters. */
 static void task_count(struct master *m, struct rjob *j, const struct rtask *t, int32_t sign)
 {
+    m->task_changes++;
     j->count.state[t->state < RTASK_NSTATES ? t->state : 0] += sign;
     if (t->state != HRM_RTASK_RUNNING)
         return;
@@ -759,6 +761,7 @@ void on_jobs(struct master *m, const struct peer_id *from, json_t *msg)
         more = m->jobs[k - 1] && (all || jobs_live(m->jobs[k - 1]) || latest - (k - 1) <= 50);
     json_t *r = hrm_wire_new(HRM_WIRE_JOBS_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
+    eta_annotate_list(m, sorted);
     json_object_set_new(r, "jobs", sorted);
     json_object_set_new(r, "truncated", json_boolean(more));
     json_object_set_new(r, "next", json_integer(more ? (json_int_t)i + 1 : 0));
@@ -861,6 +864,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
                         json_integer(tasks_matching(j, (int32_t)lo, (int32_t)hi, state)));
     json_object_set_new(o, "tasks_next", json_integer(more ? i : -1));
     json_object_set(o, "spec", j->spec);
+    eta_describe_job(m, j, o);
     json_t *r = hrm_wire_new(HRM_WIRE_JOB_INFO);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
     json_object_set_new(r, "job", o);

@@ -196,6 +196,8 @@ struct master {
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
     int64_t stream_next_us; /* earliest restart_at_us of a stream task (INT64_MAX: none) */
+    struct eta_state *eta;  /* run-time history and the latest estimates (master_eta.c) */
+    uint64_t task_changes;  /* counts every change of a task's counters (task_count) */
 };
 
 struct key_binding {
