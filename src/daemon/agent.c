@@ -80,10 +80,11 @@ static void send_register(struct agent *a)
     json_t *running = json_array(), *finished = json_array();
     for (size_t i = 0; i < a->nruns; i++)
         json_array_append_new(running,
-                              json_pack("{s:I, s:i, s:i, s:i, s:I}", "job",
+                              json_pack("{s:I, s:i, s:i, s:i, s:I, s:I}", "job",
                                         (json_int_t)a->runs[i].job, "task", a->runs[i].task,
                                         "attempt", a->runs[i].attempt, "pid", (int)a->runs[i].pid,
-                                        "start_us", (json_int_t)a->runs[i].start_us));
+                                        "start_us", (json_int_t)a->runs[i].start_us, "gpu_mask",
+                                        (json_int_t)a->runs[i].gpu_mask));
     for (size_t i = 0; i < a->ndone; i++) {
         json_t *e = exec_end_json(&a->done[i]);
         json_object_del(e, "v");

@@ -235,6 +235,13 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
         if (t && t->state == HRM_RTASK_RUNNING && t->attempt == attempt && t->node == n) {
             t->seen = true; /* still running where we placed it: kept */
             t->pid = (int32_t)geti(e, "pid");
+            /* The store keeps no GPU mask: the agent's word brings it back after a master
+             * restart, so the rebuilt scheduler puts the run back on its GPUs. */
+            json_int_t mask = geti(e, "gpu_mask"); /* absent (older agents): 0, ignored */
+            bool on_node = mask > 0 && mask <= UINT32_MAX &&
+                           (rn->gpus >= 32 || (mask >> rn->gpus) == 0);
+            if (on_node && (uint32_t)mask != t->gpu_mask)
+                task_set_gpus(m, j, (int32_t)task, (uint32_t)mask);
         } else {
             kill_run(m, n, job, task, attempt); /* a run nobody wants any more */
         }

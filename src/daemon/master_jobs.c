@@ -153,6 +153,14 @@ void task_set_node(struct master *m, struct rjob *j, int32_t idx, int32_t node)
     task_count(m, j, t, 1);
 }
 
+void task_set_gpus(struct master *m, struct rjob *j, int32_t idx, uint32_t gpu_mask)
+{
+    struct rtask *t = &j->tasks[idx];
+    task_count(m, j, t, -1);
+    t->gpu_mask = gpu_mask;
+    task_count(m, j, t, 1);
+}
+
 void jobs_recount(const struct rjob *j, struct rcounts *out)
 {
     memset(out, 0, sizeof(*out));

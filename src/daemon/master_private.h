@@ -259,6 +259,7 @@ void jobs_persist_state(struct master *m, struct rjob *j);
 void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state);
 void task_set_start(struct master *m, struct rjob *j, int32_t idx, int64_t start_us);
 void task_set_node(struct master *m, struct rjob *j, int32_t idx, int32_t node);
+void task_set_gpus(struct master *m, struct rjob *j, int32_t idx, uint32_t gpu_mask);
 /* Counts j's tasks again, from scratch (what the counters must equal). */
 void jobs_recount(const struct rjob *j, struct rcounts *out);
 /* The counters against a full recount (of job only, or of every job and node when only is NULL):
