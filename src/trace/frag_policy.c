@@ -246,54 +246,48 @@ static struct fgd_memo *memo_of(struct hrm_frag_cluster *c, int32_t node, int32_
     return &c->memo[(size_t)node * (size_t)c->ntypes + (size_t)type];
 }
 
-/* Both choosers below scan the nodes in order and keep the first best: the
- * memoised per-node best (most nodes do not change between arrivals) gives
- * the same choice as scanning every option. */
-static int choose_stack(struct hrm_frag_cluster *c, const struct hrm_frag_pod *p, int32_t type,
-                        struct hrm_frag_choice *out)
+/* Node i's best option for the pod under policy (hrm or FGD), memoised per
+ * (node, pod type) until the node changes; in *here when the pod has no type. */
+static const struct fgd_memo *node_best(struct hrm_frag_cluster *c, enum hrm_frag_policy policy,
+                                        int32_t i, const struct hrm_frag_pod *p, int32_t type,
+                                        struct fgd_memo *here)
 {
-    struct hrm_ru_cost best = {0};
-    int found = -HRM_ENOFIT;
-    for (int32_t i = 0; i < c->nnodes; i++) {
-        if (c->nodes[i].mem_left < p->mem)
-            continue;
-        struct fgd_memo here, *m = memo_of(c, i, type);
-        if (!m)
-            m = &here;
-        if (m == &here || m->version1 != c->version[i] + 1) {
-            m->feasible = stack_node(c, i, p, &m->cost, &m->choice);
-            m->version1 = c->version[i] + 1;
-        }
-        if (m->feasible && (found < 0 || hrm_ru_prefer(&m->cost, &best))) {
-            best = m->cost;
-            *out = m->choice;
-            found = 0;
-        }
-    }
-    return found;
+    struct fgd_memo *m = memo_of(c, i, type);
+    if (m && m->version1 == c->version[i] + 1)
+        return m;
+    if (!m)
+        m = here;
+    m->feasible = policy == HRM_FRAG_FGD ? fgd_node(c, i, p, &m->delta, &m->choice)
+                                         : stack_node(c, i, p, &m->cost, &m->choice);
+    if (m != here)
+        m->version1 = c->version[i] + 1;
+    return m;
 }
 
-static int choose_fgd(struct hrm_frag_cluster *c, const struct hrm_frag_pod *p, int32_t type,
-                      struct hrm_frag_choice *out)
+/* The nodes in order, each by its best option, the first best kept: the
+ * memoised per-node best (most nodes do not change between arrivals) gives
+ * the same choice as scanning every option.  FGD: the least growth of
+ * expected fragmentation; hrm: hrm_ru_prefer. */
+static int choose_by_node(struct hrm_frag_cluster *c, enum hrm_frag_policy policy,
+                          const struct hrm_frag_pod *p, int32_t type, struct hrm_frag_choice *out)
 {
-    double best = 0;
+    struct fgd_memo best = {0}, here;
     int found = -HRM_ENOFIT;
     for (int32_t i = 0; i < c->nnodes; i++) {
         if (c->nodes[i].mem_left < p->mem)
             continue;
-        struct fgd_memo here, *m = memo_of(c, i, type);
-        if (!m)
-            m = &here;
-        if (m == &here || m->version1 != c->version[i] + 1) {
-            m->feasible = fgd_node(c, i, p, &m->delta, &m->choice);
-            m->version1 = c->version[i] + 1;
-        }
-        if (m->feasible && (found < 0 || m->delta < best)) {
-            best = m->delta;
-            *out = m->choice;
+        const struct fgd_memo *m = node_best(c, policy, i, p, type, &here);
+        if (!m->feasible)
+            continue;
+        bool better = policy == HRM_FRAG_FGD ? m->delta < best.delta
+                                             : hrm_ru_prefer(&m->cost, &best.cost);
+        if (found < 0 || better) {
+            best = *m;
             found = 0;
         }
     }
+    if (found == 0)
+        *out = best.choice;
     return found;
 }
 
@@ -306,9 +300,9 @@ int hrm_frag_choose(struct hrm_frag_cluster *c, enum hrm_frag_policy policy,
     case HRM_FRAG_EXCLUSIVE:
         return choose_bestfit(c, pod, true, out);
     case HRM_FRAG_STACK:
-        return choose_stack(c, pod, type, out);
+        return choose_by_node(c, policy, pod, type, out);
     case HRM_FRAG_FGD:
-        return choose_fgd(c, pod, type, out);
+        return choose_by_node(c, policy, pod, type, out);
     default:
         return -EINVAL;
     }
