@@ -172,8 +172,7 @@ static void hrm_fini(struct hrm_policy *policy)
     hrm_free(p->held);
     hrm_wait_table_fini(&p->wt);
     hrm_free(p->todo);
-    hrm_free(p->kinds);
-    hrm_free(p->ftypes);
+    hrmp_frag_fini(p);
     hrm_free(p);
     policy->priv = NULL;
 }

@@ -22,10 +22,14 @@ static struct hrmp_kind kind_of(const struct hrm_state *s, int32_t t)
                               .whole = k > 1 || (k == 1 && !hrmp_stackable(s, t))};
 }
 
+/* The memo's size limit: (units x kinds) entries of 24 bytes, 96 MiB. */
+#define GMEMO_MAX (4u << 20)
+
 void hrmp_frag_build(struct hrmp *p, const struct hrm_state *s)
 {
     size_t cap = 0;
     p->nkinds = 0;
+    p->task_kind = hrm_calloc((size_t)s->wl->ntasks + 1, sizeof(*p->task_kind));
     for (int32_t t = 0; t < s->wl->ntasks; t++) {
         struct hrmp_kind k = kind_of(s, t);
         int32_t i = 0;
@@ -37,9 +41,43 @@ void hrmp_frag_build(struct hrmp *p, const struct hrm_state *s)
             p->kinds[p->nkinds++] = k;
         }
         p->kinds[i].weight += 1.0 / s->wl->ntasks;
+        p->task_kind[t] = i;
     }
     p->ftypes = hrm_calloc((size_t)p->nkinds + 1, sizeof(*p->ftypes));
     p->ftypes_gmem = -1;
+    p->node_version = hrm_calloc((size_t)p->nnodes + 1, sizeof(*p->node_version));
+    /* Most nodes do not change between two placements: measure each (unit,
+     * kind) again only when its node did. */
+    if ((uint64_t)p->nru * (uint64_t)p->nkinds <= GMEMO_MAX)
+        p->gmemo = hrm_calloc((size_t)p->nru * (size_t)p->nkinds + 1, sizeof(*p->gmemo));
+}
+
+void hrmp_frag_fini(struct hrmp *p)
+{
+    hrm_free(p->kinds);
+    hrm_free(p->ftypes);
+    hrm_free(p->task_kind);
+    hrm_free(p->node_version);
+    hrm_free(p->gmemo);
+}
+
+static double measure(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u);
+
+double hrmp_frag_growth(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u)
+{
+    if (p->nkinds == 0)
+        return 0;
+    int32_t node = p->ru[u].node;
+    int64_t cpu_free = s->nodes[node].free.v[HRM_DIM_CPU];
+    struct hrmp_gmemo *m =
+        p->gmemo ? &p->gmemo[(size_t)u * (size_t)p->nkinds + (size_t)p->task_kind[task]] : NULL;
+    if (m && m->version1 == p->node_version[node] + 1 && m->cpu_free == cpu_free)
+        return m->growth;
+    double g = measure(p, s, task, u);
+    if (m)
+        *m = (struct hrmp_gmemo){
+            .version1 = p->node_version[node] + 1, .cpu_free = cpu_free, .growth = g};
+    return g;
 }
 
 /* The kinds as pod types in thousandths of one GPU of gmem bytes (GPUs of a
@@ -60,12 +98,12 @@ static void types_for(struct hrmp *p, int64_t gmem)
     p->ftypes_gmem = gmem;
 }
 
-double hrmp_frag_growth(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u)
+static double measure(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u)
 {
     const struct hrm_ru *ru = &p->ru[u];
     int32_t node = ru->node, first = p->ru_first[node], gpus = p->c->nodes[node].gpus;
     int64_t gmem = gpus > 0 ? p->ru[first].gmem : 0;
-    if (p->nkinds == 0 || gmem <= 0)
+    if (gmem <= 0)
         return 0; /* GPU memory not modelled: nothing the measure can tell apart */
     types_for(p, gmem);
     struct hrm_frag_node n = {.cpu_cap = p->c->nodes[node].capacity.v[HRM_DIM_CPU],
@@ -75,7 +113,7 @@ double hrmp_frag_growth(struct hrmp *p, const struct hrm_state *s, int32_t task,
     for (int32_t g = 0; g < gpus; g++)
         n.gpu_left[g] = (int32_t)(hrmp_gpu_free(p, first + g) * HRM_FRAG_MILLI / gmem);
     double before = hrm_frag_node_amount(&n, p->ftypes, p->nkinds);
-    struct hrmp_kind k = kind_of(s, task);
+    const struct hrmp_kind k = p->kinds[p->task_kind[task]];
     n.cpu_left -= k.cpu;
     if (k.gpus == 1) {
         int32_t take = k.whole ? n.gpu_left[ru->gpu]

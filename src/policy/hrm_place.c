@@ -254,6 +254,7 @@ void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struc
             (struct hrmp_held){.unit = pl->unit[i], .next = p->task_held[t], .part = pl->part[i]};
         p->task_held[t] = h;
         hrm_ru_add(&p->ru[pl->unit[i]], &pl->part[i]);
+        p->node_version[p->ru[pl->unit[i]].node]++; /* its gradient memo is stale */
         p->solo[pl->unit[i]] += solo && pl->part[i].v[HRM_DIM_GPU] > 0;
     }
 }
@@ -265,6 +266,7 @@ void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t)
         int32_t h = p->task_held[t];
         struct hrmp_held *e = &p->held[h];
         hrm_ru_remove(&p->ru[e->unit], &e->part);
+        p->node_version[p->ru[e->unit].node]++;
         p->solo[e->unit] -= solo && e->part.v[HRM_DIM_GPU] > 0;
         p->task_held[t] = e->next;
         e->next = p->free_held;

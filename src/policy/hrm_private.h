@@ -65,6 +65,14 @@ struct hrmp_kind {
 
 struct hrm_frag_type;
 
+/* A growth of expected fragmentation measured for (unit, kind), valid while
+ * the node is as it was (same version, same free cores). */
+struct hrmp_gmemo {
+    uint32_t version1; /* node_version + 1 when measured; 0 = never */
+    int64_t cpu_free;
+    double growth;
+};
+
 struct hrmp {
     struct hrmp_cfg cfg;
     const struct hrm_cluster *c;
@@ -91,6 +99,9 @@ struct hrmp {
     /* fragmentation gradient (hrm_frag.c) */
     struct hrmp_kind *kinds;
     int32_t nkinds;
+    int32_t *task_kind;       /* per task, its kind */
+    uint32_t *node_version;   /* per node, bumped when a task takes or leaves its units */
+    struct hrmp_gmemo *gmemo; /* per (unit, kind), the growth last measured; NULL: none */
     struct hrm_frag_type *ftypes; /* kinds in thousandths of a GPU of ftypes_gmem bytes */
     int64_t ftypes_gmem;
 };
@@ -128,6 +139,7 @@ int64_t hrmp_gpu_free(const struct hrmp *p, int32_t u);
 
 /* The kinds of task of s's workload, the target of the fragmentation measure. */
 void hrmp_frag_build(struct hrmp *p, const struct hrm_state *s);
+void hrmp_frag_fini(struct hrmp *p);
 /* Growth of the expected fragmentation (hrm_frag_node_amount) of unit u's
  * node for the workload's kinds if task starts at u: FGD's gradient, the hrm
  * policy's tie-break among units of equal wait.  0 when the node's GPUs have

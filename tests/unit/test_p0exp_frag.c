@@ -133,30 +133,32 @@ Test(p0exp_frag, no_target_workload_keeps_the_tightest_gpu)
 
 /*
  * The hrm policy in the simulator: two nodes of one 10G GPU; every task
- * stacks (GPU phases) and runs long.  a (4G) takes n0's GPU, b (2G, at 1 s)
- * the idle GPU of n1 (fewer kernels to share with).  c (3G, at 2 s) starts at
- * once on either GPU beside one task: equal wait, equal sharing.  The
- * workload's kinds are 4G, 2G, 3G and 6G, a quarter each; in thousandths of a
- * GPU, on n0 6/10 free becomes 3/10: F goes from 0 to (300, 0, 0, 300), a
- * growth of 150; on n1 8/10 becomes 5/10: from 0 to (0, 0, 0, 500), 125.  So
- * c goes to n1, and d (6G, at 3 s) starts at once on n0 (6G free).  The
- * tightest GPU put c on n0 (3G and 5G left) and d waited for a GPU to free up.
+ * stacks (GPU phases) and runs long.  a (5G) takes n0's GPU, b (4G, at 1 s)
+ * the idle GPU of n1 (fewer kernels to share with).  c (3G, at 2 s) starts
+ * at once on either GPU beside one task: equal wait, equal sharing.  The
+ * workload's kinds are 5G (2 of 5 tasks), 4G (1) and 3G (2).  In thousandths
+ * of a GPU, F_n(m) is the free share of a GPU too small for m:
+ *  - on n0, 500 free becomes 200: F goes from 0 to 200 for every kind, a
+ *    growth of 200;
+ *  - on n1, 600 free becomes 300: F goes from 0 to 300 for 5G and 4G, a
+ *    growth of 0.4 x 300 + 0.2 x 300 = 180.
+ * So c goes to n1 (5G and 3G left), d1 (5G, at 3 s) fills n0 and d2 (3G, at
+ * 4 s) fills n1: both start at once.  The tightest GPU put c on n0 (2G and
+ * 6G left), d1 on n1 (1G left), and d2 waited for a GPU to free up.
  */
 Test(p0exp_frag, hrm_policy_takes_the_gradient_among_equal_waits)
 {
+#define P0EXP_TASK(name, at, mem, count)                                                           \
+    "{\"name\": \"" name "\", \"submit\": \"" at "\", \"task\": {\"cpu\": 1, \"mem\": \"1G\","          \
+    " \"gpus\": 1, \"gpu_mem\": \"" mem "\", \"gpu_phases\": {\"cpu\": \"60ms\", \"gpu\": \"40ms\","       \
+    " \"count\": " count "}}}"
     const char *text =
         "{\"cluster\": {\"nodes\": [{\"name\": \"n\", \"count\": 2, \"cores\": 16, \"mem\": \"64G\","
         " \"gpus\": 1, \"gpu_mem\": \"10G\"}], \"network\": {\"latency\": 0}},"
-        " \"workload\": {\"jobs\": ["
-        "{\"name\": \"a\", \"task\": {\"cpu\": 1, \"mem\": \"1G\", \"gpus\": 1, \"gpu_mem\": \"4G\","
-        " \"gpu_phases\": {\"cpu\": \"60ms\", \"gpu\": \"40ms\", \"count\": 1000}}},"
-        " {\"name\": \"b\", \"submit\": \"1s\", \"task\": {\"cpu\": 1, \"mem\": \"1G\", \"gpus\": 1,"
-        " \"gpu_mem\": \"2G\", \"gpu_phases\": {\"cpu\": \"60ms\", \"gpu\": \"40ms\", \"count\": 1000}}},"
-        " {\"name\": \"c\", \"submit\": \"2s\", \"task\": {\"cpu\": 1, \"mem\": \"1G\", \"gpus\": 1,"
-        " \"gpu_mem\": \"3G\", \"gpu_phases\": {\"cpu\": \"60ms\", \"gpu\": \"40ms\", \"count\": 1000}}},"
-        " {\"name\": \"d\", \"submit\": \"3s\", \"task\": {\"cpu\": 1, \"mem\": \"1G\", \"gpus\": 1,"
-        " \"gpu_mem\": \"6G\", \"gpu_phases\": {\"cpu\": \"60ms\", \"gpu\": \"40ms\", \"count\": 10}}}"
-        "]}}";
+        " \"workload\": {\"jobs\": [" P0EXP_TASK("a", "0s", "5G", "1000") ", "
+        P0EXP_TASK("b", "1s", "4G", "1000") ", " P0EXP_TASK("c", "2s", "3G", "1000") ", "
+        P0EXP_TASK("d1", "3s", "5G", "1000") ", " P0EXP_TASK("d2", "4s", "3G", "10") "]}}";
+#undef P0EXP_TASK
     struct hrm_error err = {{0}};
     struct hrm_spec *spec = hrm_spec_load_string(text, "t.json", 1, &err);
     cr_assert_not_null(spec, "%s", err.text);
@@ -166,10 +168,11 @@ Test(p0exp_frag, hrm_policy_takes_the_gradient_among_equal_waits)
     struct hrm_params params = {NULL, 0};
     cr_assert_eq(hrm_sim_run(spec->cluster, spec->wl, "hrm", &params, &cfg, &rec, &err), 0, "%s",
                  err.text);
-    cr_assert_eq(rec.tasks_done, 4);
+    cr_assert_eq(rec.tasks_done, 5);
     cr_assert_eq(rec.jobs[1].first_start_us, 1 * SEC);
     cr_assert_eq(rec.jobs[2].first_start_us, 2 * SEC);
     cr_assert_eq(rec.jobs[3].first_start_us, 3 * SEC);
+    cr_assert_eq(rec.jobs[4].first_start_us, 4 * SEC);
     hrm_run_record_fini(&rec);
     hrm_spec_free(spec);
 }
