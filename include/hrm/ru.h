@@ -133,7 +133,10 @@ static inline bool hrm_ru_has_core(const struct hrm_ru *ru, int32_t core)
  * hrm_ru_prefer; in every field smaller is better.  The wait comes first: it
  * is what P0 minimises.  Among units with the same wait, the fewest GPU
  * kernels to share with (each slows the others).  Then, at no cost in wait or
- * run time, fragmentation.  A GPU task: the tightest GPU (best fit on its
+ * run time, fragmentation: first the least growth of the node's expected
+ * fragmentation for the target workload (the fragmentation gradient of Weng
+ * et al., ATC '23, which weighs every kind of task the cluster runs), then,
+ * among equal growths, the task at hand's own view.  A GPU task: the tightest GPU (best fit on its
  * free memory: an exact fit leaves 0) and then the tightest node, so
  * fractional GPU tasks fill GPUs already in use and leave whole GPUs and
  * whole nodes free for the tasks that need them.  A CPU task (no GPU to fit):
@@ -149,6 +152,9 @@ struct hrm_ru_cost {
     int64_t wait;      /* until the task could start there, 0 = at once (or a queue length) */
     int32_t sharing;   /* GPU tasks whose kernels would share the GPU with it (0 where
                           sharing costs no run time) */
+    double frag_growth; /* growth of the node's expected fragmentation for the target
+                           workload with the task on it (FGD's gradient, hrm_frag_node_amount);
+                           0 where not measured */
     int64_t gpu_left;  /* GPU memory the unit's GPU keeps free with the task on it (0: no GPU) */
     int64_t node_left; /* GPU memory the node keeps free with the task on it (0: no GPU) */
     int64_t stranded;  /* CPU task: millionths of the node's GPU capacity left free beyond

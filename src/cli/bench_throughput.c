@@ -577,6 +577,8 @@ static void usage(FILE *out)
             "  --arrivals FILE  short-task arrival offsets in seconds, one per line\n"
             "  --nodes N        agents (default 4)\n"
             "  --cpus N         CPUs each agent declares (default 32)\n"
+            "  --gpus N         virtual GPUs each agent declares (default 0; the hrm\n"
+            "                   policy then binds GPU units and lends their cores)\n"
             "  --cgroup         let agents limit tasks with cgroups (default: off, as\n"
             "                   Slurm's task/none in docs/benchmarks.md)\n"
             "  --keep-output    capture the tasks' output in files (default: /dev/null, as\n"
@@ -610,6 +612,7 @@ int bench_throughput(int argc, char **argv)
         {"short-jobs", required_argument, NULL, 'S'}, {"short-rate", required_argument, NULL, 'R'},
         {"arrivals", required_argument, NULL, 'A'}, {"nodes", required_argument, NULL, 'n'},
         {"cpus", required_argument, NULL, 'c'},   {"cgroup", no_argument, NULL, 'C'},
+        {"gpus", required_argument, NULL, 'G'},
         {"state", required_argument, NULL, 's'},  {"log-level", required_argument, NULL, 'L'},
         {"keep-output", no_argument, NULL, 'K'}, {"only-bare", no_argument, NULL, 'B'},
         {"policy", required_argument, NULL, 'p'}, {"param", required_argument, NULL, 'P'},
@@ -657,6 +660,11 @@ int bench_throughput(int argc, char **argv)
             if (cli_parse_int("bench throughput", "--cpus", optarg, 1, 1000000, &v) < 0)
                 return CLI_USAGE;
             o.up.cpus = optarg;
+            break;
+        case 'G':
+            if (cli_parse_int("bench throughput", "--gpus", optarg, 0, 32, &v) < 0)
+                return CLI_USAGE;
+            o.up.gpus = optarg;
             break;
         case 'C': o.up.no_cgroup = false; break;
         case 'K': o.keep_output = true; break;

@@ -220,6 +220,8 @@ bool hrm_ru_prefer(const struct hrm_ru_cost *a, const struct hrm_ru_cost *b)
         return a->wait < b->wait;
     if (a->sharing != b->sharing)
         return a->sharing < b->sharing;
+    if (a->frag_growth != b->frag_growth)
+        return a->frag_growth < b->frag_growth;
     if (a->gpu_left != b->gpu_left)
         return a->gpu_left < b->gpu_left;
     if (a->node_left != b->node_left)

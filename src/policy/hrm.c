@@ -102,6 +102,7 @@ static void build(struct hrmp *p, const struct hrm_state *s)
     p->free_held = NIL;
     for (int32_t t = 0; t < p->ntasks; t++)
         p->task_ru[t] = p->qnext[t] = p->task_held[t] = NIL;
+    hrmp_frag_build(p, s);
 }
 
 static int init_variant(struct hrm_policy *policy, const char *name, struct hrmp_cfg cfg,
@@ -171,6 +172,7 @@ static void hrm_fini(struct hrm_policy *policy)
     hrm_free(p->held);
     hrm_wait_table_fini(&p->wt);
     hrm_free(p->todo);
+    hrmp_frag_fini(p);
     hrm_free(p);
     policy->priv = NULL;
 }

@@ -265,6 +265,7 @@ void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struc
                                         .milli = pl->milli[i]};
         p->task_held[t] = h;
         hrm_ru_add_share(&p->ru[pl->unit[i]], &pl->part[i], pl->milli[i]);
+        p->node_version[p->ru[pl->unit[i]].node]++; /* its gradient memo is stale */
         p->solo[pl->unit[i]] += solo && pl->part[i].v[HRM_DIM_GPU] > 0;
     }
 }
@@ -276,6 +277,7 @@ void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t)
         int32_t h = p->task_held[t];
         struct hrmp_held *e = &p->held[h];
         hrm_ru_remove_share(&p->ru[e->unit], &e->part, e->milli);
+        p->node_version[p->ru[e->unit].node]++;
         p->solo[e->unit] -= solo && e->part.v[HRM_DIM_GPU] > 0;
         p->task_held[t] = e->next;
         e->next = p->free_held;
@@ -380,7 +382,7 @@ static int64_t unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task
 
 /* GPU memory of unit u other tasks may still stack into: none on a GPU
  * held by a task that runs alone. */
-static int64_t gpu_free(const struct hrmp *p, int32_t u)
+int64_t hrmp_gpu_free(const struct hrmp *p, int32_t u)
 {
     const struct hrm_ru *ru = &p->ru[u];
     return ru->gpu < 0 || p->solo[u] > 0 ? 0 : ru->gmem - ru->gmem_used;
@@ -390,7 +392,7 @@ static int64_t node_gpu_free(const struct hrmp *p, int32_t node)
 {
     int64_t free = 0;
     for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++)
-        free += gpu_free(p, u);
+        free += hrmp_gpu_free(p, u);
     return free;
 }
 
@@ -408,9 +410,10 @@ static int64_t node_gpu_cap(const struct hrmp *p, int32_t node)
  * P0 placement, by hrm_ru_prefer: the least wait first.  Stream: the
  * simulated wait (simulaterun); batch: the queue length (0 when it starts
  * now).  A unit that cannot start the task now waits at least 1.  Among
- * equal waits, GPU tasks with GPU phases prefer fewer kernels to share with,
- * and then every GPU task the tightest GPU and node (fragmentation, at no
- * cost in wait); CPU tasks the node where their cores strand the least GPU
+ * equal waits, GPU tasks with GPU phases prefer fewer kernels to share with.
+ * Then, at no cost in wait, every task the least growth of its node's
+ * expected fragmentation for the workload's kinds of task (FGD's gradient,
+ * hrmp_frag_growth); then every GPU task the tightest GPU and node; CPU tasks the node where their cores strand the least GPU
  * capacity, then the node left with the least free CPU + GPU share
  * (hrm_ru_cost_cpu_task); then the shortest queue.  A CPU unit whose free
  * cores equal a CPU task's request is taken at once (no fragment left).
@@ -424,6 +427,7 @@ int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int
     int64_t k = req->v[HRM_DIM_GPU];
     int32_t best = -1;
     struct hrm_ru_cost best_cost = {0};
+    bool best_measured = false; /* best_cost.frag_growth is known */
     struct hrmp_plan plan;
     for (int32_t node = 0; node < p->nnodes; node++) {
         if (!s->nodes[node].up)
@@ -453,16 +457,27 @@ int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int
                     p->c->nodes[node].capacity.v[HRM_DIM_CPU], node_free, node_gpu_cap(p, node));
             } else {
                 /* what it leaves to stack into: a task that runs alone takes its GPUs whole */
-                int64_t takes = shares ? hrm_ru_task_gmem(req) : gpu_free(p, u);
+                int64_t takes = shares ? hrm_ru_task_gmem(req) : hrmp_gpu_free(p, u);
                 if (node_free < 0)
                     node_free = node_gpu_free(p, node);
                 cost.sharing = shares ? ru->ngpu_tasks : 0;
-                cost.gpu_left = gpu_free(p, u) - takes;
+                cost.gpu_left = hrmp_gpu_free(p, u) - takes;
                 cost.node_left = node_free - k * takes;
+            }
+            /* The fragmentation gradient breaks ties of wait and sharing;
+             * measured only then (it weighs every kind of task). */
+            bool measured = false;
+            if (best >= 0 && cost.wait == best_cost.wait && cost.sharing == best_cost.sharing) {
+                if (!best_measured)
+                    best_cost.frag_growth = hrmp_frag_growth(p, s, task, best);
+                best_measured = true;
+                cost.frag_growth = hrmp_frag_growth(p, s, task, u);
+                measured = true;
             }
             if (best < 0 || hrm_ru_prefer(&cost, &best_cost)) {
                 best = u;
                 best_cost = cost;
+                best_measured = measured;
             }
         }
     }

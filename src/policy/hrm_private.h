@@ -54,6 +54,27 @@ struct hrmp_rules {
     bool flex, lend, sides;
 };
 
+/* A kind of task of the workload (the target workload of the fragmentation
+ * measure): cores, GPUs and GPU memory per GPU; whole: it holds its GPUs
+ * alone (several GPUs, or no GPU phases to share). */
+struct hrmp_kind {
+    int64_t cpu;
+    int32_t gpus;
+    int64_t gmem;
+    bool whole;
+    double weight; /* its share of the workload's tasks */
+};
+
+struct hrm_frag_type;
+
+/* A growth of expected fragmentation measured for (unit, kind), valid while
+ * the node is as it was (same version, same free cores). */
+struct hrmp_gmemo {
+    uint32_t version1; /* node_version + 1 when measured; 0 = never */
+    int64_t cpu_free;
+    double growth;
+};
+
 struct hrmp {
     struct hrmp_cfg cfg;
     const struct hrm_cluster *c;
@@ -77,6 +98,14 @@ struct hrmp {
     struct hrm_wait_table wt; /* scratch for simulaterun */
     int32_t *todo;            /* scratch: ready tasks to place this pass */
     size_t ntodo, cap_todo;
+    /* fragmentation gradient (hrm_frag.c) */
+    struct hrmp_kind *kinds;
+    int32_t nkinds;
+    int32_t *task_kind;       /* per task, its kind */
+    uint32_t *node_version;   /* per node, bumped when a task takes or leaves its units */
+    struct hrmp_gmemo *gmemo; /* per (unit, kind), the growth last measured; NULL: none */
+    struct hrm_frag_type *ftypes; /* kinds in thousandths of a GPU of ftypes_gmem bytes */
+    int64_t ftypes_gmem;
 };
 
 /* Queue a ready task joins, by its job's kind (stream only when stream-aware). */
@@ -107,5 +136,17 @@ void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t
 /* Rebinds node's cores so each GPU unit holds what its tasks need, and at
  * least its spec binding while the node's cores allow (flex). */
 void hrmp_rebind(struct hrmp *p, int32_t node);
+/* GPU memory of unit u other tasks may still stack into (0 on a GPU held by a
+ * task that runs alone, or on a CPU unit). */
+int64_t hrmp_gpu_free(const struct hrmp *p, int32_t u);
+
+/* The kinds of task of s's workload, the target of the fragmentation measure. */
+void hrmp_frag_build(struct hrmp *p, const struct hrm_state *s);
+void hrmp_frag_fini(struct hrmp *p);
+/* Growth of the expected fragmentation (hrm_frag_node_amount) of unit u's
+ * node for the workload's kinds if task starts at u: FGD's gradient, the hrm
+ * policy's tie-break among units of equal wait.  0 when the node's GPUs have
+ * no memory modelled. */
+double hrmp_frag_growth(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u);
 
 #endif

@@ -111,66 +111,79 @@ bool hrm_frag_ru_admit(int32_t ru_free_milli, int32_t ru_tasks, int32_t pod_mill
     return hrm_ru_fits(&ru, &req);
 }
 
-/* Keeps the candidate if it is better by HRM's placement rule (hrm_ru_prefer). */
-static void consider(const struct hrm_ru_cost *cost, const struct hrm_frag_choice *ch,
-                     struct hrm_ru_cost *best_cost, struct hrm_frag_choice *out, int *found)
+/* Growth of node's expected fragmentation (the gradient FGD descends) if the
+ * pod (memory aside) is placed as ch. */
+static double growth(const struct hrm_frag_cluster *c, const struct hrm_frag_pod *nomem,
+                     const struct hrm_frag_choice *ch)
 {
-    if (*found == 0 && !hrm_ru_prefer(cost, best_cost))
-        return;
-    *best_cost = *cost;
-    *out = *ch;
-    *found = 0;
+    if (c->ntypes == 0 || !c->frag)
+        return 0; /* no target workload: nothing to measure against */
+    struct hrm_frag_node after = c->nodes[ch->node];
+    frag_node_place(&after, nomem, ch);
+    return hrm_frag_node_amount(&after, c->types, c->ntypes) - c->frag[ch->node];
 }
 
 /*
- * P0's placement (include/hrm/ru.h, hrm_ru_prefer, as the hrm policy)
- * with no queue to wait in: every RU that admits the pod (GPU RUs by
- * hrm_frag_ru_admit) starts it at once, and stacked pods do not slow each
- * other (there is no run time), so the wait and the kernels sharing are 0
- * everywhere and fragmentation decides: the GPU left with the least free
- * share (an exact fit leaves 0), then the node left with the least free GPU
- * share, then the shortest queue (fewest pods on the GPU), first in node
- * order.  Whole-GPU pods take idle RUs, on the node left with the least free
- * share.  Pods without GPU go to the node where they strand the least GPU
- * share (free GPU share beyond free CPU share, hrm_ru_cost_cpu_task), then
- * to the node left with the least free CPU + GPU share, then to the CPU RU
- * with the fewest tasks.
+ * P0's placement on node i (memory aside): its best option by the hrm
+ * policy's own rule (hrm_ru_prefer, include/hrm/ru.h), with no queue to wait
+ * in.  Every RU that admits the pod (GPU RUs by hrm_frag_ru_admit) starts it
+ * at once and stacked pods do not slow each other here (no run time), so the
+ * wait and the kernels sharing are 0 everywhere and fragmentation decides:
+ * first the least growth of the node's expected fragmentation for the target
+ * workload (the same measure FGD descends), then, for a GPU pod, the GPU left
+ * with the least free share and the node left with the least free GPU share;
+ * for a pod without GPU, the node where its cores strand the least GPU share
+ * (hrm_ru_cost_cpu_task); then the shortest queue.  Whole-GPU pods take idle
+ * RUs.  False if the pod cannot go there.
  */
-static int choose_stack(const struct hrm_frag_cluster *c, const struct hrm_frag_pod *p,
-                        struct hrm_frag_choice *out)
+static bool stack_node(const struct hrm_frag_cluster *c, int32_t i, const struct hrm_frag_pod *p,
+                       struct hrm_ru_cost *best, struct hrm_frag_choice *out)
 {
-    struct hrm_ru_cost best = {0};
-    int found = -HRM_ENOFIT;
-    for (int32_t i = 0; i < c->nnodes; i++) {
-        const struct hrm_frag_node *n = &c->nodes[i];
-        if (!fits_host(n, p))
-            continue;
-        struct hrm_frag_choice ch = {.node = i};
-        if (p->num_gpu == 0) {
-            struct hrm_ru_cost cost = {.queue = n->cpu_tasks};
-            hrm_ru_cost_cpu_task(&cost, n->cpu_left - p->cpu, n->cpu_cap, gpu_left_total(n),
-                                 (int64_t)n->gpus * HRM_FRAG_MILLI);
-            consider(&cost, &ch, &best, out, &found);
-            continue;
+    const struct hrm_frag_node *n = &c->nodes[i];
+    struct hrm_frag_pod nomem = *p;
+    nomem.mem = 0;
+    if (!fits_host(n, &nomem))
+        return false;
+    struct hrm_frag_choice opt[HRM_TRACE_MAX_GPUS];
+    struct hrm_ru_cost cost[HRM_TRACE_MAX_GPUS];
+    int nopt = 0;
+    int64_t node_left = gpu_left_total(n);
+    if (p->num_gpu == 0) {
+        opt[nopt] = (struct hrm_frag_choice){.node = i};
+        cost[nopt] = (struct hrm_ru_cost){.queue = n->cpu_tasks};
+        hrm_ru_cost_cpu_task(&cost[nopt++], n->cpu_left - p->cpu, n->cpu_cap, node_left,
+                             (int64_t)n->gpus * HRM_FRAG_MILLI);
+    } else if (!fractional(p)) {
+        uint32_t mask = whole_gpus(n, p->num_gpu);
+        if (mask) {
+            opt[nopt] = (struct hrm_frag_choice){
+                .node = i, .gpus = mask, .milli_each = HRM_FRAG_MILLI};
+            cost[nopt++] = (struct hrm_ru_cost){
+                .node_left = node_left - (int64_t)p->num_gpu * HRM_FRAG_MILLI};
         }
-        int64_t node_left = gpu_left_total(n);
-        if (!fractional(p)) {
-            ch.gpus = whole_gpus(n, p->num_gpu);
-            ch.milli_each = HRM_FRAG_MILLI;
-            struct hrm_ru_cost cost = {.node_left = node_left - p->num_gpu * HRM_FRAG_MILLI};
-            if (ch.gpus)
-                consider(&cost, &ch, &best, out, &found);
-            continue;
-        }
+    } else {
         for (int32_t g = 0; g < n->gpus; g++) {
             if (!hrm_frag_ru_admit(n->gpu_left[g], n->gpu_tasks[g], p->gpu_milli))
                 continue;
-            ch.gpus = 1u << g;
-            ch.milli_each = p->gpu_milli;
-            struct hrm_ru_cost cost = {.gpu_left = n->gpu_left[g] - p->gpu_milli,
-                                       .node_left = node_left - p->gpu_milli,
-                                       .queue = n->gpu_tasks[g]};
-            consider(&cost, &ch, &best, out, &found);
+            opt[nopt] = (struct hrm_frag_choice){
+                .node = i, .gpus = 1u << g, .milli_each = p->gpu_milli};
+            cost[nopt++] = (struct hrm_ru_cost){.gpu_left = n->gpu_left[g] - p->gpu_milli,
+                                                .node_left = node_left - p->gpu_milli,
+                                                .queue = n->gpu_tasks[g]};
+        }
+    }
+    bool found = false;
+    for (int k = 0; k < nopt; k++) {
+        /* GPUs with the same free share grow the measure alike: measure once. */
+        int same = 0;
+        while (same < k && !(fractional(p) && n->gpu_left[__builtin_ctz(opt[same].gpus)] ==
+                                                  n->gpu_left[__builtin_ctz(opt[k].gpus)]))
+            same++;
+        cost[k].frag_growth = same < k ? cost[same].frag_growth : growth(c, &nomem, &opt[k]);
+        if (!found || hrm_ru_prefer(&cost[k], best)) {
+            *best = cost[k];
+            *out = opt[k];
+            found = true;
         }
     }
     return found;
@@ -212,9 +225,7 @@ static bool fgd_node(const struct hrm_frag_cluster *c, int32_t node, const struc
     }
     bool found = false;
     for (int k = 0; k < nopt; k++) {
-        struct hrm_frag_node after = *n;
-        frag_node_place(&after, &nomem, &opt[k]);
-        double d = hrm_frag_node_amount(&after, c->types, c->ntypes) - c->frag[node];
+        double d = growth(c, &nomem, &opt[k]);
         if (!found || d < *delta) {
             *delta = d;
             *ch = opt[k];
@@ -224,38 +235,59 @@ static bool fgd_node(const struct hrm_frag_cluster *c, int32_t node, const struc
     return found;
 }
 
-static int choose_fgd(struct hrm_frag_cluster *c, const struct hrm_frag_pod *p, int32_t type,
-                      struct hrm_frag_choice *out)
+/* The memo entry of (node, type), recomputed by the cluster's policy when the node changed since;
+ * NULL when the pod has no type (nothing is memoised). */
+static struct fgd_memo *memo_of(struct hrm_frag_cluster *c, int32_t node, int32_t type)
 {
-    if (type >= 0 && type < c->ntypes && !c->memo)
+    if (type < 0 || type >= c->ntypes)
+        return NULL;
+    if (!c->memo)
         c->memo = hrm_calloc((size_t)c->nnodes * (size_t)c->ntypes + 1, sizeof(*c->memo));
-    double best = 0;
+    return &c->memo[(size_t)node * (size_t)c->ntypes + (size_t)type];
+}
+
+/* Node i's best option for the pod under policy (hrm or FGD), memoised per
+ * (node, pod type) until the node changes; in *here when the pod has no type. */
+static const struct fgd_memo *node_best(struct hrm_frag_cluster *c, enum hrm_frag_policy policy,
+                                        int32_t i, const struct hrm_frag_pod *p, int32_t type,
+                                        struct fgd_memo *here)
+{
+    struct fgd_memo *m = memo_of(c, i, type);
+    if (m && m->version1 == c->version[i] + 1)
+        return m;
+    if (!m)
+        m = here;
+    m->feasible = policy == HRM_FRAG_FGD ? fgd_node(c, i, p, &m->delta, &m->choice)
+                                         : stack_node(c, i, p, &m->cost, &m->choice);
+    if (m != here)
+        m->version1 = c->version[i] + 1;
+    return m;
+}
+
+/* The nodes in order, each by its best option, the first best kept: the
+ * memoised per-node best (most nodes do not change between arrivals) gives
+ * the same choice as scanning every option.  FGD: the least growth of
+ * expected fragmentation; hrm: hrm_ru_prefer. */
+static int choose_by_node(struct hrm_frag_cluster *c, enum hrm_frag_policy policy,
+                          const struct hrm_frag_pod *p, int32_t type, struct hrm_frag_choice *out)
+{
+    struct fgd_memo best = {0}, here;
     int found = -HRM_ENOFIT;
     for (int32_t i = 0; i < c->nnodes; i++) {
         if (c->nodes[i].mem_left < p->mem)
             continue;
-        double d;
-        struct hrm_frag_choice ch;
-        bool ok;
-        if (type >= 0 && type < c->ntypes) {
-            /* Memoised per node state: most nodes do not change between arrivals. */
-            struct fgd_memo *m = &c->memo[(size_t)i * (size_t)c->ntypes + (size_t)type];
-            if (m->version1 != c->version[i] + 1) {
-                m->feasible = fgd_node(c, i, p, &m->delta, &m->choice);
-                m->version1 = c->version[i] + 1;
-            }
-            ok = m->feasible;
-            d = m->delta;
-            ch = m->choice;
-        } else {
-            ok = fgd_node(c, i, p, &d, &ch);
-        }
-        if (ok && (found < 0 || d < best)) {
-            best = d;
-            *out = ch;
+        const struct fgd_memo *m = node_best(c, policy, i, p, type, &here);
+        if (!m->feasible)
+            continue;
+        bool better = policy == HRM_FRAG_FGD ? m->delta < best.delta
+                                             : hrm_ru_prefer(&m->cost, &best.cost);
+        if (found < 0 || better) {
+            best = *m;
             found = 0;
         }
     }
+    if (found == 0)
+        *out = best.choice;
     return found;
 }
 
@@ -268,9 +300,9 @@ int hrm_frag_choose(struct hrm_frag_cluster *c, enum hrm_frag_policy policy,
     case HRM_FRAG_EXCLUSIVE:
         return choose_bestfit(c, pod, true, out);
     case HRM_FRAG_STACK:
-        return choose_stack(c, pod, out);
+        return choose_by_node(c, policy, pod, type, out);
     case HRM_FRAG_FGD:
-        return choose_fgd(c, pod, type, out);
+        return choose_by_node(c, policy, pod, type, out);
     default:
         return -EINVAL;
     }

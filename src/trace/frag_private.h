@@ -3,12 +3,15 @@
 #define HRM_FRAG_PRIVATE_H
 
 #include "hrm/frag.h"
+#include "hrm/ru.h"
 
-/* FGD's memo entry for one (node, pod type). */
+/* The memo entry of one (node, pod type): the node's best option under the
+ * cluster's policy (a cluster is packed by one policy). */
 struct fgd_memo {
     uint32_t version1; /* node version + 1 when computed; 0 = never */
     bool feasible;
-    double delta; /* growth of the node's expected fragmentation */
+    double delta;             /* FGD: growth of the node's expected fragmentation */
+    struct hrm_ru_cost cost;  /* hrm: the option's cost (hrm_ru_prefer) */
     struct hrm_frag_choice choice;
 };
 

@@ -611,10 +611,13 @@ Test(trace_frag, each_policy_on_a_tiny_case)
     cr_assert_eq(hrm_frag_choose(&c, HRM_FRAG_STACK, &p400, -1, &ch), 0);
     cr_assert_eq(ch.node, 1);
     cr_assert_eq(ch.gpus, 1u << 0);
-    /* ... else (no RU makes it wait) the tightest GPU, as the hrm policy (hrm_ru_prefer) */
+    /* ... else (no RU makes it wait) the least growth of expected fragmentation,
+     * as the hrm policy (hrm_ru_prefer): 600 -> 300 on node 0 leaves the whole-GPU
+     * type no worse off and shrinks its fragment (growth -150); the tightest GPU,
+     * 400 -> 100 on node 1, grows it by -100 only */
     cr_assert_eq(hrm_frag_choose(&c, HRM_FRAG_STACK, &p300, -1, &ch), 0);
-    cr_assert_eq(ch.node, 1);
-    cr_assert_eq(ch.gpus, 1u << 0);
+    cr_assert_eq(ch.node, 0);
+    cr_assert_eq(ch.gpus, 1u << 1);
     cr_assert(hrm_frag_ru_admit(400, 1, 400));
     cr_assert_not(hrm_frag_ru_admit(399, 1, 400));
 
