@@ -406,6 +406,23 @@ int hrm_commit_node_up(struct hrm_commit *m, struct hrm_env *env, int32_t node, 
     return rc < 0 ? rc : settle(m, env);
 }
 
+int hrm_commit_adopt(struct hrm_commit *m, int32_t task, int32_t node, int32_t i)
+{
+    if (task < 0 || task >= m->ntasks || i < 0 || i >= m->cfg.instances || m->node_of[task] >= 0)
+        return -HRM_ESTATE;
+    int rc = hrm_cell_take(&m->cell, node, &m->wl->tasks[task].req);
+    if (rc < 0)
+        return rc;
+    m->node_of[task] = node;
+    m->owner[task] = i;
+    return 0;
+}
+
+int32_t hrm_commit_task_node(const struct hrm_commit *m, int32_t task)
+{
+    return task >= 0 && task < m->ntasks ? m->node_of[task] : -1;
+}
+
 int hrm_commit_forget(struct hrm_commit *m, struct hrm_env *env, int32_t i)
 {
     if (i < 0 || i >= m->cfg.instances)
