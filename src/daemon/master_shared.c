@@ -131,6 +131,9 @@ static void snapshot_reply(struct master *m, hrm_addr to, const struct hrm_msg *
         json_array_append_new(nodes, e);
     }
     hrm_snapshot_sync(snap, cell);
+    hrm_log(HRM_LOG_DEBUG, "shared state: snapshot of cell version %lld (%zu nodes changed) to "
+            "instance %d%s", (long long)cell->version, json_array_size(nodes), g,
+            msg->status & HRM_SNAP_LOCK ? ", with the cell lock" : "");
     json_t *out = hrm_wire_from_msg(msg);
     json_object_set_new(out, "nodes", nodes);
     json_object_set_new(out, "gpu_jobs", json_integer(cell->gpu_jobs));
@@ -370,6 +373,8 @@ void shared_on_msg(struct master *m, struct rsched *r, int32_t g, const struct h
         }
         msg.job = s->wl->tasks[wt].job;
         msg.task = wt;
+        hrm_log(HRM_LOG_DEBUG, "shared state: instance %d claims task %lld.%d on %s", g,
+                (long long)w->job, w->task, m->nodes[w->node].name);
         if (s->conflicted[wt]) {
             s->conflicted[wt] = 0;
             s->retries++;
