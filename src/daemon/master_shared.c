@@ -371,6 +371,14 @@ void shared_on_msg(struct master *m, struct rsched *r, int32_t g, const struct h
             refuse(m, r, g, what, why);
             return;
         }
+        int32_t idx;
+        const struct rjob *j = job_of_task(s, wt, &idx);
+        if (j->sched != REMOTE_JOB || j->inst != g) { /* another instance's, or none's */
+            snprintf(why, sizeof(why), "task %lld.%d is not held by instance %d",
+                     (long long)w->job, w->task, g);
+            refuse(m, r, g, what, why);
+            return;
+        }
         msg.job = s->wl->tasks[wt].job;
         msg.task = wt;
         hrm_log(HRM_LOG_DEBUG, "shared state: instance %d claims task %lld.%d on %s", g,
