@@ -648,11 +648,14 @@ int cmd_up(int argc, char **argv)
     bool shared = u.policy && strcmp(u.policy, "hrm-shared") == 0;
     if (shared && u.sched_procs == 0)
         u.sched_procs = 2; /* hrm-shared's instances run in scheduler processes only */
-    if ((u.sched_procs > 0 && !hrm_dsetup_known(u.policy) && !shared) ||
-        (u.nexec_queues > 0 && !hrm_dsetup_known(u.policy))) {
+    bool distributed = hrm_dsetup_known(u.policy);
+    const char *needs = u.nexec_queues > 0 && !distributed                 ? "--exec-queue"
+                        : u.sched_procs > 0 && !distributed && !shared ? "--sched-procs"
+                                                                       : NULL;
+    if (needs) {
         fprintf(stderr, "hrm up: %s needs a distributed --policy (dhrm, dhrm-batch, dhrm-nego, "
-                        "sparrow, d-random)\n",
-                u.sched_procs > 0 ? "--sched-procs" : "--exec-queue");
+                        "sparrow, d-random%s)\n",
+                needs, strcmp(needs, "--sched-procs") == 0 ? ", or hrm-shared" : "");
         return CLI_USAGE;
     }
     if (check_daemon_flags(&u) < 0)

@@ -351,7 +351,7 @@ void shared_on_msg(struct master *m, struct rsched *r, int32_t g, const struct h
     struct mshared *s = m->dist->shared;
     const char *what = hrm_msg_name(w->type);
     struct hrm_msg msg = *w;
-    char why[160];
+    char why[200];
     if (!s->commit || g >= SHARED_MAX_INSTANCES) {
         refuse(m, r, g, what, !s->commit ? "no node has registered yet" : "instance number too high");
         return;
@@ -393,9 +393,8 @@ void shared_on_msg(struct master *m, struct rsched *r, int32_t g, const struct h
     int rc = hrm_commit_on_msg(s->commit, &s->env, &msg);
     flush_ends(m);
     if (rc < 0) {
-        snprintf(why, sizeof(why), "%s (a claim for a task that runs, a claim under a lock it "
-                 "does not hold, or a transaction begun before the last one ended)",
-                 hrm_strerror(rc));
+        snprintf(why, sizeof(why), "out of turn (one transaction at a time, claims under a "
+                 "lock only while it is held, none for a task that runs)");
         refuse(m, r, g, what, why);
     }
 }
