@@ -170,8 +170,10 @@ int hrm_ssched_on_snapshot(struct hrm_ssched *s, struct hrm_env *env, const stru
         return -HRM_ESTATE;
     hrm_snapshot_copy(&s->snap, snap);
     struct sjob *j = s->of_job[s->cur];
-    int32_t tried = ssched_plan(s, j);
-    if (s->nplan == 0)
+    /* No job: every task of it was dropped meanwhile (the daemons: cancelled); the
+     * transaction ends empty, releasing a lock it was granted. */
+    int32_t tried = j ? ssched_plan(s, j) : 0;
+    if (j && s->nplan == 0)
         j->blocked_ver = s->snap.version;
     int64_t decide = s->cfg.t_job_us + s->cfg.t_task_us * tried;
     s->st.decision_us += decide;
@@ -319,6 +321,9 @@ static bool task_gone(struct hrm_ssched *s, struct hrm_env *env, struct sjob *j,
     if (j->left > 0)
         return false;
     int32_t job = j->job;
+    for (int32_t k = 0; j->queued && k < s->jq_n; k++) /* dropped while it waited its turn */
+        if (s->jq[(s->jq_head + k) % s->cap_jobs] == job)
+            jq_take(s, k);
     struct hrm_msg e = {.type = HRM_MSG_JOB_END, .from = s->self, .job = job, .task = -1, .node = -1};
     env->send(env, HRM_ADDR_CLIENT, &e);
     s->of_job[job] = NULL;
