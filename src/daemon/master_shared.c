@@ -373,7 +373,9 @@ void shared_on_msg(struct master *m, struct rsched *r, int32_t g, const struct h
         }
         int32_t idx;
         const struct rjob *j = job_of_task(s, wt, &idx);
-        if (j->sched != REMOTE_JOB || j->inst != g) { /* another instance's, or none's */
+        /* Another instance's task.  (A job that ended or was cancelled while the claim was on
+         * its way holds no instance: the claim goes through, and its launch is refused.) */
+        if (j->sched == REMOTE_JOB && j->inst != g) {
             snprintf(why, sizeof(why), "task %lld.%d is not held by instance %d",
                      (long long)w->job, w->task, g);
             refuse(m, r, g, what, why);
