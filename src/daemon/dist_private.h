@@ -114,5 +114,6 @@ void shared_on_msg(struct master *m, struct rsched *r, int32_t g, const struct h
 void shared_process_gone(struct master *m, struct rsched *r);
 void shared_housekeeping(struct master *m);
 json_t *shared_stats_json(const struct master *m); /* the commit counters, for hrm nodes */
+bool shared_node_free(const struct master *m, int32_t n, struct hrm_res *free_out); /* the cell's */
 
 #endif

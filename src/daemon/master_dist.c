@@ -42,6 +42,11 @@ bool dist_node_queues(const struct master *m)
     return m->dist && !m->dist->shared;
 }
 
+bool dist_node_free(const struct master *m, int32_t node, struct hrm_res *free_out)
+{
+    return m->dist->shared && shared_node_free(m, node, free_out);
+}
+
 json_t *dist_nodes_extra(const struct master *m)
 {
     return m->dist && m->dist->shared ? shared_stats_json(m) : NULL;

@@ -495,6 +495,15 @@ void shared_housekeeping(struct master *m)
         summary(m, HRM_LOG_INFO);
 }
 
+bool shared_node_free(const struct master *m, int32_t n, struct hrm_res *free_out)
+{
+    const struct mshared *s = m->dist->shared;
+    if (!s->commit || n < 0 || n >= hrm_commit_cell(s->commit)->nnodes)
+        return false;
+    *free_out = hrm_commit_cell(s->commit)->nodes[n].free;
+    return true;
+}
+
 json_t *shared_stats_json(const struct master *m)
 {
     const struct mshared *s = m->dist->shared;
