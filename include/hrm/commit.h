@@ -79,6 +79,30 @@ void hrm_commit_free(struct hrm_commit *m); /* NULL is a no-op */
  */
 int hrm_commit_on_msg(struct hrm_commit *m, struct hrm_env *env, const struct hrm_msg *msg);
 
+/*
+ * For a driver whose cluster and workload grow while the role runs (the
+ * daemons; the simulator knows both up front and calls none of these):
+ *   - hrm_commit_grow: the borrowed cluster has new nodes or the workload new
+ *     jobs and tasks; the role sizes itself to them (new nodes at capacity);
+ *   - hrm_commit_node_up: a node left or came back; claims on a node that is
+ *     down conflict, and snapshots show it down;
+ *   - hrm_commit_forget: instance i is gone (its process died or restarted):
+ *     its unfinished transaction, lock, lock request and parked snapshot
+ *     request are dropped, so the others go on.  What it committed stays
+ *     committed: those tasks run, and their ends release as usual.
+ *   - hrm_commit_adopt: a run that already holds node (a master restarted,
+ *     the job moved to another instance) is taken into the cell, owned by
+ *     instance i; -HRM_ENOFIT if it no longer fits there (no change).
+ * Each returns 0 or a negative code; all but adopt settle the role as after
+ * a message.
+ */
+int hrm_commit_grow(struct hrm_commit *m, struct hrm_env *env);
+int hrm_commit_node_up(struct hrm_commit *m, struct hrm_env *env, int32_t node, bool up);
+int hrm_commit_forget(struct hrm_commit *m, struct hrm_env *env, int32_t i);
+int hrm_commit_adopt(struct hrm_commit *m, int32_t task, int32_t node, int32_t i);
+/* The node task runs on as far as the cell knows, or -1. */
+int32_t hrm_commit_task_node(const struct hrm_commit *m, int32_t task);
+
 const struct hrm_cell *hrm_commit_cell(const struct hrm_commit *m);
 const struct hrm_commit_stats *hrm_commit_stats(const struct hrm_commit *m);
 

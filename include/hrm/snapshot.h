@@ -19,6 +19,7 @@
 struct hrm_cell_node {
     struct hrm_res free;
     uint64_t version; /* bumped at every change of this node (claim or release) */
+    bool down;        /* the node left (daemons): nothing is placed or committed on it */
 };
 
 struct hrm_cell {
@@ -51,6 +52,13 @@ bool hrm_cell_valid(const struct hrm_cell *cell, int32_t node, uint64_t seen,
                     const struct hrm_res *req, enum hrm_validate_mode mode);
 /* Takes req from node: -HRM_ENOFIT (no change) if it does not fit. */
 int hrm_cell_take(struct hrm_cell *cell, int32_t node, const struct hrm_res *req);
+/* The cluster the cell borrows has grown (the daemons add nodes as they
+ * register): new nodes join at their capacity, version 1.  Returns how many
+ * joined; the cell's version moves if any did. */
+int32_t hrm_cell_grow(struct hrm_cell *cell);
+/* Marks node up or down (a version change of the node when it differs).
+ * -HRM_ESTATE for a node out of range. */
+int hrm_cell_set_up(struct hrm_cell *cell, int32_t node, bool up);
 /* Gives req back to node (a task ended).  -HRM_ESTATE (no change) if the node
  * would exceed its capacity: a release nobody took. */
 int hrm_cell_give(struct hrm_cell *cell, int32_t node, const struct hrm_res *req);
@@ -69,7 +77,8 @@ void hrm_snapshot_fini(struct hrm_snapshot *snap);
  * differs (Omega's delta sync: what a master would put on the wire).
  * Returns how many nodes were copied. */
 int32_t hrm_snapshot_sync(struct hrm_snapshot *snap, const struct hrm_cell *cell);
-/* Same from another snapshot (a snapshot in flight to an instance). */
+/* Same from another snapshot (a snapshot in flight to an instance).  dst
+ * grows to src's size when src has more nodes (the daemons' cell grows). */
 int32_t hrm_snapshot_copy(struct hrm_snapshot *dst, const struct hrm_snapshot *src);
 
 #endif

@@ -57,7 +57,8 @@ struct hrm_ssched *hrm_ssched_new(const struct hrm_cluster *cluster, const struc
 void hrm_ssched_free(struct hrm_ssched *s); /* NULL is a no-op */
 
 /*
- * Messages: JOB_SUBMIT (client), CLAIM_ACK and TASK_END (from the master).
+ * Messages: JOB_SUBMIT (client), CLAIM_ACK and TASK_END (from the master;
+ * status DONE, or in the daemons LOST: run it again, FAILED: drop it).
  * A SNAP_REPLY comes with its snapshot through hrm_ssched_on_snapshot, not
  * here.  Sends SNAP_REQUEST and CLAIM to the master and JOB_END to
  * HRM_ADDR_CLIENT.  0 or a negative code for a message that breaks the
@@ -68,6 +69,12 @@ int hrm_ssched_on_msg(struct hrm_ssched *s, struct hrm_env *env, const struct hr
 int hrm_ssched_on_snapshot(struct hrm_ssched *s, struct hrm_env *env, const struct hrm_msg *m,
                            const struct hrm_snapshot *snap);
 int hrm_ssched_on_timer(struct hrm_ssched *s, struct hrm_env *env, uint64_t cookie);
+
+/* A daemon hands a job to this instance while some of its tasks already run
+ * (their instance died, or the master restarted): right after the job's
+ * JOB_SUBMIT, each such task is adopted, i.e. taken as running and never
+ * claimed.  -HRM_ESTATE if the task is not a ready task of a job here. */
+int hrm_ssched_adopt(struct hrm_ssched *s, int32_t task);
 
 /* Tasks registered here and not ended (how busy the instance is). */
 int64_t hrm_ssched_load(const struct hrm_ssched *s);

@@ -25,6 +25,7 @@ int cmd_submit(int argc, char **argv);
 int cmd_jobs(int argc, char **argv);
 int cmd_job(int argc, char **argv);
 int cmd_nodes(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_wait(int argc, char **argv);

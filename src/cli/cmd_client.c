@@ -1209,6 +1209,18 @@ static void print_gpu_shares(const json_t *shares)
     printf("\n");
 }
 
+/* hrm-shared: what the scheduler instances' commits came to (hrm stats has every counter). */
+static void print_shared_footer(const json_t *s)
+{
+    if (!s)
+        return;
+    printf("shared state: %lld claims, %lld committed, %lld conflicts, %lld retries\n",
+           (long long)json_integer_value(json_object_get(s, "claims")),
+           (long long)json_integer_value(json_object_get(s, "committed")),
+           (long long)json_integer_value(json_object_get(s, "conflicts")),
+           (long long)json_integer_value(json_object_get(s, "retries")));
+}
+
 int cmd_nodes(int argc, char **argv)
 {
     struct client_opts o;
@@ -1264,6 +1276,46 @@ int cmd_nodes(int argc, char **argv)
         }
         printf("(CPUS and GPUS: free/total)\n");
         print_node_gpus(nodes);
+        print_shared_footer(json_object_get(r, "shared"));
+    }
+    json_decref(r);
+    return CLI_OK;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    struct client_opts o;
+    client_opts_init(&o);
+    static const char usage[] =
+        "usage: hrm stats [options]\n\nThe master's scheduling counters.  With policy hrm-shared:\n"
+        "transactions of the scheduler instances, claims, commits, conflicts (stale: under\n"
+        "strict validation, on a node that still fitted), retries (claims of tasks that\n"
+        "conflicted before), lock waits, snapshots sent, launches the master refused (the\n"
+        "task's job ended meanwhile) and protocol errors (messages refused).\n";
+    int v = plain_verb(argc, argv, usage, &o);
+    if (v)
+        return v < 0 ? CLI_OK : v;
+    if (optind != argc) {
+        fprintf(stderr, "usage: hrm stats [options]\n");
+        return CLI_USAGE;
+    }
+    int rc;
+    json_t *r = one_call(&o, hrm_wire_new(HRM_WIRE_NODES), &rc);
+    if (!r)
+        return rc;
+    json_t *shared = json_object_get(r, "shared");
+    if (o.json) {
+        json_t *out = json_object();
+        json_object_set(out, "shared", shared ? shared : json_null());
+        print_json(out);
+        json_decref(out);
+    } else if (!shared) {
+        printf("no scheduling counters: the master's policy is not hrm-shared\n");
+    } else {
+        const char *k;
+        json_t *val;
+        json_object_foreach(shared, k, val) printf("%-18s %lld\n", k,
+                                                   (long long)json_integer_value(val));
     }
     json_decref(r);
     return CLI_OK;

@@ -223,6 +223,65 @@ void up_init(struct up_cluster *u)
 }
 
 /* Starts the master with hrm up's options; its log is DIR/logs/master.log. */
+/* Scheduler process i (sched1 ...), which registers under its name: a restart gets its
+ * instance numbers back, and the master hands it jobs again. */
+static void start_sched(struct up_cluster *u, int i)
+{
+    char name[32], a_state[1100], a_log[1300];
+    snprintf(name, sizeof(name), "sched%d", i + 1);
+    snprintf(a_state, sizeof(a_state), "%s", u->state);
+    char *sargs[16] = {"hrm",        "sched", "--state", a_state, "--name", name,
+                       "--instances", u->sched_inst};
+    int sk = 8;
+    if (u->log_level)
+        sargs[sk++] = "--log-level", sargs[sk++] = (char *)u->log_level;
+    sargs[sk] = NULL;
+    snprintf(a_log, sizeof(a_log), "%s/%s.log", u->logs, name);
+    u->scheds[i] = spawn(u, sargs, a_log);
+    u->sched_since_s[i] = cli_mono_s();
+}
+
+/* Backoff before restart number `restarts` + 1: 0.25 s .. 4 s; -1 past the budget. */
+static double restart_backoff(int *restarts, double since_s, double now)
+{
+    if (now - since_s >= UP_STABLE_S)
+        *restarts = 0;
+    if (*restarts >= UP_MAX_RESTARTS)
+        return -1;
+    return 0.25 * (double)(1 << (*restarts)++);
+}
+
+/* Scheduler processes that died come back after the master's backoff; one that keeps
+ * dying is given up (its jobs go to the other processes). */
+static void supervise_scheds(struct up_cluster *u, const char *who, double now)
+{
+    for (int i = 0; i < u->sched_procs; i++) {
+        if (u->scheds[i] > 0)
+            continue;
+        if (u->sched_restart_at_s[i] > 0) {
+            if (now >= u->sched_restart_at_s[i]) {
+                u->sched_restart_at_s[i] = 0;
+                start_sched(u, i);
+                fprintf(stderr, "%s: sched%d restarted (pid %d)\n", who, i + 1,
+                        (int)u->scheds[i]);
+            }
+            continue;
+        }
+        if (u->sched_restarts[i] > UP_MAX_RESTARTS)
+            continue; /* given up already */
+        double backoff = restart_backoff(&u->sched_restarts[i], u->sched_since_s[i], now);
+        if (backoff < 0) {
+            fprintf(stderr, "%s: sched%d died %d times in a row; not restarted\n", who, i + 1,
+                    UP_MAX_RESTARTS + 1);
+            u->sched_restarts[i] = UP_MAX_RESTARTS + 1;
+            continue;
+        }
+        u->sched_restart_at_s[i] = now + backoff;
+        fprintf(stderr, "%s: restarting sched%d in %.2f s (restart %d of at most %d in a row)\n",
+                who, i + 1, backoff, u->sched_restarts[i], UP_MAX_RESTARTS);
+    }
+}
+
 static void start_master(struct up_cluster *u)
 {
     char *margs[80] = {"hrm", "master", "--state", (char *)u->state};
@@ -349,25 +408,19 @@ int up_start(struct up_cluster *u, const char *who)
     if (u->sched_procs > 0) {
         /* The policy's instances, shared out over the processes. */
         long total = 10;
+        double now = cli_mono_s();
         for (int i = 0; i < u->nparams; i++)
             if (strncmp(u->params[i], "instances=", 10) == 0)
                 total = strtol(u->params[i] + 10, NULL, 10);
         if (total < 1 || total > 4096)
             total = 10; /* the master refuses it with the reason */
         long per = (total + u->sched_procs - 1) / u->sched_procs;
-        char inst[24];
-        snprintf(inst, sizeof(inst), "%d", (int)per);
+        snprintf(u->sched_inst, sizeof(u->sched_inst), "%d", (int)per);
         for (int i = 0; i < u->sched_procs; i++) {
-            char name[32];
-            snprintf(name, sizeof(name), "sched%d", i + 1);
-            char *sargs[16] = {"hrm",        "sched", "--state", a_state, "--name", name,
-                               "--instances", inst};
-            int sk = 8;
-            if (u->log_level)
-                sargs[sk++] = "--log-level", sargs[sk++] = (char *)u->log_level;
-            sargs[sk] = NULL;
-            snprintf(a_log, sizeof(a_log), "%s/%s.log", u->logs, name);
-            u->scheds[i] = spawn(u, sargs, a_log);
+            start_sched(u, i);
+            u->sched_restarts[i] = 0;
+            u->sched_restart_at_s[i] = 0;
+            u->sched_since_s[i] = now;
         }
     }
     int up = 0;
@@ -399,20 +452,18 @@ int up_supervise(struct up_cluster *u, const char *who)
         return 0;
     }
     bool had_master = u->master > 0;
-    any_exited(u, who); /* agents and scheduler processes are reported, not restarted */
+    any_exited(u, who); /* agents are reported, not restarted */
+    supervise_scheds(u, who, now);
     if (!had_master || u->master > 0)
         return 0;
     /* The master died: its state is durable and the agents keep their tasks
      * and reconnect, so a new master resumes the cluster (runtime.md). */
-    if (now - u->master_since_s >= UP_STABLE_S)
-        u->restarts = 0;
-    if (u->restarts >= UP_MAX_RESTARTS) {
+    double backoff = restart_backoff(&u->restarts, u->master_since_s, now);
+    if (backoff < 0) {
         fprintf(stderr, "%s: the master died %d times in a row; giving up\n", who,
                 u->restarts + 1);
         return -1;
     }
-    double backoff = 0.25 * (double)(1 << u->restarts); /* 0.25 s .. 4 s */
-    u->restarts++;
     u->restart_at_s = now + backoff;
     fprintf(stderr, "%s: restarting the master in %.2f s (restart %d of at most %d in a row)\n",
             who, backoff, u->restarts, UP_MAX_RESTARTS);
@@ -466,7 +517,9 @@ static void up_usage(FILE *out)
             "virtual capacities spread over racks, all on 127.0.0.1, state in DIR.  A\n"
             "central policy schedules inside the master; a distributed one (dhrm,\n"
             "dhrm-batch, dhrm-nego, sparrow, d-random) runs its scheduler instances and\n"
-            "negotiator in the master and an execution queue system in every agent.\n"
+            "negotiator in the master and an execution queue system in every agent;\n"
+            "hrm-shared runs shared-state scheduler instances in hrm sched processes that\n"
+            "commit their placements to the master.\n"
             "Ctrl-C (SIGINT/SIGTERM) stops everything.  With CMD, runs it once the cluster is up (HRM_STATE set), then\n"
             "stops the cluster and exits with CMD's status.\n\noptions:\n"
             "  -n, --nodes N       agents to start (1..%d)\n"
@@ -480,7 +533,8 @@ static void up_usage(FILE *out)
             "  --policy NAME       the master's policy (default drf)\n"
             "  --param KEY=VALUE   a policy parameter (repeatable, at most 8)\n"
             "  --sched-procs N     run the scheduler instances of a distributed policy in N\n"
-            "                      hrm sched processes instead of the master (1..16)\n"
+            "                      hrm sched processes instead of the master (1..16; with\n"
+            "                      --policy hrm-shared they always run there: default 2)\n"
             "  --exec-queue SPEC   an execution queue of every agent (distributed policies;\n"
             "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]; at most 16)\n"
             "  --node-timeout D    silence after which a node is down (default 5s)\n"
@@ -492,8 +546,9 @@ static void up_usage(FILE *out)
             "  --usage-period D    agents' usage sampling period (default 1s)\n"
             "  -h, --help          this help\n\n"
             "A daemon that exits while the cluster starts stops it at once, with the\n"
-            "daemon's reason.  A master that dies later is restarted (at most %d times\n"
-            "in a row, after 0.25 s doubling); agents and their tasks live on.  The\n"
+            "daemon's reason.  A master or scheduler process that dies later is restarted\n"
+            "(at most %d times in a row, after 0.25 s doubling); agents and their tasks\n"
+            "live on.  The\n"
             "daemons get SIGTERM if hrm up dies, even by SIGKILL.  A state folder that\n"
             "another hrm up or a live master uses is refused, naming its pid.\n\n"
             "exit status: 0 stopped cleanly (or CMD's status), 1 the cluster did not start\n"
@@ -600,10 +655,17 @@ int cmd_up(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if ((u.sched_procs > 0 || u.nexec_queues > 0) && !hrm_dsetup_known(u.policy)) {
+    bool shared = u.policy && strcmp(u.policy, "hrm-shared") == 0;
+    if (shared && u.sched_procs == 0)
+        u.sched_procs = 2; /* hrm-shared's instances run in scheduler processes only */
+    bool distributed = hrm_dsetup_known(u.policy);
+    const char *needs = u.nexec_queues > 0 && !distributed                 ? "--exec-queue"
+                        : u.sched_procs > 0 && !distributed && !shared ? "--sched-procs"
+                                                                       : NULL;
+    if (needs) {
         fprintf(stderr, "hrm up: %s needs a distributed --policy (dhrm, dhrm-batch, dhrm-nego, "
-                        "sparrow, d-random)\n",
-                u.sched_procs > 0 ? "--sched-procs" : "--exec-queue");
+                        "sparrow, d-random%s)\n",
+                needs, strcmp(needs, "--sched-procs") == 0 ? ", or hrm-shared" : "");
         return CLI_USAGE;
     }
     if (check_daemon_flags(&u) < 0)

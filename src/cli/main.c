@@ -17,6 +17,7 @@ static const struct cli_command commands[] = {
     {"jobs", "list jobs", cmd_jobs},
     {"job", "show one job and its tasks", cmd_job},
     {"nodes", "list nodes", cmd_nodes},
+    {"stats", "scheduling counters (shared-state commits and conflicts)", cmd_stats},
     {"cancel", "cancel a job", cmd_cancel},
     {"logs", "print a task's output", cmd_logs},
     {"wait", "wait for a job; exit with its code", cmd_wait},

@@ -31,6 +31,10 @@ struct up_cluster {
     int restarts;                 /* restarts in a row, each less than UP_STABLE_S apart */
     double master_since_s;        /* when the running master was started (monotonic) */
     double restart_at_s;          /* > 0: the master is dead and restarts then */
+    /* scheduler process supervision, the same rule per process */
+    int sched_restarts[UP_MAX_SCHEDS];
+    double sched_since_s[UP_MAX_SCHEDS], sched_restart_at_s[UP_MAX_SCHEDS];
+    char sched_inst[24];          /* instances per scheduler process */
 };
 
 /* A master that dies is restarted at most this many times in a row; one that ran
@@ -49,8 +53,8 @@ void up_init(struct up_cluster *u);
  * after printing why to stderr (prefixed with who) with everything started stopped. */
 int up_start(struct up_cluster *u, const char *who);
 /* Once started: reaps daemons that exited, saying why; restarts a dead master
- * (after a backoff, at most UP_MAX_RESTARTS times in a row), so the agents and
- * their tasks live on.  Call it often (it never blocks).  0, or -1 when the
+ * or scheduler process (after a backoff, at most UP_MAX_RESTARTS times in a row
+ * each), so the agents and their tasks live on.  Call it often (it never blocks).  0, or -1 when the
  * master cannot be kept up (the caller then stops the cluster). */
 int up_supervise(struct up_cluster *u, const char *who);
 /* Agents first (each stops its tasks), then the master; waits for them. */

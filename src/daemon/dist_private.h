@@ -41,8 +41,11 @@ struct rsched {
     bool up;
 };
 
+struct mshared; /* shared-state scheduling (master_shared.c); NULL for the other policies */
+
 struct mdist {
     struct hrm_dsetup setup;
+    struct mshared *shared; /* hrm-shared: the commit role here, instances in processes */
     struct hrm_nqs_queue_cfg queues[MAX_EXEC_QUEUES]; /* the nodes' execution queues */
     int32_t nqueues;                                  /* 0: one unlimited queue */
     struct hrm_cluster *cluster;
@@ -85,9 +88,32 @@ int32_t dist_pick_instance(struct master *m);
 /* master_remote.c */
 struct rsched *remote_of_inst(struct mdist *d, int32_t g); /* up or not; NULL if unknown */
 void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const struct hrm_msg *msg);
-int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int32_t g);
+int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int32_t g,
+                        struct hrm_error *err);
 void remote_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_task_outcome outcome);
 void remote_node(struct master *m, int32_t n, bool up); /* tells every scheduler process */
 void remote_free(struct mdist *d);
+/* The process is gone (silent, registered again, or broke the protocol): its jobs go back to be
+ * registered again. */
+void remote_down(struct master *m, struct rsched *r, const char *why);
+
+/* master_shared.c: policy hrm-shared.  The scheduler processes run the instances; the master
+ * runs the commit role over its nodes and launches what it commits. */
+bool shared_policy(const char *policy);
+int shared_new(struct master *m, struct hrm_error *err);
+void shared_free(struct master *m);
+int shared_sync(struct master *m, struct hrm_error *err); /* after the cluster grew */
+bool shared_ready(const struct master *m); /* a node has registered: jobs may be handed out */
+void shared_node(struct master *m, int32_t n, bool up);
+/* j goes to instance g: into the role's workload once (its running tasks adopted).  Its kind
+ * (enum hrm_job_kind) or a negative code. */
+int shared_job_added(struct master *m, struct rjob *j, int32_t g, struct hrm_error *err);
+void shared_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_task_outcome outcome);
+/* A snap_request or claim of instance g of process r, in wire ids. */
+void shared_on_msg(struct master *m, struct rsched *r, int32_t g, const struct hrm_msg *w);
+void shared_process_gone(struct master *m, struct rsched *r);
+void shared_housekeeping(struct master *m);
+json_t *shared_stats_json(const struct master *m); /* the commit counters, for hrm nodes */
+bool shared_node_free(const struct master *m, int32_t n, struct hrm_res *free_out); /* the cell's */
 
 #endif

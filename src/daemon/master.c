@@ -280,7 +280,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     json_t *w = hrm_wire_new(HRM_WIRE_WELCOME);
     json_object_set_new(w, "node", json_integer(n));
     json_object_set_new(w, "boot", json_integer(m->boot));
-    if (m->dist)
+    if (dist_node_queues(m))
         json_object_set_new(w, "nqs", dist_welcome(m));
     master_send(m, from, w);
 }

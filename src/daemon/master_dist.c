@@ -34,7 +34,22 @@
 
 bool dist_policy_known(const char *policy)
 {
-    return policy && hrm_dsetup_known(policy);
+    return policy && (hrm_dsetup_known(policy) || shared_policy(policy));
+}
+
+bool dist_node_queues(const struct master *m)
+{
+    return m->dist && !m->dist->shared;
+}
+
+bool dist_node_free(const struct master *m, int32_t node, struct hrm_res *free_out)
+{
+    return m->dist->shared && shared_node_free(m, node, free_out);
+}
+
+json_t *dist_nodes_extra(const struct master *m)
+{
+    return m->dist && m->dist->shared ? shared_stats_json(m) : NULL;
 }
 
 /* ---- the roles' environment ---- */
@@ -242,8 +257,25 @@ static int make_instances(struct mdist *d, struct hrm_error *err)
     return 0;
 }
 
+/* hrm-shared: no instances here and no node queues; the commit role (master_shared.c). */
+static int new_shared(struct master *m, struct hrm_error *err)
+{
+    if (m->cfg.nexec_queues > 0 || m->cfg.local_instances > 0)
+        return hrm_errorf(err, -HRM_ESPEC, "%s: policy hrm-shared runs its instances in hrm sched "
+                          "processes and places straight on the nodes (no node queues)",
+                          m->cfg.nexec_queues > 0 ? "--exec-queue" : "--local-instances");
+    struct mdist *d = hrm_calloc(1, sizeof(*d));
+    m->dist = d;
+    d->cluster = hrm_cluster_new(NULL);
+    d->wl = hrm_workload_new();
+    d->envs = hrm_calloc(1, sizeof(*d->envs));
+    return shared_new(m, err);
+}
+
 int dist_new(struct master *m, struct hrm_error *err)
 {
+    if (shared_policy(m->cfg.policy))
+        return new_shared(m, err);
     struct hrm_params params = {.items = m->cfg.params, .count = (size_t)m->cfg.nparams};
     struct hrm_dsetup su;
     int rc = hrm_dsetup_parse(m->cfg.policy, &params, LATENCY_US, (uint64_t)master_now_us(), &su,
@@ -308,6 +340,7 @@ void dist_free(struct master *m)
     struct mdist *d = m->dist;
     if (!d)
         return;
+    shared_free(m);
     if (d->relayed)
         hrm_log(HRM_LOG_INFO, "distributed scheduling: %lld messages relayed, %lld runs lost "
                 "with their node, %lld retried, %lld compactions", (long long)d->relayed,
@@ -356,6 +389,8 @@ const char *dist_refuse_spec(struct master *m, const json_t *spec)
                "scheduler (start the master with a central policy)";
     size_t g;
     const json_t *gr;
+    if (d->shared)
+        return NULL; /* GPUs and every queue name are the central path's, checked there */
     json_array_foreach(json_object_get(spec, "tasks"), g, gr)
     {
         if (json_integer_value(json_object_get(gr, "gpus")) > 0)
@@ -409,6 +444,8 @@ static void tell_node(struct master *m, int32_t n, bool up)
     if (d->node_up[n] == up)
         return;
     d->node_up[n] = up;
+    if (d->shared)
+        shared_node(m, n, up);
     for (int32_t i = 0; i < d->ninst; i++)
         hrm_dsched_node_up(d->inst[i], &d->envs[i].env, n, up);
     remote_node(m, n, up);
@@ -418,6 +455,7 @@ static void tell_node(struct master *m, int32_t n, bool up)
 static int sync_nodes(struct master *m, struct hrm_error *err)
 {
     struct mdist *d = m->dist;
+    int32_t known = d->cluster->nnodes;
     for (int32_t n = d->cluster->nnodes; n < m->nnodes && n < DIST_MAX_NODES; n++) {
         const struct rnode *rn = &m->nodes[n];
         int rack = hrm_cluster_find_rack(d->cluster, rn->rack);
@@ -428,7 +466,9 @@ static int sync_nodes(struct master *m, struct hrm_error *err)
                                    .cores = rn->cores > 0 ? rn->cores : 1,
                                    .cpu_speed = 1.0,
                                    .mem = rn->mem,
-                                   .gpus = 0};
+                                   /* the node queues place cpu and memory only */
+                                   .gpus = d->shared ? rn->gpus : 0,
+                                   .gpu_mem = d->shared ? rn->gpu_mem : 0};
         int rc = hrm_cluster_add_node(d->cluster, &nd, err);
         if (rc < 0)
             return rc;
@@ -438,6 +478,11 @@ static int sync_nodes(struct master *m, struct hrm_error *err)
     if (m->nnodes > DIST_MAX_NODES)
         hrm_log(HRM_LOG_WARNING, "distributed scheduling uses the first %d nodes only",
                 DIST_MAX_NODES);
+    if (d->shared && d->cluster->nnodes > known) { /* new nodes join the cell up */
+        int rc = shared_sync(m, err);
+        if (rc < 0)
+            return rc;
+    }
     for (int32_t n = 0; n < d->cluster->nnodes; n++)
         tell_node(m, n, m->nodes[n].up);
     return 0;
@@ -498,11 +543,13 @@ int32_t dist_pick_instance(struct master *m)
 static int register_job(struct master *m, struct rjob *j, struct hrm_error *err)
 {
     struct mdist *d = m->dist;
+    if (d->shared && !shared_ready(m))
+        return 0; /* no node yet: nothing to commit to */
     int32_t k = dist_pick_instance(m);
     if (k < 0)
         return 0; /* only scheduler processes schedule and none is connected: it waits */
     if (k >= d->ninst) /* a scheduler process takes it; the master keeps no workload for it */
-        return remote_register_job(m, j, remote_of_inst(d, k), k);
+        return remote_register_job(m, j, remote_of_inst(d, k), k, err);
     int32_t sj;
     int rc = sched_wl_add_job(d->wl, &d->map, j, dist_estimate_us(d, j), &sj, err);
     if (rc < 0)
@@ -576,6 +623,10 @@ static void feed_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_tas
 {
     struct mdist *d = m->dist;
     struct rtask *t = &j->tasks[idx];
+    if (d->shared) { /* the cell hears it even while no instance holds the job */
+        shared_task_end(m, j, idx, outcome);
+        return;
+    }
     if (t->sched < 0 || j->sched < 0)
         return;
     if (j->sched == REMOTE_JOB) {

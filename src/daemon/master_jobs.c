@@ -927,6 +927,9 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
     json_t *r = hrm_wire_new(HRM_WIRE_NODES_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
     json_object_set_new(r, "nodes", list);
+    json_t *extra = dist_nodes_extra(m);
+    if (extra)
+        json_object_set_new(r, "shared", extra);
     master_send(m, from, r);
 }
 

@@ -331,6 +331,9 @@ void dist_on_sched_msg(struct master *m, const struct peer_id *from, int type, j
 void dist_housekeeping(struct master *m);
 bool dist_is_sched_peer(struct master *m, const struct peer_id *p); /* batched like agents */
 json_t *dist_welcome(const struct master *m); /* the agents' queue configuration (new ref) */
+bool dist_node_queues(const struct master *m); /* the agents run node queues (not hrm-shared) */
+bool dist_node_free(const struct master *m, int32_t node, struct hrm_res *free_out);
+json_t *dist_nodes_extra(const struct master *m); /* hrm nodes' scheduling counters, or NULL */
 const char *dist_refuse_spec(struct master *m, const json_t *spec); /* NULL if fine */
 
 /* master_sched.c */

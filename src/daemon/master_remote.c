@@ -61,10 +61,12 @@ void remote_free(struct mdist *d)
 }
 
 /* Its jobs go back to be registered again (dist_rebuild, in this turn). */
-static void remote_down(struct master *m, struct rsched *r, const char *why)
+void remote_down(struct master *m, struct rsched *r, const char *why)
 {
     r->up = false;
     r->load = 0;
+    if (m->dist->shared)
+        shared_process_gone(m, r);
     int32_t jobs = 0;
     for (size_t i = 0; i < m->njobs; i++) {
         struct rjob *j = m->jobs[i];
@@ -80,7 +82,8 @@ static void remote_down(struct master *m, struct rsched *r, const char *why)
             r->name, why, jobs);
 }
 
-int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int32_t g)
+int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int32_t g,
+                        struct hrm_error *err)
 {
     int32_t live = 0;
     for (int32_t i = 0; i < j->ntasks; i++)
@@ -89,6 +92,9 @@ int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int3
         jobs_finish(m, j); /* every task ended while no scheduler ran (a restart) */
         return 0;
     }
+    int kind = HRM_JOB_BATCH;
+    if (m->dist->shared && (kind = shared_job_added(m, j, g, err)) < 0)
+        return kind;
     int64_t est = dist_estimate_us(m->dist, j);
     j->inst = g;
     j->sched = REMOTE_JOB;
@@ -102,9 +108,16 @@ int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int3
         t->sched = i; /* held by an instance */
         const struct hrm_res *q = &j->greq[t->group];
         /* [task, cpu, mem, estimate, adopt]: a run the nodes hold is adopted, not placed. */
-        json_array_append_new(tasks, json_pack("[i, I, I, I, b]", i, (json_int_t)q->v[HRM_DIM_CPU],
-                                               (json_int_t)q->v[HRM_DIM_MEM], (json_int_t)est,
-                                               t->state == HRM_RTASK_RUNNING));
+        json_t *e = json_pack("[i, I, I, I, b]", i, (json_int_t)q->v[HRM_DIM_CPU],
+                              (json_int_t)q->v[HRM_DIM_MEM], (json_int_t)est,
+                              t->state == HRM_RTASK_RUNNING);
+        if (m->dist->shared) { /* hrm-shared places every dimension: the whole request */
+            json_t *req = json_array();
+            for (int d = 0; d < HRM_NDIM; d++)
+                json_array_append_new(req, json_integer(q->v[d]));
+            json_array_append_new(e, req);
+        }
+        json_array_append_new(tasks, e);
         if (++sent == live || json_array_size(tasks) == SCHED_JOB_CHUNK) {
             json_t *msg = hrm_wire_new(HRM_WIRE_SCHED_JOB);
             json_object_set_new(msg, "inst", json_integer(g));
@@ -112,6 +125,9 @@ int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int3
             json_object_set_new(msg, "queue", json_string(j->queue));
             json_object_set_new(msg, "tasks", tasks);
             json_object_set_new(msg, "last", json_boolean(sent == live));
+            if (m->dist->shared)
+                json_object_set_new(msg, "kind",
+                                    json_string(kind == HRM_JOB_STREAM ? "stream" : "batch"));
             master_send(m, &r->peer, msg);
             tasks = json_array();
         }
@@ -159,6 +175,8 @@ void remote_node(struct master *m, int32_t n, bool up)
 void dist_housekeeping(struct master *m)
 {
     struct mdist *d = m->dist;
+    if (d->shared)
+        shared_housekeeping(m);
     int64_t now = master_mono_us();
     for (size_t i = 0; i < d->nrs; i++)
         if (d->rs[i].up && now - d->rs[i].last_seen_us > m->cfg.node_timeout_us)
@@ -225,6 +243,15 @@ static void refuse(struct master *m, const struct peer_id *to, const char *what,
     master_reply_error(m, to, HRM_WERR_BAD_FIELD, -1, "%s: %s", what, why);
 }
 
+/* hrm-shared: the table, not an instance's word, says when a job is over. */
+static bool runs_left(const struct mdist *d, const struct rjob *j)
+{
+    for (int32_t i = 0; d->shared && i < j->ntasks; i++)
+        if (sched_task_live(j, &j->tasks[i]))
+            return true;
+    return false;
+}
+
 void dist_on_sched_msg(struct master *m, const struct peer_id *from, int type, json_t *msg)
 {
     struct mdist *d = m->dist;
@@ -253,10 +280,20 @@ void dist_on_sched_msg(struct master *m, const struct peer_id *from, int type, j
         refuse(m, from, hrm_wire_name(type), "'from' is none of this process's instances");
         return;
     }
+    if (d->shared && (type == HRM_MSG_SNAP_REQUEST || type == HRM_MSG_CLAIM)) {
+        shared_on_msg(m, r, g, &w);
+        dist_drain(m);
+        return;
+    }
     struct rjob *j = w.job >= 0 ? jobs_find(m, w.job) : NULL;
     if (type == HRM_MSG_JOB_END) {
-        if (j && j->sched == REMOTE_JOB && j->inst == g && jobs_live(j))
+        if (j && j->sched == REMOTE_JOB && j->inst == g && jobs_live(j) && !runs_left(d, j))
             jobs_finish(m, j);
+        return;
+    }
+    if (d->shared) {
+        refuse(m, from, hrm_wire_name(type), "policy hrm-shared takes snap_request, claim and "
+               "job_end from scheduler processes");
         return;
     }
     json_int_t to = json_integer_value(json_object_get(msg, "to"));

@@ -389,8 +389,8 @@ int sched_node_up(struct master *m, int32_t node, struct hrm_error *err)
 bool sched_node_free(const struct master *m, int32_t node, struct hrm_res *free_out)
 {
     const struct msched *s = &m->sched;
-    if (m->dist)
-        return false; /* on_nodes counts from the table */
+    if (m->dist) /* on_nodes counts cpu and memory from the table; hrm-shared's cell has GPUs */
+        return dist_node_free(m, node, free_out);
     if (!s->central || node >= s->cluster->nnodes)
         return false;
     *free_out = hrm_central_state(s->central)->nodes[node].free;

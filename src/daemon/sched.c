@@ -13,12 +13,14 @@
 #include "hrm/dsched.h"
 #include "hrm/dsetup.h"
 #include "hrm/log.h"
+#include "hrm/ssched.h"
 #include "hrm/state.h"
 #include "hrm/transport.h"
 #include "hrm/wire.h"
 #include "hrm/workload.h"
 #include "peer.h"
 #include "roletimers.h"
+#include "sim/ssim_private.h" /* hrm-shared's parameters, parsed as hrm sim parses them */
 #include "taskmap.h"
 
 /*
@@ -33,6 +35,13 @@
  * file translates at its edges.  The process keeps nothing durable: when the
  * master restarts, or when it registers again, it starts over and the master
  * hands the jobs out anew.
+ *
+ * With the master's policy hrm-shared the instances are the shared-state ones
+ * (src/sched/ssched*.c) instead: each asks the master for a snapshot of the
+ * cell, places its job's ready tasks on it and sends its claims, which the
+ * master validates and launches (master_shared.c).  A snapshot reply carries
+ * the nodes that changed since the instance's last one; `snaps` keeps, per
+ * instance, the copy the master knows it holds.
  */
 
 #define REGISTER_RETRY_US 1000000
@@ -67,6 +76,9 @@ struct schedp {
     struct hrm_cluster *cluster;
     struct hrm_workload *wl;
     struct hrm_dsched **inst;
+    struct hrm_ssched **sinst;   /* hrm-shared: these instead of inst */
+    struct hrm_snapshot *snaps;  /* hrm-shared: per instance, the cell as the master sent it */
+    struct ssim_setup ssetup;
     struct sched_env *envs;
     int64_t *job_id;   /* per workload job: the master's id */
     int32_t *job_inst; /* per workload job: the local instance holding it */
@@ -166,9 +178,15 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
     send_msg(p, out);
 }
 
+static bool welcomed(const struct schedp *p)
+{
+    return p->inst || p->sinst;
+}
+
 static void deliver(struct schedp *p, int32_t i, const struct hrm_msg *m)
 {
-    int rc = hrm_dsched_on_msg(p->inst[i], &p->envs[i].env, m);
+    int rc = p->sinst ? hrm_ssched_on_msg(p->sinst[i], &p->envs[i].env, m)
+                      : hrm_dsched_on_msg(p->inst[i], &p->envs[i].env, m);
     if (rc < 0)
         hrm_log(HRM_LOG_INFO, "instance %d refused a %s: %s", p->base + i, hrm_msg_name(m->type),
                 hrm_strerror(rc));
@@ -193,7 +211,15 @@ static void roles_free(struct schedp *p)
 {
     for (int32_t i = 0; p->inst && i < p->count; i++)
         hrm_dsched_free(p->inst[i]);
+    for (int32_t i = 0; p->sinst && i < p->count; i++) {
+        hrm_ssched_free(p->sinst[i]);
+        hrm_snapshot_fini(&p->snaps[i]);
+    }
     hrm_free(p->inst);
+    hrm_free(p->sinst);
+    hrm_free(p->snaps);
+    p->sinst = NULL;
+    p->snaps = NULL;
     hrm_free(p->envs);
     hrm_workload_free(p->wl);
     hrm_cluster_free(p->cluster);
@@ -264,7 +290,7 @@ static int make_instances(struct schedp *p, struct hrm_error *err)
 /* The workload only grows; once every instance is idle and it is large, they start over. */
 static int maybe_compact(struct schedp *p, struct hrm_error *err)
 {
-    if (p->wl->ntasks < COMPACT_TASKS || p->nposts > 0)
+    if (p->sinst || p->wl->ntasks < COMPACT_TASKS || p->nposts > 0)
         return 0;
     for (int32_t i = 0; i < p->count; i++)
         if (hrm_dsched_load(p->inst[i]) > 0)
@@ -279,6 +305,50 @@ static int maybe_compact(struct schedp *p, struct hrm_error *err)
     return make_instances(p, err);
 }
 
+static void make_envs(struct schedp *p)
+{
+    p->envs = hrm_calloc((size_t)p->count, sizeof(*p->envs));
+    for (int32_t i = 0; i < p->count; i++)
+        p->envs[i] = (struct sched_env){
+            .env = {.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = p},
+            .p = p,
+            .i = i};
+}
+
+/* hrm-shared: the shared-state instances over a workload of the jobs given here.  The
+ * decision time is the simulator's model of a scheduler's thinking; here the thinking is
+ * real, so it is 0 unless the parameters ask for it (t_job_ms, t_task_ms: experiments). */
+static int shared_roles_new(struct schedp *p, const char *policy, const struct hrm_params *params,
+                            struct hrm_error *err)
+{
+    int rc = ssim_setup_parse(policy, params, (uint64_t)wall_us(), &p->ssetup, err);
+    if (rc < 0)
+        return rc;
+    bool t_job = false, t_task = false;
+    for (size_t i = 0; i < params->count; i++) {
+        t_job |= strncmp(params->items[i], "t_job_ms=", 9) == 0;
+        t_task |= strncmp(params->items[i], "t_task_ms=", 10) == 0;
+    }
+    if (!t_job)
+        p->ssetup.sched.t_job_us = 0;
+    if (!t_task)
+        p->ssetup.sched.t_task_us = 0;
+    p->cluster = hrm_cluster_new(NULL);
+    p->wl = hrm_workload_new();
+    make_envs(p);
+    p->sinst = hrm_calloc((size_t)p->count, sizeof(*p->sinst));
+    p->snaps = hrm_calloc((size_t)p->count, sizeof(*p->snaps));
+    for (int32_t i = 0; i < p->count; i++) {
+        struct hrm_ssched_config c = p->ssetup.sched;
+        c.index = p->base + i;
+        c.seed = p->ssetup.sched.seed + (uint64_t)i;
+        hrm_snapshot_init(&p->snaps[i], 0);
+        if (!(p->sinst[i] = hrm_ssched_new(p->cluster, p->wl, &c, err)))
+            return -HRM_ESPEC;
+    }
+    return 0;
+}
+
 /* sched_welcome: the master's policy, parameters, execution queues and nodes. */
 static int roles_new(struct schedp *p, const json_t *w, struct hrm_error *err)
 {
@@ -290,6 +360,12 @@ static int roles_new(struct schedp *p, const json_t *w, struct hrm_error *err)
     for (size_t i = 0; i < np; i++)
         items[i] = json_string_value(json_array_get(jp, i));
     struct hrm_params params = {.items = items, .count = np};
+    p->base = (int32_t)json_integer_value(json_object_get(w, "base"));
+    if (policy && strcmp(policy, "hrm-shared") == 0) {
+        int src = shared_roles_new(p, policy, &params, err);
+        hrm_free(items);
+        return src;
+    }
     int rc = hrm_dsetup_parse(policy, &params, 250, (uint64_t)wall_us(), &p->setup, err);
     hrm_free(items);
     if (rc < 0)
@@ -304,14 +380,8 @@ static int roles_new(struct schedp *p, const json_t *w, struct hrm_error *err)
         p->setup.nqs.queues = p->queues;
         p->setup.nqs.nqueues = (int32_t)nq;
     }
-    p->base = (int32_t)json_integer_value(json_object_get(w, "base"));
     p->cluster = hrm_cluster_new(NULL);
-    p->envs = hrm_calloc((size_t)p->count, sizeof(*p->envs));
-    for (int32_t i = 0; i < p->count; i++)
-        p->envs[i] = (struct sched_env){
-            .env = {.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = p},
-            .p = p,
-            .i = i};
+    make_envs(p);
     if ((rc = make_instances(p, err)) < 0)
         return rc;
     size_t k;
@@ -327,7 +397,8 @@ static int roles_new(struct schedp *p, const json_t *w, struct hrm_error *err)
 }
 
 /* The whole job is in: it joins the workload and its instance. */
-static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue)
+static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue,
+                      enum hrm_job_kind kind)
 {
     struct hrm_error err;
     const json_t *tasks = p->building;
@@ -339,7 +410,7 @@ static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue
     int q = hrm_workload_find_queue(p->wl, queue);
     if (q < 0 && (q = hrm_workload_set_queue(p->wl, queue, 0.0, 1.0, &err)) < 0)
         q = 0;
-    struct hrm_job_desc jd = {.name = "job", .kind = HRM_JOB_BATCH, .queue = q,
+    struct hrm_job_desc jd = {.name = "job", .kind = kind, .queue = q,
                               .user = hrm_workload_user(p->wl, "-")};
     int sj = hrm_workload_add_job(p->wl, &jd, &err);
     if (sj < 0 || hrm_workload_add_stage(p->wl, "tasks", NULL, 0, &err) < 0) {
@@ -358,6 +429,9 @@ static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue
                                    .est_duration_us = json_integer_value(json_array_get(t, 3))};
         td.req.v[HRM_DIM_CPU] = json_integer_value(json_array_get(t, 1));
         td.req.v[HRM_DIM_MEM] = json_integer_value(json_array_get(t, 2));
+        const json_t *req = json_array_get(t, 5); /* hrm-shared: every dimension */
+        for (int d = 0; d < HRM_NDIM && json_array_size(req) == HRM_NDIM; d++)
+            td.req.v[d] = json_integer_value(json_array_get(req, (size_t)d));
         int st = hrm_workload_add_task(p->wl, &td, &err);
         if (st < 0) {
             hrm_log(HRM_LOG_ERR, "job %lld: %s", (long long)id, err.text);
@@ -373,7 +447,8 @@ static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue
     json_array_foreach(tasks, k, t)
     {
         if (json_is_true(json_array_get(t, 4)) &&
-            hrm_dsched_adopt(p->inst[i], first + (int32_t)k) < 0)
+            (p->sinst ? hrm_ssched_adopt(p->sinst[i], first + (int32_t)k)
+                      : hrm_dsched_adopt(p->inst[i], first + (int32_t)k)) < 0)
             hrm_log(HRM_LOG_WARNING, "job %lld: task %lld not adopted", (long long)id,
                     (long long)json_integer_value(json_array_get(t, 0)));
     }
@@ -386,7 +461,7 @@ static void on_sched_job(struct schedp *p, const json_t *msg)
     int32_t g = (int32_t)json_integer_value(json_object_get(msg, "inst"));
     int64_t id = json_integer_value(json_object_get(msg, "job"));
     hrm_log(HRM_LOG_DEBUG, "job %lld for instance %d", (long long)id, g);
-    if (!p->inst || g < p->base || g >= p->base + p->count) {
+    if (!welcomed(p) || g < p->base || g >= p->base + p->count) {
         hrm_log(HRM_LOG_WARNING, "sched_job for instance %d, not one of ours", g);
         return;
     }
@@ -394,7 +469,8 @@ static void on_sched_job(struct schedp *p, const json_t *msg)
     const json_t *t;
     json_array_foreach(json_object_get(msg, "tasks"), k, t)
     {
-        if (!json_is_array(t) || json_array_size(t) != 5 || !json_is_integer(json_array_get(t, 0)) ||
+        if (!json_is_array(t) || json_array_size(t) < 5 || json_array_size(t) > 6 ||
+            !json_is_integer(json_array_get(t, 0)) ||
             json_integer_value(json_array_get(t, 0)) < 0) {
             hrm_log(HRM_LOG_WARNING, "sched_job %lld: a malformed task", (long long)id);
             return;
@@ -417,16 +493,66 @@ static void on_sched_job(struct schedp *p, const json_t *msg)
     if (!json_is_true(json_object_get(msg, "last")))
         return;
     const char *queue = json_string_value(json_object_get(msg, "queue"));
-    job_ready(p, g - p->base, id, queue ? queue : "default");
+    const char *kind = json_string_value(json_object_get(msg, "kind"));
+    job_ready(p, g - p->base, id, queue ? queue : "default",
+              kind && strcmp(kind, "stream") == 0 ? HRM_JOB_STREAM : HRM_JOB_BATCH);
     json_decref(p->building);
     p->building = NULL;
+}
+
+/* The nodes the reply carries, [node, version, up, free by dimension..., GPUs], join the
+ * instance's copy, which the instance then takes as its snapshot. */
+static void on_snapshot(struct schedp *p, int32_t i, const struct hrm_msg *m, const json_t *msg)
+{
+    struct hrm_snapshot *snap = &p->snaps[i];
+    struct hrm_error err;
+    size_t k;
+    const json_t *e;
+    json_array_foreach(json_object_get(msg, "nodes"), k, e)
+    {
+        json_int_t n = json_integer_value(json_array_get(e, 0));
+        if (!json_is_array(e) || json_array_size(e) != 4 + HRM_NDIM || n < 0 || n > 1000000) {
+            hrm_log(HRM_LOG_WARNING, "snap_reply: a malformed node entry; ignored");
+            continue;
+        }
+        while (p->cluster->nnodes <= n) { /* the GPUs count in the fair share */
+            char name[32];
+            snprintf(name, sizeof(name), "n%d", p->cluster->nnodes);
+            if (p->cluster->nracks == 0 && hrm_cluster_add_rack(p->cluster, "r", &err) < 0)
+                break;
+            int32_t gpus = p->cluster->nnodes == n
+                               ? (int32_t)json_integer_value(json_array_get(e, 3 + HRM_NDIM))
+                               : 0;
+            struct hrm_node_desc d = {.name = name, .rack = 0, .cores = 1, .cpu_speed = 1.0,
+                                      .mem = 1, .gpus = gpus > 0 && gpus <= 32 ? gpus : 0};
+            if (hrm_cluster_add_node(p->cluster, &d, &err) < 0)
+                break;
+        }
+        if (n >= snap->nnodes) {
+            snap->nodes = hrm_realloc(snap->nodes, (size_t)(n + 1) * sizeof(*snap->nodes));
+            memset(snap->nodes + snap->nnodes, 0,
+                   (size_t)(n + 1 - snap->nnodes) * sizeof(*snap->nodes));
+            snap->nnodes = (int32_t)n + 1;
+        }
+        struct hrm_cell_node *cn = &snap->nodes[n];
+        cn->version = (uint64_t)json_integer_value(json_array_get(e, 1));
+        cn->down = !json_is_true(json_array_get(e, 2));
+        for (int d = 0; d < HRM_NDIM; d++)
+            cn->free.v[d] = json_integer_value(json_array_get(e, 3 + (size_t)d));
+    }
+    snap->version = (uint64_t)m->value;
+    snap->gpu_jobs = (int32_t)json_integer_value(json_object_get(msg, "gpu_jobs"));
+    int rc = hrm_ssched_on_snapshot(p->sinst[i], &p->envs[i].env, m, snap);
+    if (rc < 0)
+        hrm_log(HRM_LOG_INFO, "instance %d refused a snapshot: %s", p->base + i,
+                hrm_strerror(rc));
 }
 
 static void on_role(struct schedp *p, int type, const json_t *msg)
 {
     struct hrm_msg m;
     struct hrm_error err;
-    if (!p->inst || hrm_wire_to_msg(type, msg, &m, &err) < 0) {
+    if (!welcomed(p) || hrm_wire_to_msg(type, msg, &m, &err) < 0) {
         hrm_log(HRM_LOG_INFO, "%s from the master dropped", hrm_wire_name(type));
         return;
     }
@@ -444,7 +570,18 @@ static void on_role(struct schedp *p, int type, const json_t *msg)
     int32_t i = to <= HRM_ADDR_SCHED0 ? hrm_addr_sched_index((hrm_addr)to) - p->base : -1;
     if (i < 0 || i >= p->count)
         return;
-    deliver(p, i, &m); /* hold_reply (get_task: no policy of the daemons sends it) */
+    if (p->sinst && type == HRM_MSG_SNAP_REPLY) {
+        on_snapshot(p, i, &m, msg);
+        return;
+    }
+    if (p->sinst && type == HRM_MSG_CLAIM_ACK) { /* (job id, index) to the workload's */
+        int32_t t = task_map_find(&p->ids, m.job, m.task);
+        if (t < 0)
+            return;
+        m.job = p->wl->tasks[t].job;
+        m.task = t;
+    }
+    deliver(p, i, &m); /* hold_reply, claim_ack (get_task: no policy of the daemons sends it) */
 }
 
 static void send_register(struct schedp *p);
@@ -472,7 +609,7 @@ static void on_message(struct schedp *p, json_t *msg)
         }
         p->registered = true;
         hrm_log(HRM_LOG_NOTICE, "registered with the master: instances %d..%d of policy %s",
-                p->base, p->base + p->count - 1, p->setup.name);
+                p->base, p->base + p->count - 1, p->sinst ? p->ssetup.name : p->setup.name);
         break;
     case HRM_WIRE_SCHED_JOB:
         on_sched_job(p, msg);
@@ -530,8 +667,13 @@ static void run_timers(struct schedp *p)
 {
     struct role_timer due[32];
     size_t ndue = role_timers_take_due(&p->timers, wall_us(), due, 32);
-    for (size_t i = 0; i < ndue && p->inst; i++) {
-        hrm_dsched_on_timer(p->inst[due[i].role], &p->envs[due[i].role].env, due[i].cookie);
+    for (size_t i = 0; i < ndue && welcomed(p); i++) {
+        if (p->sinst)
+            hrm_ssched_on_timer(p->sinst[due[i].role], &p->envs[due[i].role].env,
+                                due[i].cookie);
+        else
+            hrm_dsched_on_timer(p->inst[due[i].role], &p->envs[due[i].role].env,
+                                due[i].cookie);
         drain(p);
     }
 }

@@ -42,6 +42,13 @@ static const struct {
     {HRM_WIRE_HOLD, ROLE_P4, HRM_PEER_SCHED},
     {HRM_WIRE_DEL, ROLE_P4, HRM_PEER_SCHED},
     {HRM_WIRE_JOB_END, ROLE_GENERIC, HRM_PEER_SCHED},
+    /* Shared-state scheduling (docs/protocol.md, "Shared-state scheduling"): a scheduler
+     * process's instances ask for snapshots and send claims; a snapshot reply carries the
+     * nodes that changed since the instance's last one. */
+    {HRM_WIRE_SNAP_REQUEST, ROLE_GENERIC " to:z?", HRM_PEER_SCHED},
+    {HRM_WIRE_CLAIM, ROLE_GENERIC " to:z?", HRM_PEER_SCHED},
+    {HRM_WIRE_SNAP_REPLY, ROLE_GENERIC " to:z? nodes:a?", 0},
+    {HRM_WIRE_CLAIM_ACK, ROLE_GENERIC " to:z?", 0},
     {HRM_WIRE_MIGRATE_REQUEST, ROLE_P4, HRM_PEER_AGENT},
     {HRM_WIRE_IDLE_ADVERT, ROLE_P4, HRM_PEER_AGENT},
     {HRM_WIRE_MIGRATE_OFFER, ROLE_P4, HRM_PEER_AGENT},

@@ -46,6 +46,7 @@ struct hrm_commit {
     uint64_t woken_at; /* cell version when parked requests were last looked at */
     uint8_t *ok;       /* scratch: per claim, passed the version check */
     size_t cap_ok;
+    int32_t ntasks, njobs; /* of the workload, as far as the per-task and per-job arrays go */
     struct hrm_commit_stats st;
 };
 
@@ -62,6 +63,21 @@ static void ring_push(struct ring *r, int32_t v, int32_t txn)
     int32_t at = (r->head + r->n++) % r->cap;
     r->v[at] = v;
     r->txn[at] = txn;
+}
+
+/* Drops v from the ring, keeping the order of the others. */
+static void ring_remove(struct ring *r, int32_t v)
+{
+    int32_t kept = 0;
+    for (int32_t k = 0; k < r->n; k++) {
+        int32_t from = (r->head + k) % r->cap, to = (r->head + kept) % r->cap;
+        if (r->v[from] == v)
+            continue;
+        r->v[to] = r->v[from];
+        r->txn[to] = r->txn[from];
+        kept++;
+    }
+    r->n = kept;
 }
 
 static int32_t ring_pop(struct ring *r, int32_t *txn)
@@ -102,6 +118,8 @@ struct hrm_commit *hrm_commit_new(const struct hrm_cluster *cluster, const struc
     m->gpu_counted = hrm_calloc(nj, sizeof(*m->gpu_counted));
     for (int32_t t = 0; t < wl->ntasks; t++)
         m->gpu_left[wl->tasks[t].job] += wl->tasks[t].req.v[HRM_DIM_GPU] > 0;
+    m->ntasks = wl->ntasks;
+    m->njobs = wl->njobs;
     ring_init(&m->lockq, cfg->instances);
     ring_init(&m->deferred, cfg->instances);
     m->woken_at = m->cell.version;
@@ -349,6 +367,78 @@ static int on_task_end(struct hrm_commit *m, struct hrm_env *env, const struct h
     f.from = HRM_ADDR_CENTRAL;
     env->send(env, hrm_addr_sched(m->owner[msg->task]), &f);
     return 0;
+}
+
+/* ---- a cell and a workload that grow, instances that go (the daemons) ---- */
+
+int hrm_commit_grow(struct hrm_commit *m, struct hrm_env *env)
+{
+    const struct hrm_workload *wl = m->wl;
+    hrm_cell_grow(&m->cell);
+    if (wl->ntasks > m->ntasks) {
+        size_t nt = (size_t)wl->ntasks;
+        m->node_of = hrm_realloc(m->node_of, nt * sizeof(*m->node_of));
+        m->owner = hrm_realloc(m->owner, nt * sizeof(*m->owner));
+        for (size_t t = (size_t)m->ntasks; t < nt; t++) {
+            m->node_of[t] = -1;
+            m->owner[t] = 0;
+        }
+    }
+    if (wl->njobs > m->njobs) {
+        size_t nj = (size_t)wl->njobs;
+        m->gpu_left = hrm_realloc(m->gpu_left, nj * sizeof(*m->gpu_left));
+        m->gpu_counted = hrm_realloc(m->gpu_counted, nj * sizeof(*m->gpu_counted));
+        for (size_t j = (size_t)m->njobs; j < nj; j++) {
+            m->gpu_left[j] = 0;
+            m->gpu_counted[j] = false;
+        }
+    }
+    for (int32_t t = m->ntasks; t < wl->ntasks; t++)
+        m->gpu_left[wl->tasks[t].job] += wl->tasks[t].req.v[HRM_DIM_GPU] > 0;
+    m->ntasks = wl->ntasks;
+    m->njobs = wl->njobs;
+    return settle(m, env);
+}
+
+int hrm_commit_node_up(struct hrm_commit *m, struct hrm_env *env, int32_t node, bool up)
+{
+    int rc = hrm_cell_set_up(&m->cell, node, up);
+    return rc < 0 ? rc : settle(m, env);
+}
+
+int hrm_commit_adopt(struct hrm_commit *m, int32_t task, int32_t node, int32_t i)
+{
+    if (task < 0 || task >= m->ntasks || i < 0 || i >= m->cfg.instances || m->node_of[task] >= 0)
+        return -HRM_ESTATE;
+    int rc = hrm_cell_take(&m->cell, node, &m->wl->tasks[task].req);
+    if (rc < 0)
+        return rc;
+    m->node_of[task] = node;
+    m->owner[task] = i;
+    return 0;
+}
+
+int32_t hrm_commit_task_node(const struct hrm_commit *m, int32_t task)
+{
+    return task >= 0 && task < m->ntasks ? m->node_of[task] : -1;
+}
+
+int hrm_commit_forget(struct hrm_commit *m, struct hrm_env *env, int32_t i)
+{
+    if (i < 0 || i >= m->cfg.instances)
+        return -HRM_ESTATE;
+    struct inst *in = &m->inst[i];
+    in->nclaims = 0;
+    in->locked_txn = false;
+    if (in->parked) {
+        in->parked = false;
+        m->nparked--;
+    }
+    ring_remove(&m->lockq, i);
+    ring_remove(&m->deferred, i);
+    if (m->holder == i)
+        m->holder = -1;
+    return settle(m, env);
 }
 
 int hrm_commit_on_msg(struct hrm_commit *m, struct hrm_env *env, const struct hrm_msg *msg)

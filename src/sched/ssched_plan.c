@@ -38,7 +38,7 @@ static int64_t gpu_room(const struct hrm_ssched *s, const struct sjob *j, int32_
     if (want == 0)
         return INT64_MAX;
     for (int32_t n = 0; n < s->snap.nnodes; n++)
-        free += s->snap.nodes[n].free.v[HRM_DIM_GPU];
+        free += s->snap.nodes[n].down ? 0 : s->snap.nodes[n].free.v[HRM_DIM_GPU];
     if (free >= want)
         return INT64_MAX;
     /* K: the master counted this job in when it asked for the snapshot. */
@@ -56,7 +56,7 @@ static int32_t first_fit(const struct hrm_snapshot *snap, int32_t *cursor,
     int32_t n = snap->nnodes;
     for (int32_t k = 0; k < n; k++) {
         int32_t x = (*cursor + k) % n;
-        if (hrm_res_fits(req, &snap->nodes[x].free)) {
+        if (!snap->nodes[x].down && hrm_res_fits(req, &snap->nodes[x].free)) {
             *cursor = x;
             return x;
         }
@@ -69,6 +69,8 @@ int32_t ssched_plan(struct hrm_ssched *s, struct sjob *j)
     const struct hrm_job *wj = &s->wl->jobs[j->job];
     int32_t nt = wj->ntasks, tried = 0;
     int64_t room = gpu_room(s, j, nt);
+    if (s->snap.nnodes == 0)
+        return 0; /* a daemon's cell before any node registered */
     int32_t cursor = (int32_t)hrm_rng_below(&s->rng, (uint64_t)s->snap.nnodes);
     s->nplan = 0;
     for (int32_t k = 0, count = j->rq_n; k < count; k++) {

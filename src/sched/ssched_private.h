@@ -41,6 +41,7 @@ struct hrm_ssched {
     struct sjob **of_job; /* per workload job: its record here, or NULL */
     int32_t *jq;          /* jobs with ready tasks not in a transaction: a ring of njobs */
     int32_t jq_head, jq_n;
+    int32_t cap_jobs; /* of_job and jq slots: the workload's jobs, more once it grows */
     int64_t load;
     struct hrm_snapshot snap;
     /* the transaction */

@@ -33,6 +33,8 @@ bool hrm_cell_valid(const struct hrm_cell *cell, int32_t node, uint64_t seen,
     if (node < 0 || node >= cell->nnodes)
         return false;
     const struct hrm_cell_node *n = &cell->nodes[node];
+    if (n->down)
+        return false;
     if (mode == HRM_VALIDATE_VERSION && n->version != seen)
         return false;
     return hrm_res_fits(req, &n->free);
@@ -40,9 +42,36 @@ bool hrm_cell_valid(const struct hrm_cell *cell, int32_t node, uint64_t seen,
 
 int hrm_cell_take(struct hrm_cell *cell, int32_t node, const struct hrm_res *req)
 {
-    if (node < 0 || node >= cell->nnodes || !hrm_res_fits(req, &cell->nodes[node].free))
+    if (node < 0 || node >= cell->nnodes || cell->nodes[node].down ||
+        !hrm_res_fits(req, &cell->nodes[node].free))
         return -HRM_ENOFIT;
     hrm_res_sub(&cell->nodes[node].free, req);
+    cell->nodes[node].version++;
+    cell->version++;
+    return 0;
+}
+
+int32_t hrm_cell_grow(struct hrm_cell *cell)
+{
+    int32_t from = cell->nnodes, to = cell->cluster->nnodes;
+    if (to <= from)
+        return 0;
+    cell->nodes = hrm_realloc(cell->nodes, (size_t)to * sizeof(*cell->nodes));
+    for (int32_t n = from; n < to; n++)
+        cell->nodes[n] = (struct hrm_cell_node){.free = cell->cluster->nodes[n].capacity,
+                                                .version = 1};
+    cell->nnodes = to;
+    cell->version++;
+    return to - from;
+}
+
+int hrm_cell_set_up(struct hrm_cell *cell, int32_t node, bool up)
+{
+    if (node < 0 || node >= cell->nnodes)
+        return -HRM_ESTATE;
+    if (cell->nodes[node].down == !up)
+        return 0;
+    cell->nodes[node].down = !up;
     cell->nodes[node].version++;
     cell->version++;
     return 0;
@@ -101,5 +130,11 @@ int32_t hrm_snapshot_sync(struct hrm_snapshot *snap, const struct hrm_cell *cell
 
 int32_t hrm_snapshot_copy(struct hrm_snapshot *dst, const struct hrm_snapshot *src)
 {
+    if (src->nnodes > dst->nnodes) {
+        dst->nodes = hrm_realloc(dst->nodes, (size_t)src->nnodes * sizeof(*dst->nodes));
+        memset(dst->nodes + dst->nnodes, 0,
+               (size_t)(src->nnodes - dst->nnodes) * sizeof(*dst->nodes));
+        dst->nnodes = src->nnodes;
+    }
     return adopt(dst, src->nodes, src->nnodes, src->version, src->gpu_jobs);
 }
