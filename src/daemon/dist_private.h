@@ -109,6 +109,10 @@ void shared_node(struct master *m, int32_t n, bool up);
  * (enum hrm_job_kind) or a negative code. */
 int shared_job_added(struct master *m, struct rjob *j, int32_t g, struct hrm_error *err);
 void shared_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_task_outcome outcome);
+/* Stream tasks (master_stream.c): a run ended, the cell frees it; the backoff is over, the
+ * instance claims the task again. */
+void shared_stream_ended(struct master *m, struct rjob *j, int32_t idx);
+void shared_stream_due(struct master *m, struct rjob *j, int32_t idx);
 /* A snap_request or claim of instance g of process r, in wire ids. */
 void shared_on_msg(struct master *m, struct rsched *r, int32_t g, const struct hrm_msg *w);
 void shared_process_gone(struct master *m, struct rsched *r);

@@ -384,9 +384,9 @@ json_t *dist_welcome(const struct master *m)
 const char *dist_refuse_spec(struct master *m, const json_t *spec)
 {
     struct mdist *d = m->dist;
-    if (strcmp(json_string_value(json_object_get(spec, "kind")), "stream") == 0)
-        return "stream jobs need the central path: their tasks are restarted by the master's "
-               "scheduler (start the master with a central policy)";
+    if (!d->shared && strcmp(json_string_value(json_object_get(spec, "kind")), "stream") == 0)
+        return "stream jobs need the central path or hrm-shared: their tasks are restarted by "
+               "the master's scheduler (start the master with a central policy or hrm-shared)";
     size_t g;
     const json_t *gr;
     if (d->shared)

@@ -625,6 +625,14 @@ void eta_describe_job(struct master *m, const struct rjob *j, json_t *o)
                                .failed = j->failed,
                                .holder = holder};
     eta_reason(&in, reason, sizeof(reason));
+    /* A stream task waiting out its backoff is not for any scheduler yet: that comes first. */
+    const struct rtask *ft = &j->tasks[first];
+    if (stream_task_waiting(ft)) {
+        int64_t left = ft->restart_at_us - master_now_us();
+        snprintf(reason, sizeof(reason),
+                 "task %d waits out its crash-loop backoff: restart %d in %.1f s", (int)first,
+                 (int)ft->restarts, left > 0 ? (double)left / 1e6 : 0.0);
+    }
     hrm_free(names);
     hrm_free(nodes);
     json_object_set_new(o, "pending_reason", json_string(reason));

@@ -300,7 +300,7 @@ void stream_task_ended(struct master *m, struct rjob *j, int32_t idx);
 void stream_housekeeping(struct master *m);
 /* A task of j loaded from the store or lost with its node: keeps stream_next_us and counts a
  * restart of a lost stream task. */
-void stream_task_loaded(struct master *m, const struct rtask *t);
+void stream_task_loaded(struct master *m, struct rtask *t);
 void stream_task_lost(struct rjob *j, int32_t idx);
 /* Why a stream job cannot be accepted (a group's count over what the up nodes could run at
  * once), written to why; NULL if fine. */

@@ -287,6 +287,27 @@ void shared_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_tas
     flush_ends(m);
 }
 
+/* A stream task's run ended and it waits out its backoff (master_stream.c): the cell frees
+ * its resources now, but its instance hears nothing yet, so it does not claim the task again
+ * before the backoff is over; shared_stream_due tells it then. */
+void shared_stream_ended(struct master *m, struct rjob *j, int32_t idx)
+{
+    struct mshared *s = m->dist->shared;
+    struct rtask *t = &j->tasks[idx];
+    int32_t wt = task_map_find(&s->ids, j->id, idx);
+    if (wt >= 0 && release(m, wt, t->node, HRM_OUTCOME_LOST) && t->node < (int32_t)s->cap_gpu)
+        s->gpu_busy[t->node] &= ~t->gpu_mask;
+    flush_ends(m);
+}
+
+/* The backoff is over: the instance hears the run was lost and claims the task again (with
+ * the cell lock: a stream job's placement is pessimistic). */
+void shared_stream_due(struct master *m, struct rjob *j, int32_t idx)
+{
+    tell_instance(m, j, idx, HRM_OUTCOME_LOST);
+    dist_drain(m);
+}
+
 /* ---- jobs ---- */
 
 int shared_job_added(struct master *m, struct rjob *j, int32_t g, struct hrm_error *err)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dist_private.h"
 #include "hrm/log.h"
 #include "master_private.h"
 
@@ -22,6 +23,12 @@
  * any stream task (the hrm policy: its stream queue and simulaterun).  The
  * counters and the time are stored with the task, so a restarted master
  * goes on where it was.
+ *
+ * Under hrm-shared the task stays with its scheduler instance: when a run
+ * ends the master's cell frees its resources at once, and when the backoff
+ * is over the instance hears the run was lost and claims the task again
+ * (locked, as for every stream job).  A master restart there places a
+ * waiting task at once: the rebuilt instances hold only placeable tasks.
  */
 #define STREAM_BACKOFF_MIN_US 1000000LL
 #define STREAM_BACKOFF_MAX_US 60000000LL
@@ -49,10 +56,13 @@ void stream_task_ended(struct master *m, struct rjob *j, int32_t idx)
     t->restart_at_us = master_now_us() + t->backoff_us;
     if (t->restart_at_us < m->stream_next_us)
         m->stream_next_us = t->restart_at_us;
+    if (m->dist && m->dist->shared)
+        shared_stream_ended(m, j, idx);
     task_set_state(m, j, idx, HRM_RTASK_PENDING);
     jobs_persist_task(m, j, idx);
-    /* The scheduler still holds the run: the rebuild of this turn leaves it out. */
-    m->sched.dirty = true;
+    /* Central path: the scheduler still holds the run; the rebuild of this turn leaves it out. */
+    if (!m->dist)
+        m->sched.dirty = true;
     hrm_log(HRM_LOG_INFO,
             "stream task " HRM_TASK_FMT " on %s ended (exit %d signal %d%s%s): restart %d in %lld ms",
             HRM_TASK_ARGS(j->id, idx, t->attempt), t->node >= 0 ? m->nodes[t->node].name : "?",
@@ -70,8 +80,10 @@ void stream_task_lost(struct rjob *j, int32_t idx)
     t->restart_at_us = 0;
 }
 
-void stream_task_loaded(struct master *m, const struct rtask *t)
+void stream_task_loaded(struct master *m, struct rtask *t)
 {
+    if (m->dist && stream_task_waiting(t))
+        t->restart_at_us = 0; /* hrm-shared: placed at once (see atop) */
     if (stream_task_waiting(t) && t->restart_at_us < m->stream_next_us)
         m->stream_next_us = t->restart_at_us;
 }
@@ -93,7 +105,10 @@ void stream_housekeeping(struct master *m)
             if (t->state != HRM_RTASK_PENDING || t->restart_at_us <= now) {
                 t->restart_at_us = 0;
                 jobs_persist_task(m, j, k);
-                m->sched.dirty = true;
+                if (m->dist && m->dist->shared)
+                    shared_stream_due(m, j, k);
+                else
+                    m->sched.dirty = true;
             } else if (t->restart_at_us < next) {
                 next = t->restart_at_us;
             }
