@@ -1084,6 +1084,7 @@ int cmd_nodes(int argc, char **argv)
                    json_string_value(json_object_get(n, "cgroup")));
         }
         printf("(CPUS and GPUS: free/total)\n");
+        cli_print_nodes_perf(nodes);
     }
     json_decref(r);
     return CLI_OK;

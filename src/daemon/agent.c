@@ -105,6 +105,8 @@ static void send_register(struct agent *a)
                                                  : a->hw.cg == CG_V2 ? "v2"
                                                  : a->hw.cg == CG_V1 ? "v1"
                                                                      : "none"));
+    if (a->perf.at > 0) /* measured performance (agent_bench.c); absent: never benched */
+        json_object_set_new(m, "bench", nodeperf_to_json(&a->perf));
     anqs_list_queued(a, running); /* queued in its execution queues: the master's "running" */
     json_object_set_new(m, "running", running);
     json_object_set_new(m, "finished", finished);
@@ -380,6 +382,8 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             a->name, a->rack, (long long)(a->cpu_milli / 1000), (long long)(a->mem >> 20), a->gpus,
             a->cfg.no_cgroup ? "off" : a->hw.cg_why, a->cluster, a->endpoint, a->work_dir);
     cg_sweep(a); /* before any task of ours can be there */
+    speed_apply(a); /* before the bench, which must measure the node as its tasks find it */
+    bench_at_start(a);
     send_register(a);
     a->next_heartbeat_us = agent_mono_us() + a->cfg.heartbeat_us;
     a->next_usage_us = agent_mono_us() + a->cfg.usage_us;

@@ -188,6 +188,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     if (rn->cores != cores || rn->mem != mem || rn->gpus != gpus || rn->gpu_mem != gpu_mem ||
         strcmp(rn->rack, rack) != 0 || n >= (m->sched.cluster ? m->sched.cluster->nnodes : 0))
         m->sched.dirty = true;
+    master_node_perf(m, rn, json_object_get(msg, "bench"));
     rn->cores = cores;
     rn->mem = mem;
     rn->gpus = (int32_t)gpus;

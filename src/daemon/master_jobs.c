@@ -835,6 +835,7 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
         json_object_set_new(last, "foreign_cpu", json_integer(rn->foreign_cpu));
         json_object_set_new(last, "foreign_mem", json_integer(rn->foreign_mem));
         json_object_set_new(last, "disk_busy", json_integer(rn->disk_busy_permille));
+        master_perf_json(m, n, last);
         if (m->dist) {
             json_t *o = json_array_get(list, json_array_size(list) - 1);
             json_object_set_new(o, "queued", json_integer(rn->nqueued));
