@@ -273,6 +273,7 @@ static void agent_free(struct agent *a)
 {
     if (!a)
         return;
+    speed_fini(a);
     cg_fini(a);
     if (a->sigfd >= 0)
         close(a->sigfd);

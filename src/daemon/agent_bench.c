@@ -319,6 +319,7 @@ int hrm_agent_bench(const struct hrm_agent_config *cfg, bool json, struct hrm_er
     }
     if (rc == 0 && !saved && werr.text[0])
         fprintf(stderr, "hrm agent: bench: %s\n", werr.text);
+    speed_fini(a);
     cg_fini(a);
     hrm_free(a);
     return rc;

@@ -66,6 +66,7 @@ struct agent {
     char state_dir[1024], keys_dir[1100], work_dir[1100], endpoint[512];
     struct hw_info hw;
     struct node_perf perf;   /* the node's bench (agent_bench.c), sent at registration */
+    char blkio_home[600];    /* v1 --disk-bps: the blkio folder the agent left (agent_speed.c) */
     int64_t cpu_milli, mem, gpu_mem;
     int32_t gpus;
     void *zctx;
@@ -136,6 +137,7 @@ void cg_fini(struct agent *a);
  * cluster on one machine: a CPU quota on the node's cgroup folder, which holds its tasks and
  * its bench, and a write throttle on the state folder's disk. */
 void speed_apply(struct agent *a);
+void speed_fini(struct agent *a); /* undoes what speed_apply did to the agent itself */
 /* Moves process pid into the node's bench leaf (under the same limits as its tasks); fills
  * leaf[] with the folder to remove afterwards ("" when there is none). */
 void speed_join_bench(struct agent *a, pid_t pid, char leaf[CG_NCTL][1200]);

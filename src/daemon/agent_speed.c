@@ -108,6 +108,23 @@ static int disk_of(const char *path, char *out, size_t len)
     return 0;
 }
 
+/* The v1 blkio folder this process is in now ("/sys/fs/cgroup/blkio/..."), to go back to. */
+static void own_blkio(char *out, size_t len)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    char line[600];
+    out[0] = '\0';
+    while (f && fgets(line, sizeof(line), f)) {
+        char *p = strstr(line, ":blkio:");
+        if (p) {
+            p[strcspn(p, "\n")] = '\0';
+            snprintf(out, len, "/sys/fs/cgroup/blkio%.500s", p + 7);
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
 /*
  * The write throttle.  v2: io.max on the node's folder (tasks and bench are below it).  v1:
  * blkio is a hierarchy of its own, which the task cgroups do not join, so the agent moves
@@ -140,6 +157,7 @@ static void disk_limit(struct agent *a)
         else {
             snprintf(val, sizeof(val), "%s %lld", dev, (long long)bps);
             if ((rc = put(dir, "blkio.throttle.write_bps_device", val)) == 0) {
+                own_blkio(a->blkio_home, sizeof(a->blkio_home));
                 snprintf(val, sizeof(val), "%d", (int)getpid());
                 rc = put(dir, "cgroup.procs", val);
             }
@@ -199,4 +217,18 @@ void speed_leave_bench(char leaf[CG_NCTL][1200])
     for (int c = 0; c < CG_NCTL; c++)
         if (leaf[c][0])
             rmdir(leaf[c]); /* the bench process has exited: the folder is empty */
+}
+
+void speed_fini(struct agent *a)
+{
+    if (!a->blkio_home[0])
+        return;
+    /* Back where it came from, then the node's blkio folder and the empty levels above. */
+    char val[32], dir[1100];
+    snprintf(val, sizeof(val), "%d", (int)getpid());
+    put(a->blkio_home, "cgroup.procs", val);
+    snprintf(dir, sizeof(dir), "/sys/fs/cgroup/blkio/hrm/%s/%s", a->cluster, a->name);
+    for (int up = 0; up < 3 && rmdir(dir) == 0; up++)
+        *strrchr(dir, '/') = '\0';
+    a->blkio_home[0] = '\0';
 }
