@@ -130,7 +130,8 @@ static int build_cluster(struct master *m, struct hrm_error *err)
                                   .gpus = rn->gpus,
                                   .gpu_mem = rn->gpu_mem,
                                   .disk_bw = disk_bw[n]};
-        rc = hrm_cluster_add_node(s->cluster, &d, err);
+        rc = hrm_cluster_add_node(s->cluster, &d, err); /* the node's index, or < 0 */
+        rc = rc < 0 ? rc : 0;
     }
     hrm_free(speed);
     hrm_free(disk_bw);

@@ -3,9 +3,11 @@
 keygen
 start_master --policy nparsa
 # A long usage period: on one host every agent sees the others' tasks as its foreign load, so
-# the node samples would only add noise to what this test checks, the measured speed.
-start_agent fast --cpus 2 --mem 2G --usage-period 1h
-start_agent slow --cpus 2 --mem 2G --usage-period 1h --speed 0.25
+# the node samples would only add noise to what this test checks, the measured speed.  The same
+# disk throttle on both, far below the disk's own speed, so that the disk figures (which NPARSA
+# weighs more than CPU speed) measure alike.
+start_agent fast --cpus 2 --mem 2G --usage-period 1h --disk-bps 30MB/s
+start_agent slow --cpus 2 --mem 2G --usage-period 1h --disk-bps 30MB/s --speed 0.25
 until_ok 90 nodes_up 2 || fail "the agents did not register"
 
 field() { # NODE PATH...: a field of hrm nodes --json ("null" when unknown)
