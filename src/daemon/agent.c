@@ -351,6 +351,10 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     /* Task cgroups carry the cluster's identity: two clusters on one host, each with a node1,
      * never share (or sweep) each other's. */
     cg_cluster_id(master.pub, a->cluster);
+    speed_apply(a); /* before the bench, which must measure the node as its tasks find it */
+    /* The bench forks a process that starts threads: it must run while the agent has one
+     * thread, before ZeroMQ starts its own (a fork may copy a lock one of them holds). */
+    bench_at_start(a);
     if (!(a->zctx = hrm_zctx_new())) {
         hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
         goto fail;
@@ -383,8 +387,6 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             a->name, a->rack, (long long)(a->cpu_milli / 1000), (long long)(a->mem >> 20), a->gpus,
             a->cfg.no_cgroup ? "off" : a->hw.cg_why, a->cluster, a->endpoint, a->work_dir);
     cg_sweep(a); /* before any task of ours can be there */
-    speed_apply(a); /* before the bench, which must measure the node as its tasks find it */
-    bench_at_start(a);
     send_register(a);
     a->next_heartbeat_us = agent_mono_us() + a->cfg.heartbeat_us;
     a->next_usage_us = agent_mono_us() + a->cfg.usage_us;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 /* The agents of a state folder take turns for at most this long (hrm up waits 20 s for all
  * of its agents to register), then measure side by side. */
 #define LOCK_WAIT_S 10.0
+#define CHILD_TIMEOUT_S 30 /* the bench takes about two seconds */
 
 static double mono_s(void)
 {
@@ -206,7 +208,18 @@ int bench_run(struct agent *a, struct node_perf *out, struct hrm_error *err)
     close(res[1]), res[1] = -1;
     speed_join_bench(a, pid, leaf);
     struct result r = {0};
-    ssize_t n = write(go[1], "g", 1) == 1 ? read(res[0], &r, sizeof(r)) : -1;
+    ssize_t n = -1;
+    if (write(go[1], "g", 1) == 1) {
+        /* Bounded: a bench that hangs must not keep the agent from starting. */
+        struct pollfd pf = {.fd = res[0], .events = POLLIN};
+        int ready;
+        while ((ready = poll(&pf, 1, CHILD_TIMEOUT_S * 1000)) < 0 && errno == EINTR)
+            ;
+        if (ready > 0)
+            n = read(res[0], &r, sizeof(r));
+        else
+            kill(pid, SIGKILL);
+    }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;

@@ -22,6 +22,9 @@ cpu = {n["name"]: n["bench"]["cpu"] for n in ns}
 assert all(v for v in cpu.values()), cpu
 # Each measured alone (the agents of one state folder take turns): node2 far below the others.
 assert cpu["node2"] < 0.6 * min(cpu["node1"], cpu["node3"]), cpu
+# Every node is in the scheduler's cluster with the speed NPARSA reads.
+speed = {n["name"]: n["cpu_speed"] for n in ns}
+assert None not in speed.values() and max(speed.values()) == 1 and speed["node2"] < 0.6, speed
 PY
 for n in 1 2 3; do
   [ -s "$S/bench-node$n.json" ] || fail "node$n's bench was not saved"
