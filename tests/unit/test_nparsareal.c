@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "daemon/master_private.h"
 #include "daemon/nodeperf.h"
 #include "fixture.h"
 #include "hrm/alloc.h"
@@ -245,4 +246,41 @@ Test(nparsareal, a_measured_slow_node_loses_a_cpu_job)
     /* Node 0 measured at a quarter of node 1's speed: S loses 0.5 x 0.073 x 0.75 = 0.027;
      * the rest alike, so the CPU job goes to node 1. */
     cr_assert_eq(placed_after_report(0.25, 0), 1);
+}
+
+Test(nparsareal, master_keeps_benches_and_maps_them)
+{
+    struct master *m = hrm_calloc(1, sizeof(*m));
+    m->nnodes = 3;
+    m->nodes = hrm_calloc(3, sizeof(*m->nodes));
+    for (int i = 0; i < 3; i++)
+        snprintf(m->nodes[i].name, sizeof(m->nodes[i].name), "n%d", i);
+    json_t *fast = parse("{\"cpu\": 6e8, \"mem_bw\": 1e10, \"disk_bw\": 3e8, \"at\": 1}");
+    json_t *slow = parse("{\"cpu\": 1.5e8, \"mem_bw\": 5e9, \"disk_bw\": 1e8, \"at\": 1}");
+    json_t *bad = parse("{\"cpu\": -3, \"mem_bw\": 1, \"disk_bw\": 1}");
+    m->sched.dirty = false;
+    master_node_perf(m, &m->nodes[0], fast);
+    cr_assert(m->sched.dirty, "a new figure rebuilds the scheduler's cluster");
+    master_node_perf(m, &m->nodes[1], slow);
+    m->sched.dirty = false;
+    master_node_perf(m, &m->nodes[1], slow);
+    cr_assert_not(m->sched.dirty, "the same figures again change nothing");
+    /* A malformed bench leaves the node unknown; an agent that sends none likewise. */
+    master_node_perf(m, &m->nodes[2], bad);
+    cr_assert_eq(m->nodes[2].perf.cpu, 0);
+    master_node_perf(m, &m->nodes[2], NULL);
+    cr_assert_eq(m->nodes[2].perf.cpu, 0);
+    /* 6e8 is the fastest: 1; 1.5e8 / 6e8 = 0.25; the unknown node the slowest known, 0.25,
+     * and the slowest known disk, 1e8. */
+    double speed[3], disk[3];
+    master_perf_map(m, speed, disk);
+    cr_assert_float_eq(speed[0], 1, 1e-12);
+    cr_assert_float_eq(speed[1], 0.25, 1e-12);
+    cr_assert_float_eq(speed[2], 0.25, 1e-12);
+    cr_assert(disk[0] == 3e8 && disk[1] == 1e8 && disk[2] == 1e8);
+    json_decref(fast);
+    json_decref(slow);
+    json_decref(bad);
+    hrm_free(m->nodes);
+    hrm_free(m);
 }
