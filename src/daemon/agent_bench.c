@@ -314,7 +314,7 @@ int hrm_agent_bench(const struct hrm_agent_config *cfg, bool json, struct hrm_er
         hrm_free(a);
         return rc;
     }
-    speed_apply(a);
+    speed_apply_disk(a);
     int rc = bench_run(a, &a->perf, err);
     char path[1100];
     perf_path(a, "json", path, sizeof(path));
@@ -344,8 +344,7 @@ int hrm_agent_bench(const struct hrm_agent_config *cfg, bool json, struct hrm_er
     }
     if (rc == 0 && !saved && werr.text[0])
         fprintf(stderr, "hrm agent: bench: %s\n", werr.text);
-    speed_fini(a);
-    cg_fini(a);
+    speed_fini(a); /* the node's cgroup folders are a live agent's, if any: left as they are */
     hrm_free(a);
     return rc;
 }

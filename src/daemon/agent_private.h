@@ -137,6 +137,9 @@ void cg_fini(struct agent *a);
  * cluster on one machine: a CPU quota on the node's cgroup folder, which holds its tasks and
  * its bench, and a write throttle on the state folder's disk. */
 void speed_apply(struct agent *a);
+/* The disk throttle alone, for hrm agent --bench beside a live agent of the same name: the
+ * bench has its CPU quota in a folder of its own, the live agent's stays as it is. */
+void speed_apply_disk(struct agent *a);
 void speed_fini(struct agent *a); /* undoes what speed_apply did to the agent itself */
 /* Moves process pid into the node's bench leaf (under the same limits as its tasks); fills
  * leaf[] with the folder to remove afterwards ("" when there is none). */

@@ -177,6 +177,11 @@ void speed_apply(struct agent *a)
     disk_limit(a);
 }
 
+void speed_apply_disk(struct agent *a)
+{
+    disk_limit(a);
+}
+
 /*
  * The bench runs in a folder of its own beside hrm/ (hrm-bench-CLUSTER-NODE), under the same
  * CPU quota as the node's folder, with the highest CPU weight the kernel takes.  The quota is
