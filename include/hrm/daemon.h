@@ -57,6 +57,11 @@ struct hrm_agent_config {
     int64_t usage_us;         /* usage sampling period; default 1 s */
     int64_t max_output;       /* bytes kept per output file; 0: the default, < 0: no limit */
     int64_t output_retention_us; /* output of jobs idle this long is removed; 0: default, < 0: never */
+    /* A node made slower on purpose (docs/runtime.md, "Node performance"): its tasks and its
+     * bench get this share of the host's CPUs, in (0, 1]; 0 means 1 (not slowed) */
+    double speed;
+    int64_t disk_bps;         /* write throttle on the state folder's disk, bytes/s; 0: none */
+    bool rebench;             /* measure the node again at start even if a bench is cached */
 };
 
 #define HRM_AGENT_MAX_OUTPUT_DEFAULT ((int64_t)1 << 30)
@@ -81,6 +86,11 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err);
 /* What `hrm agent --check` prints: discovered hardware and the cgroup mode
  * tasks would get.  Writes text or JSON to stdout; returns 0. */
 int hrm_agent_check(const struct hrm_agent_config *cfg, bool json);
+
+/* What `hrm agent --bench` does: measures the node now under the limits of cfg (speed,
+ * disk_bps), saves the figures to <state>/bench-<name>.json and prints them (text or JSON).
+ * 0, or a negative code with err when the bench could not run. */
+int hrm_agent_bench(const struct hrm_agent_config *cfg, bool json, struct hrm_error *err);
 
 /* Default port-free endpoint and the file the master writes its real one to. */
 #define HRM_DEFAULT_LISTEN "tcp://127.0.0.1:*"

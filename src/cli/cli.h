@@ -71,6 +71,11 @@ struct hrm_agent_config;
  * 'R' --output-retention, 'P' --task-pids) parsed into cfg, as hrm agent takes it; hrm up checks
  * the ones it passes on with it.  0, or -1 after saying why on stderr. */
 int cli_agent_task_flag(struct hrm_agent_config *cfg, int flag, const char *arg);
+/* nodes_perf.c: hrm nodes' table of measured performance and NPARSA scores (the nodes array
+ * of a nodes_list). */
+void cli_print_nodes_perf(const json_t *nodes);
+/* hrm agent --speed / --disk-bps (flag 'S' / 'D'): 0, or -1 after saying why. */
+int cli_agent_perf_flag(struct hrm_agent_config *cfg, int flag, const char *arg);
 
 /* Seconds on the monotonic clock: for timeouts, deadlines and wall-time measures. */
 double cli_mono_s(void);

@@ -1276,6 +1276,7 @@ int cmd_nodes(int argc, char **argv)
         }
         printf("(CPUS and GPUS: free/total)\n");
         print_node_gpus(nodes);
+        cli_print_nodes_perf(nodes);
         print_shared_footer(json_object_get(r, "shared"));
     }
     json_decref(r);

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "daemon/nodeperf.h"
 #include "hrm/alloc.h"
 #include "hrm/daemon.h"
 #include "hrm/log.h"
@@ -97,6 +98,18 @@ int cli_agent_task_flag(struct hrm_agent_config *cfg, int flag, const char *arg)
     default:
         return -1;
     }
+}
+
+/* The agent's --speed ('S') and --disk-bps ('D'), shared with hrm up's per-agent lists.  0, or
+ * -1 after saying why. */
+int cli_agent_perf_flag(struct hrm_agent_config *cfg, int flag, const char *arg)
+{
+    char why[200];
+    int rc = flag == 'S' ? nodeperf_parse_speed("--speed", arg, &cfg->speed, why, sizeof(why))
+                         : nodeperf_parse_bps("--disk-bps", arg, &cfg->disk_bps, why, sizeof(why));
+    if (rc < 0)
+        fprintf(stderr, "hrm agent: %s\n", why);
+    return rc;
 }
 
 int cmd_master(int argc, char **argv)
@@ -259,10 +272,12 @@ int cmd_agent(int argc, char **argv)
         {"max-output", required_argument, NULL, 'O'},
         {"output-retention", required_argument, NULL, 'R'},
         {"task-pids", required_argument, NULL, 'P'},
+        {"bench", no_argument, NULL, 'B'},        {"rebench", no_argument, NULL, 'E'},
+        {"speed", required_argument, NULL, 'S'},  {"disk-bps", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
-    bool check = false, json = false;
+    bool check = false, json = false, bench = false;
     int level = HRM_LOG_NOTICE, c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -330,6 +345,17 @@ int cmd_agent(int argc, char **argv)
         case 'K':
             check = true;
             break;
+        case 'B':
+            bench = true;
+            break;
+        case 'E':
+            cfg.rebench = true;
+            break;
+        case 'S':
+        case 'D':
+            if (cli_agent_perf_flag(&cfg, c, optarg) < 0)
+                return CLI_USAGE;
+            break;
         case 'j':
             json = true;
             break;
@@ -365,7 +391,16 @@ int cmd_agent(int argc, char **argv)
                    "  --usage-period D  how often the tasks' and the node's usage is sampled and\n"
                    "                  reported (default 1s)\n"
                    "  --check         print discovered hardware and the cgroup mode, then exit\n"
-                   "  --json          with --check: JSON\n"
+                   "  --bench         measure the node now (CPU kernel on every core, memory\n"
+                   "                  bandwidth, disk writes in DIR), save the figures in\n"
+                   "                  DIR/bench-NAME.json, print them and exit\n"
+                   "  --rebench       measure again at start (default: once, then the saved\n"
+                   "                  figures while --speed and --disk-bps stay the same)\n"
+                   "  --speed F       make the node slower: its tasks and its bench get F of the\n"
+                   "                  host's CPUs, F in (0, 1] (cgroup CPU quota; default 1)\n"
+                   "  --disk-bps RATE throttle the node's disk writes to RATE, like 50MB/s\n"
+                   "                  (blkio/io.max; default: not throttled)\n"
+                   "  --json          with --check or --bench: JSON\n"
                    "  --log-level L   emerg..debug (default notice)\n"
                    "  -h, --help      this help\n");
             return CLI_OK;
@@ -379,6 +414,15 @@ int cmd_agent(int argc, char **argv)
     }
     if (check)
         return hrm_agent_check(&cfg, json) == 0 ? CLI_OK : CLI_FAIL;
+    if (bench) {
+        hrm_log_setup("agent --bench", level);
+        struct hrm_error berr = {{0}};
+        if (hrm_agent_bench(&cfg, json, &berr) < 0) {
+            fprintf(stderr, "hrm agent: %s\n", berr.text);
+            return CLI_FAIL;
+        }
+        return CLI_OK;
+    }
     char name[64];
     snprintf(name, sizeof(name), "agent %.40s", cfg.name ? cfg.name : "");
     hrm_log_setup(name, level);

@@ -384,7 +384,8 @@ int up_start(struct up_cluster *u, const char *who)
         char name[32], rack[32];
         snprintf(name, sizeof(name), "node%d", i + 1);
         snprintf(rack, sizeof(rack), "r%d", i % u->racks + 1);
-        char *aargs[30] = {"hrm",    "agent", "--state", a_state, "--name", name,
+        /* 16 fixed, log level 2, --no-cgroup 1, task flags 8, --speed and --disk-bps 4, NULL */
+        char *aargs[32] = {"hrm",    "agent", "--state", a_state, "--name", name,
                            "--rack", rack,    "--cpus",  (char *)u->cpus, "--mem", (char *)u->mem,
                            "--gpus", (char *)u->gpus, "--gpu-mem", (char *)u->gpu_mem};
         int ak = 16;
@@ -401,6 +402,8 @@ int up_start(struct up_cluster *u, const char *who)
         for (size_t f = 0; f < sizeof(task_flags) / sizeof(task_flags[0]); f++)
             if (task_flags[f].value)
                 aargs[ak++] = (char *)task_flags[f].flag, aargs[ak++] = (char *)task_flags[f].value;
+        char speed[32], bps[32];
+        ak += up_node_perf_args(u, i, aargs + ak, speed, bps);
         aargs[ak] = NULL;
         snprintf(a_log, sizeof(a_log), "%s/%s.log", u->logs, name);
         u->agents[i] = spawn(u, aargs, a_log);
@@ -499,6 +502,8 @@ static int check_daemon_flags(const struct up_cluster *u)
         fprintf(stderr, "hrm up: --log-level: '%s': expected emerg..debug\n", u->log_level);
         return -1;
     }
+    if (up_node_perf_check(u) < 0)
+        return -1;
     /* The agents' task flags, through the agent's own parser. */
     struct hrm_agent_config scratch = {0};
     if ((u->usage_period && cli_agent_task_flag(&scratch, 'U', u->usage_period) < 0) ||
@@ -544,6 +549,11 @@ static void up_usage(FILE *out)
             "  --max-output SIZE   agents keep at most SIZE per task output file (default 1G)\n"
             "  --output-retention D  agents remove output of jobs idle for D (default 168h)\n"
             "  --usage-period D    agents' usage sampling period (default 1s)\n"
+            "  --node-speed F,...  make agents slower: one share of the host's CPUs in (0, 1]\n"
+            "                      per agent, repeated cyclically (e.g. 1,1,0.5,0.25; default\n"
+            "                      1: none slowed); each agent measures itself (--bench)\n"
+            "  --node-disk-bps R,...  throttle agents' disk writes, one rate per agent,\n"
+            "                      cyclic (e.g. 100MB/s,20MB/s; default: none)\n"
             "  -h, --help          this help\n\n"
             "A daemon that exits while the cluster starts stops it at once, with the\n"
             "daemon's reason.  A master or scheduler process that dies later is restarted\n"
@@ -570,6 +580,8 @@ int cmd_up(int argc, char **argv)
         {"task-pids", required_argument, NULL, 'T'}, {"max-output", required_argument, NULL, 'O'},
         {"output-retention", required_argument, NULL, 'R'},
         {"usage-period", required_argument, NULL, 'U'},
+        {"node-speed", required_argument, NULL, 'V'},
+        {"node-disk-bps", required_argument, NULL, 'W'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -646,6 +658,12 @@ int cmd_up(int argc, char **argv)
             break;
         case 'U':
             u.usage_period = optarg;
+            break;
+        case 'V':
+            u.node_speed = optarg;
+            break;
+        case 'W':
+            u.node_disk_bps = optarg;
             break;
         case 'h':
             up_usage(stdout);

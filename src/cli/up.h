@@ -22,6 +22,9 @@ struct up_cluster {
     bool no_cgroup;               /* agents' --no-cgroup */
     /* agents' task flags, passed on as given (NULL: the agent's default) */
     const char *usage_period, *max_output, *output_retention, *task_pids;
+    /* --node-speed / --node-disk-bps: one value per agent, repeated cyclically (NULL: none);
+     * checked by up_start's caller through nodeperf_parse_list */
+    const char *node_speed, *node_disk_bps;
     /* filled by up_start */
     pid_t master, agents[UP_MAX_NODES], scheds[UP_MAX_SCHEDS];
     char self[4096];              /* this executable */
@@ -41,6 +44,12 @@ struct up_cluster {
  * UP_STABLE_S seconds starts the count again. */
 #define UP_MAX_RESTARTS 5
 #define UP_STABLE_S 60
+
+/* up_perf.c: --node-speed and --node-disk-bps.  check: 0, or -1 after naming the flag and the
+ * bad value on stderr.  args: appends agent i's --speed / --disk-bps (at most 4 words, their
+ * values formatted into speed[32] / bps[32]) to argv; returns how many words. */
+int up_node_perf_check(const struct up_cluster *u);
+int up_node_perf_args(const struct up_cluster *u, int i, char **argv, char *speed, char *bps);
 
 /* Defaults of hrm up: 4 CPUs, 8G, 0 GPUs, 2 racks, state $HRM_STATE or .hrm. */
 void up_init(struct up_cluster *u);

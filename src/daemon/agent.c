@@ -107,6 +107,8 @@ static void send_register(struct agent *a)
                                                  : a->hw.cg == CG_V2 ? "v2"
                                                  : a->hw.cg == CG_V1 ? "v1"
                                                                      : "none"));
+    if (a->perf.at > 0) /* measured performance (agent_bench.c); absent: never benched */
+        json_object_set_new(m, "bench", nodeperf_to_json(&a->perf));
     anqs_list_queued(a, running); /* queued in its execution queues: the master's "running" */
     json_object_set_new(m, "running", running);
     json_object_set_new(m, "finished", finished);
@@ -273,6 +275,7 @@ static void agent_free(struct agent *a)
 {
     if (!a)
         return;
+    speed_fini(a);
     cg_fini(a);
     if (a->sigfd >= 0)
         close(a->sigfd);
@@ -351,6 +354,10 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     /* Task cgroups carry the cluster's identity: two clusters on one host, each with a node1,
      * never share (or sweep) each other's. */
     cg_cluster_id(master.pub, a->cluster);
+    speed_apply(a); /* before the bench, which must measure the node as its tasks find it */
+    /* The bench forks a process that starts threads: it must run while the agent has one
+     * thread, before ZeroMQ starts its own (a fork may copy a lock one of them holds). */
+    bench_at_start(a);
     if (!(a->zctx = hrm_zctx_new())) {
         hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
         goto fail;

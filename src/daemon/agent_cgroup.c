@@ -1,6 +1,7 @@
 /* The tasks' cgroups: hrm/<cluster>/<node>/<job>.<task>.<attempt> with their limits, killing a task's whole group, removing it, and sweeping what a killed agent left. */
 #define _GNU_SOURCE 1 /* O_DIRECTORY */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sodium.h>
@@ -163,6 +164,19 @@ int cg_cpuset_write(struct agent *a, const struct arun *r, const char *cpus, con
     /* Memory nodes first: a group's CPUs and nodes must both be set before it takes a task. */
     int rc = mems[0] ? write_file(dir, "cpuset.mems", mems) : 0;
     return rc < 0 ? rc : write_file(dir, "cpuset.cpus", cpus);
+}
+
+int cg_node_dir(struct agent *a, int ctl, char *out, size_t len)
+{
+    if (a->hw.cg == CG_NONE || a->cfg.no_cgroup)
+        return -ENOTSUP;
+    if (a->hw.cg == CG_V2 && !a->cg_prepared) {
+        if (v2_prepare(a) < 0)
+            return -errno;
+        a->cg_prepared = true;
+    }
+    cg_dir(a, ctl, NULL, out, len);
+    return agent_mkdirs(out, 0755) < 0 ? -errno : 0;
 }
 
 int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,

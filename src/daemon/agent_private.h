@@ -10,6 +10,7 @@
 #include "agent_gpu.h"
 #include "hrm/daemon.h"
 #include "hrm/transport.h"
+#include "nodeperf.h"
 
 enum cg_mode { CG_NONE, CG_V1, CG_V2 };
 /* v1 hierarchies a task joins (v2: one directory, named by CG_CPU). */
@@ -71,6 +72,8 @@ struct agent {
     char name[48], rack[48], host[64];
     char state_dir[1024], keys_dir[1100], work_dir[1100], endpoint[512];
     struct hw_info hw;
+    struct node_perf perf;   /* the node's bench (agent_bench.c), sent at registration */
+    char blkio_home[600];    /* v1 --disk-bps: the blkio folder the agent left (agent_speed.c) */
     int64_t cpu_milli, mem, gpu_mem;
     int32_t gpus;
     struct agpu_dev gpu[HRM_MAX_GPUS_PER_NODE]; /* [0, gpus): NVML's, else virtual ones */
@@ -139,6 +142,9 @@ void cg_cluster_id(const char *master_pub, char out[CG_CLUSTER_LEN + 1]); /* sha
  * its pid into.  Failure leaves the run unlimited (logged). */
 int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
              char procs[CG_NCTL][1200]);
+/* The node's folder in one hierarchy (enum cg_ctl), made if missing (v2: with the levels
+ * above passing their controllers down); 0, or a negative errno (-ENOTSUP without cgroups). */
+int cg_node_dir(struct agent *a, int ctl, char *out, size_t len);
 bool cg_oom(const struct agent *a, const struct arun *r);
 /* The run's cores in its cpuset group (v1 cpuset hierarchy, or v2's unified group): mems
  * (may be "") then cpus.  0 or -errno. */
@@ -152,6 +158,26 @@ void cg_release(struct agent *a, struct arun *r); /* kills what is left, removes
 void cg_retry(struct agent *a);  /* groups that were not empty at their task's end */
 void cg_sweep(struct agent *a);  /* at start: a killed predecessor's task cgroups */
 void cg_fini(struct agent *a);
+
+/* agent_speed.c: the node made slower on purpose (--speed, --disk-bps) for a heterogeneous
+ * cluster on one machine: a CPU quota on the node's cgroup folder, which holds its tasks and
+ * its bench, and a write throttle on the state folder's disk. */
+void speed_apply(struct agent *a);
+/* The disk throttle alone, for hrm agent --bench beside a live agent of the same name: the
+ * bench has its CPU quota in a folder of its own, the live agent's stays as it is. */
+void speed_apply_disk(struct agent *a);
+void speed_fini(struct agent *a); /* undoes what speed_apply did to the agent itself */
+/* Moves process pid into the node's bench leaf (under the same limits as its tasks); fills
+ * leaf[] with the folder to remove afterwards ("" when there is none). */
+void speed_join_bench(struct agent *a, pid_t pid, char leaf[CG_NCTL][1200]);
+void speed_leave_bench(char leaf[CG_NCTL][1200]);
+
+/* agent_bench.c: at start, the cached bench when it fits the agent's limits, else a new one
+ * (always with --rebench), saved to <state>/bench-<name>.json; fills a->perf. */
+void bench_at_start(struct agent *a);
+/* Measures now under the node's limits (one process, serialised with the other agents of the
+ * state folder); 0, or -1 when the bench could not run at all (why in err). */
+int bench_run(struct agent *a, struct node_perf *out, struct hrm_error *err);
 
 /* agent.c */
 void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes msg */

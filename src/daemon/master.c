@@ -206,6 +206,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     mgpu_register(rn, msg, cores, (int32_t)gpus, &topo_changed, &gerr); /* checked above */
     if (topo_changed)
         m->sched.dirty = true;
+    master_node_perf(m, rn, json_object_get(msg, "bench"));
     rn->cores = cores;
     rn->mem = mem;
     rn->gpus = (int32_t)gpus;

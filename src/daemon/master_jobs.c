@@ -917,6 +917,7 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
                 json_array_append_new(shares, json_integer(rn->gpu_milli[g]));
             json_object_set_new(last, "gpu_shares", shares);
         }
+        master_perf_json(m, n, last);
         if (m->dist) {
             json_t *o = json_array_get(list, json_array_size(list) - 1);
             json_object_set_new(o, "queued", json_integer(rn->nqueued));

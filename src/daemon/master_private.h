@@ -12,6 +12,7 @@
 #include "hrm/store.h"
 #include "hrm/transport.h"
 #include "hrm/wire.h"
+#include "nodeperf.h"
 #include "roletimers.h"
 #include "taskmap.h"
 
@@ -111,6 +112,7 @@ struct rnode {
     bool gpu_numa_known;
     int8_t gpu_numa[HRM_MAX_GPUS_PER_NODE];
     json_t *gpu_list;
+    struct node_perf perf; /* its agent's bench (nodeperf.h); zero: none reported */
 };
 
 /* A log request forwarded to an agent, waiting for its answer. */
@@ -278,6 +280,16 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg);
 void on_jobs(struct master *m, const struct peer_id *from, json_t *msg);
 void on_job(struct master *m, const struct peer_id *from, json_t *msg);
 void on_nodes(struct master *m, const struct peer_id *from, json_t *msg);
+
+/* master_perf.c: the agents' benches (docs/runtime.md, "Node performance") */
+/* Keeps a register message's "bench" (NULL: the agent sent none); a changed figure rebuilds
+ * the scheduler's cluster.  A malformed one is logged and ignored. */
+void master_node_perf(struct master *m, struct rnode *rn, const json_t *bench);
+/* cpu_speed and disk_bw of every node for the scheduler's cluster (nodeperf_map). */
+void master_perf_map(const struct master *m, double *cpu_speed, double *disk_bw);
+/* Adds node n's figures, the cpu_speed NPARSA reads and its AHP scores per job type to the
+ * node's object of hrm nodes --json. */
+void master_perf_json(const struct master *m, int32_t n, json_t *o);
 void on_cancel(struct master *m, const struct peer_id *from, json_t *msg);
 void on_wait(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg);

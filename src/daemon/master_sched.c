@@ -111,27 +111,35 @@ static int build_cluster(struct master *m, struct hrm_error *err)
 {
     struct msched *s = &m->sched;
     s->cluster = hrm_cluster_new(NULL);
-    for (int32_t n = 0; n < m->nnodes; n++) {
+    double *speed = hrm_calloc((size_t)m->nnodes + 1, sizeof(*speed));
+    double *disk_bw = hrm_calloc((size_t)m->nnodes + 1, sizeof(*disk_bw));
+    master_perf_map(m, speed, disk_bw);
+    int rc = 0;
+    for (int32_t n = 0; n < m->nnodes && rc == 0; n++) {
         const struct rnode *rn = &m->nodes[n];
         int rack = hrm_cluster_find_rack(s->cluster, rn->rack);
-        if (rack < 0 && (rack = hrm_cluster_add_rack(s->cluster, rn->rack, err)) < 0)
-            return rack;
+        if (rack < 0 && (rack = hrm_cluster_add_rack(s->cluster, rn->rack, err)) < 0) {
+            rc = rack;
+            break;
+        }
         struct hrm_node_desc d = {.name = rn->name,
                                   .rack = rack,
                                   .cores = rn->cores,
-                                  .cpu_speed = 1.0,
+                                  .cpu_speed = speed[n],
                                   .mem = rn->mem,
                                   .gpus = rn->gpus,
                                   .gpu_mem = rn->gpu_mem,
+                                  .disk_bw = disk_bw[n],
                                   /* the agent's NUMA layout (master_gpus.c): the hrm policy's
                                    * units bind cores by NUMA distance, as the agent does */
                                   .numa = rn->numa,
                                   .gpu_numa = rn->gpu_numa_known ? rn->gpu_numa : NULL};
-        int rc = hrm_cluster_add_node(s->cluster, &d, err);
-        if (rc < 0)
-            return rc;
+        rc = hrm_cluster_add_node(s->cluster, &d, err); /* the node's index, or < 0 */
+        rc = rc < 0 ? rc : 0;
     }
-    return 0;
+    hrm_free(speed);
+    hrm_free(disk_bw);
+    return rc < 0 ? rc : 0;
 }
 
 bool sched_task_live(const struct rjob *j, const struct rtask *t)

@@ -23,6 +23,10 @@ struct nparsa_priv {
     double *score;
     int32_t *io_tasks; /* per node: running tasks that read input */
     int32_t nnodes;
+    /* per node: the foreign load of its last usage report (HRM_EV_NODE_USAGE): what is not
+     * an hrm task and so is not in the state's free resources */
+    struct hrm_usage *foreign;
+    int32_t nforeign;
 };
 
 double nparsa_job_ratio(const struct hrm_state *s, int32_t job)
@@ -71,6 +75,15 @@ void nparsa_indicators(const struct hrm_state *s, int32_t node, int32_t io_tasks
     out->d[NPARSA_D_DISK] = ratio(free->v[HRM_DIM_DISK], n->disk_size);
 }
 
+void nparsa_less_foreign(struct nparsa_node *ind, const struct hrm_state *s, int32_t node,
+                         const struct hrm_usage *foreign)
+{
+    const struct hrm_node *n = &s->cluster->nodes[node];
+    const struct hrm_res *free = &s->nodes[node].free;
+    ind->d[NPARSA_D_CPU] = ratio(free->v[HRM_DIM_CPU] - foreign->cpu, n->capacity.v[HRM_DIM_CPU]);
+    ind->d[NPARSA_D_MEM] = ratio(free->v[HRM_DIM_MEM] - foreign->mem, n->capacity.v[HRM_DIM_MEM]);
+}
+
 void nparsa_score(const struct nparsa_node *nodes, int n, const struct nparsa_weights *w,
                   double *score)
 {
@@ -89,6 +102,28 @@ void nparsa_score(const struct nparsa_node *nodes, int n, const struct nparsa_we
             D += dmax[k] > 0 ? w->d[k] * nodes[i].d[k] / dmax[k] : 0;
         score[i] = w->alpha * S + (1 - w->alpha) * D;
     }
+}
+
+void nparsa_scores_paper(const struct hrm_state *s, enum nparsa_type type, double *score)
+{
+    int32_t n = s->cluster->nnodes, m = 0;
+    struct nparsa_node *ind = hrm_calloc((size_t)n + 1, sizeof(*ind));
+    double *up = hrm_calloc((size_t)n + 1, sizeof(*up));
+    for (int32_t i = 0; i < n; i++) {
+        score[i] = NAN;
+        if (!s->nodes[i].up)
+            continue;
+        int32_t io = 0;
+        for (int32_t t = s->nodes[i].run_head; t >= 0; t = s->tasks[t].next)
+            io += s->wl->tasks[t].nblocks > 0;
+        nparsa_indicators(s, i, io, &ind[m++]);
+    }
+    nparsa_score(ind, m, type == NPARSA_MEM ? &paper_mem : &paper_cpu, up);
+    for (int32_t i = 0, k = 0; i < n; i++)
+        if (s->nodes[i].up)
+            score[i] = up[k++];
+    hrm_free(ind);
+    hrm_free(up);
 }
 
 /* ---- parameters ---- */
@@ -214,8 +249,26 @@ static void nparsa_fini(struct hrm_policy *policy)
     hrm_free(p->ind);
     hrm_free(p->score);
     hrm_free(p->io_tasks);
+    hrm_free(p->foreign);
     hrm_free(p);
     policy->priv = NULL;
+}
+
+/* Dynamic load (P3's D) from the nodes' usage reports: a node's foreign load takes CPU and
+ * memory the allocation shows as free.  Task samples are not used: what a task uses below its
+ * allocation is still held for it. */
+static void nparsa_on_event(struct hrm_policy *policy, const struct hrm_state *s,
+                            const struct hrm_event *ev)
+{
+    struct nparsa_priv *p = policy->priv;
+    if (ev->type != HRM_EV_NODE_USAGE || ev->node < 0 || ev->node >= s->cluster->nnodes)
+        return;
+    if (p->nforeign != s->cluster->nnodes) {
+        hrm_free(p->foreign);
+        p->nforeign = s->cluster->nnodes;
+        p->foreign = hrm_calloc((size_t)p->nforeign, sizeof(*p->foreign));
+    }
+    p->foreign[ev->node] = ev->usage;
 }
 
 /* ---- decisions ---- */
@@ -232,6 +285,8 @@ static int32_t best_node(struct nparsa_priv *p, const struct hrm_state *s, int32
         if (!s->nodes[i].up)
             continue;
         nparsa_indicators(s, i, p->io_tasks[i], &p->ind[m]);
+        if (i < p->nforeign)
+            nparsa_less_foreign(&p->ind[m], s, i, &p->foreign[i]);
         ids[m++] = i;
     }
     nparsa_score(p->ind, m, w, p->score);
@@ -303,6 +358,7 @@ const struct hrm_policy_ops hrm_policy_nparsa = {
     .summary = "NPARSA: typed jobs to the nodes with the best AHP-weighted performance score",
     .init = nparsa_init,
     .fini = nparsa_fini,
+    .on_event = nparsa_on_event,
     .decide = nparsa_decide,
 };
 
@@ -311,5 +367,6 @@ const struct hrm_policy_ops hrm_policy_nparsa_notype = {
     .summary = "NPARSA's scorer without job typing: CPU-intensive weights for every job",
     .init = notype_init,
     .fini = nparsa_fini,
+    .on_event = nparsa_on_event,
     .decide = nparsa_decide,
 };

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 
+#include "hrm/env.h"
 #include "hrm/error.h"
 #include "hrm/state.h"
 
@@ -63,9 +64,19 @@ struct nparsa_node {
 };
 void nparsa_indicators(const struct hrm_state *s, int32_t node, int32_t io_tasks,
                        struct nparsa_node *out);
+/* The dynamic CPU and memory indicators less a node's foreign load (its last usage report:
+ * what is not an hrm task): (free - foreign) / capacity, 0 when the foreign load takes all. */
+void nparsa_less_foreign(struct nparsa_node *ind, const struct hrm_state *s, int32_t node,
+                         const struct hrm_usage *foreign);
 /* P = alpha S + beta D for every node, each indicator divided by its maximum
  * over the n nodes (0 when that maximum is 0).  Writes score[0..n). */
 void nparsa_score(const struct nparsa_node *nodes, int n, const struct nparsa_weights *w,
                   double *score);
+
+/* The score P of every node for a job of the given type with the paper's weights, as
+ * nparsa_decide would compute it now (running tasks' reads, the nodes' last foreign load not
+ * included: the caller shows a node's standing, not a placement).  score[i] is NAN for a node
+ * that is down.  For hrm nodes. */
+void nparsa_scores_paper(const struct hrm_state *s, enum nparsa_type type, double *score);
 
 #endif
