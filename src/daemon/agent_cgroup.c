@@ -62,7 +62,7 @@ static void leaf_of(const struct arun *r, char *out, size_t len)
     snprintf(out, len, "%lld.%d.%d", (long long)r->job, r->task, r->attempt);
 }
 
-static int write_file(const char *dir, const char *name, const char *text)
+int cg_write_file(const char *dir, const char *name, const char *text)
 {
     char path[1300];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -113,11 +113,11 @@ static int v2_prepare(struct agent *a)
         if (p)
             *p = '\0';
         /* One by one: a write naming a controller the level lacks fails as a whole. */
-        write_file(level, "cgroup.subtree_control", "+cpu");
-        write_file(level, "cgroup.subtree_control", "+memory");
-        write_file(level, "cgroup.subtree_control", "+pids");
+        cg_write_file(level, "cgroup.subtree_control", "+cpu");
+        cg_write_file(level, "cgroup.subtree_control", "+memory");
+        cg_write_file(level, "cgroup.subtree_control", "+pids");
         if (a->hw.cg_cpuset)
-            write_file(level, "cgroup.subtree_control", "+cpuset");
+            cg_write_file(level, "cgroup.subtree_control", "+cpuset");
         if (!p)
             break;
         *p = save;
@@ -146,7 +146,7 @@ static int cpuset_levels(const struct agent *a)
             if (text[0] && text[0] != '\n')
                 continue;
             read_file(parent, files[f], text, sizeof(text));
-            int rc = write_file(dir, files[f], text);
+            int rc = cg_write_file(dir, files[f], text);
             if (rc < 0)
                 return rc;
         }
@@ -162,8 +162,8 @@ int cg_cpuset_write(struct agent *a, const struct arun *r, const char *cpus, con
     leaf_of(r, leaf, sizeof(leaf));
     cg_dir(a, a->hw.cg == CG_V2 ? CG_CPU : CG_CPUSET, leaf, dir, sizeof(dir));
     /* Memory nodes first: a group's CPUs and nodes must both be set before it takes a task. */
-    int rc = mems[0] ? write_file(dir, "cpuset.mems", mems) : 0;
-    return rc < 0 ? rc : write_file(dir, "cpuset.cpus", cpus);
+    int rc = mems[0] ? cg_write_file(dir, "cpuset.mems", mems) : 0;
+    return rc < 0 ? rc : cg_write_file(dir, "cpuset.cpus", cpus);
 }
 
 int cg_node_dir(struct agent *a, int ctl, char *out, size_t len)
@@ -219,21 +219,21 @@ int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
             if (v2) {
                 snprintf(val, sizeof(val), "%lld %d",
                          (long long)(cpu_milli * CPU_PERIOD_US / 1000), CPU_PERIOD_US);
-                write_file(dir, "cpu.max", val);
+                cg_write_file(dir, "cpu.max", val);
             } else {
                 snprintf(val, sizeof(val), "%d", CPU_PERIOD_US);
-                write_file(dir, "cpu.cfs_period_us", val);
+                cg_write_file(dir, "cpu.cfs_period_us", val);
                 snprintf(val, sizeof(val), "%lld", (long long)(cpu_milli * CPU_PERIOD_US / 1000));
-                write_file(dir, "cpu.cfs_quota_us", val);
+                cg_write_file(dir, "cpu.cfs_quota_us", val);
             }
         }
         if ((c == CG_MEM || v2) && mem > 0) {
             snprintf(val, sizeof(val), "%lld", (long long)mem);
-            write_file(dir, v2 ? "memory.max" : "memory.limit_in_bytes", val);
+            cg_write_file(dir, v2 ? "memory.max" : "memory.limit_in_bytes", val);
         }
         if ((c == CG_PIDS || v2) && a->cfg.task_pids > 0) {
             snprintf(val, sizeof(val), "%lld", (long long)a->cfg.task_pids);
-            if (write_file(dir, "pids.max", val) < 0 && c == CG_PIDS)
+            if (cg_write_file(dir, "pids.max", val) < 0 && c == CG_PIDS)
                 goto fail;
         }
     }
@@ -351,14 +351,14 @@ static int group_signal(struct agent *a, const char *leaf, int sig, int64_t pati
     char dir[1100], state[32];
     if (a->hw.cg == CG_V2) {
         cg_dir(a, CG_CPU, leaf, dir, sizeof(dir));
-        if (sig == SIGKILL && write_file(dir, "cgroup.kill", "1") == 0)
+        if (sig == SIGKILL && cg_write_file(dir, "cgroup.kill", "1") == 0)
             return 1;
         return signal_listed(dir, sig);
     }
     bool freeze = sig == SIGKILL && a->hw.cg_freezer;
     char fdir[1100];
     cg_dir(a, CG_FREEZER, leaf, fdir, sizeof(fdir));
-    if (freeze && write_file(fdir, "freezer.state", "FROZEN") == 0) {
+    if (freeze && cg_write_file(fdir, "freezer.state", "FROZEN") == 0) {
         for (int64_t end = agent_mono_us() + patience_us;;) {
             read_file(fdir, "freezer.state", state, sizeof(state));
             if (strncmp(state, "FROZEN", 6) == 0 || agent_mono_us() >= end)
@@ -376,7 +376,7 @@ static int group_signal(struct agent *a, const char *leaf, int sig, int64_t pati
         n += signal_listed(dir, sig);
     }
     if (freeze)
-        write_file(fdir, "freezer.state", "THAWED");
+        cg_write_file(fdir, "freezer.state", "THAWED");
     return n;
 }
 

@@ -103,15 +103,15 @@ static void cap_file(struct agent *a, const char *path)
         if (pwrite(fd, text, m, 0) != (ssize_t)m)
             hrm_log(HRM_LOG_WARNING, "%s: marker not written: %s", path, strerror(errno));
     } else {
-        /* Bytes the task writes between fstat and ftruncate are lost uncounted. */
-        fstat(fd, &st);
-        before = old.dropped + (long long)(st.st_size - (int64_t)old.len);
+        /* The marker goes over the file's head first, then the file is cut right after it, so
+         * the marker is always the file's first line: a task writing meanwhile (O_APPEND)
+         * lands after it, never before, and the next cut still finds the count.  Bytes the
+         * task writes between the size read here and the cut are lost uncounted. */
+        off_t size = lseek(fd, 0, SEEK_END);
+        before = old.dropped + (long long)((int64_t)size - (int64_t)old.len);
         size_t m = format_marker(before, false, cap, text, sizeof(text));
-        int afd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-        if (ftruncate(fd, 0) < 0 || afd < 0 || write(afd, text, m) != (ssize_t)m)
+        if (size < (off_t)m || pwrite(fd, text, m, 0) != (ssize_t)m || ftruncate(fd, (off_t)m) < 0)
             hrm_log(HRM_LOG_WARNING, "%s: cannot bound it: %s", path, strerror(errno));
-        if (afd >= 0)
-            close(afd);
     }
     close(fd);
     hrm_log(HRM_LOG_INFO, "%s: over --max-output; %lld earlier bytes dropped", path, before);

@@ -145,6 +145,8 @@ int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
 /* The node's folder in one hierarchy (enum cg_ctl), made if missing (v2: with the levels
  * above passing their controllers down); 0, or a negative errno (-ENOTSUP without cgroups). */
 int cg_node_dir(struct agent *a, int ctl, char *out, size_t len);
+/* Writes text to the control file dir/name (no O_CREAT: cgroup files exist); 0 or -errno. */
+int cg_write_file(const char *dir, const char *name, const char *text);
 bool cg_oom(const struct agent *a, const struct arun *r);
 /* The run's cores in its cpuset group (v1 cpuset hierarchy, or v2's unified group): mems
  * (may be "") then cpus.  0 or -errno. */

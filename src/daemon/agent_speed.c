@@ -13,19 +13,6 @@
 #define PERIOD_US 100000
 #define BENCH_LEAF "hrm-bench" /* beside hrm/: see speed_join_bench */
 
-static int put(const char *dir, const char *name, const char *text)
-{
-    char path[1300];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    ssize_t n = write(fd, text, strlen(text));
-    int e = errno;
-    close(fd);
-    return n == (ssize_t)strlen(text) ? 0 : -e;
-}
-
 static double speed_of(const struct agent *a)
 {
     return a->cfg.speed > 0 && a->cfg.speed < 1 ? a->cfg.speed : 1;
@@ -50,12 +37,12 @@ static int write_quota(const struct agent *a, const char *dir, long long quota)
             snprintf(val, sizeof(val), "max %d", PERIOD_US);
         else
             snprintf(val, sizeof(val), "%lld %d", quota, PERIOD_US);
-        return put(dir, "cpu.max", val);
+        return cg_write_file(dir, "cpu.max", val);
     }
     snprintf(val, sizeof(val), "%d", PERIOD_US);
-    put(dir, "cpu.cfs_period_us", val);
+    cg_write_file(dir, "cpu.cfs_period_us", val);
     snprintf(val, sizeof(val), "%lld", quota);
-    return put(dir, "cpu.cfs_quota_us", val);
+    return cg_write_file(dir, "cpu.cfs_quota_us", val);
 }
 
 /* The CPU quota on the folder every task of the node lives under. */
@@ -146,7 +133,7 @@ static void disk_limit(struct agent *a)
     if (!why && a->hw.cg == CG_V2) {
         if ((rc = cg_node_dir(a, CG_CPU, dir, sizeof(dir))) == 0) {
             snprintf(val, sizeof(val), "%s wbps=%lld", dev, (long long)bps);
-            rc = put(dir, "io.max", val);
+            rc = cg_write_file(dir, "io.max", val);
         }
     } else if (!why) {
         snprintf(dir, sizeof(dir), "/sys/fs/cgroup/blkio/hrm/%s/%s", a->cluster, a->name);
@@ -156,10 +143,10 @@ static void disk_limit(struct agent *a)
             rc = -errno;
         else {
             snprintf(val, sizeof(val), "%s %lld", dev, (long long)bps);
-            if ((rc = put(dir, "blkio.throttle.write_bps_device", val)) == 0) {
+            if ((rc = cg_write_file(dir, "blkio.throttle.write_bps_device", val)) == 0) {
                 own_blkio(a->blkio_home, sizeof(a->blkio_home));
                 snprintf(val, sizeof(val), "%d", (int)getpid());
-                rc = put(dir, "cgroup.procs", val);
+                rc = cg_write_file(dir, "cgroup.procs", val);
             }
         }
     }
@@ -208,10 +195,10 @@ void speed_join_bench(struct agent *a, pid_t pid, char leaf[CG_NCTL][1200])
         dir[0] = '\0';
         return;
     }
-    put(dir, v2 ? "cpu.weight" : "cpu.shares", v2 ? "10000" : "262144");
+    cg_write_file(dir, v2 ? "cpu.weight" : "cpu.shares", v2 ? "10000" : "262144");
     write_quota(a, dir, quota_of(a));
     snprintf(val, sizeof(val), "%d", (int)pid);
-    int rc = put(dir, "cgroup.procs", val);
+    int rc = cg_write_file(dir, "cgroup.procs", val);
     if (rc < 0)
         hrm_log(HRM_LOG_WARNING, "bench: cannot join %s: %s; measuring outside the node's "
                 "limits", dir, strerror(-rc));
@@ -231,7 +218,7 @@ void speed_fini(struct agent *a)
     /* Back where it came from, then the node's blkio folder and the empty levels above. */
     char val[32], dir[1100];
     snprintf(val, sizeof(val), "%d", (int)getpid());
-    put(a->blkio_home, "cgroup.procs", val);
+    cg_write_file(a->blkio_home, "cgroup.procs", val);
     snprintf(dir, sizeof(dir), "/sys/fs/cgroup/blkio/hrm/%s/%s", a->cluster, a->name);
     for (int up = 0; up < 3 && rmdir(dir) == 0; up++)
         *strrchr(dir, '/') = '\0';

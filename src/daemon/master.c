@@ -99,8 +99,7 @@ static void ack_task(struct master *m, const struct peer_id *to, json_int_t job,
     master_send(m, to, a);
 }
 
-static void kill_run(struct master *m, int32_t node, json_int_t job, json_int_t task,
-                     json_int_t attempt)
+void master_kill_run(struct master *m, int32_t node, int64_t job, int64_t task, int64_t attempt)
 {
     json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
     json_object_set_new(k, "job", json_integer(job));
@@ -244,7 +243,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
             if (on_node && (uint32_t)mask != t->gpu_mask)
                 task_set_gpus(m, j, (int32_t)task, (uint32_t)mask);
         } else {
-            kill_run(m, n, job, task, attempt); /* a run nobody wants any more */
+            master_kill_run(m, n, job, task, attempt); /* a run nobody wants any more */
         }
     }
     json_array_foreach(json_object_get(msg, "finished"), i, e)

@@ -654,11 +654,7 @@ static void skip_queued(struct master *m, struct rjob *j)
         struct rtask *t = &j->tasks[i];
         if (t->state != HRM_RTASK_RUNNING || t->start_us >= 0)
             continue;
-        json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
-        json_object_set_new(k, "job", json_integer(j->id));
-        json_object_set_new(k, "task", json_integer(i));
-        json_object_set_new(k, "attempt", json_integer(t->attempt));
-        master_send_node(m, t->node, k);
+        master_kill_run(m, t->node, j->id, i, t->attempt);
         feed_end(m, j, i, HRM_OUTCOME_FAILED);
         task_set_state(m, j, i, HRM_RTASK_SKIPPED);
         jobs_persist_task(m, j, i);

@@ -948,11 +948,7 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg)
         for (int32_t i = 0; i < j->ntasks; i++) {
             struct rtask *t = &j->tasks[i];
             if (t->state == HRM_RTASK_RUNNING) {
-                json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
-                json_object_set_new(k, "job", json_integer(j->id));
-                json_object_set_new(k, "task", json_integer(i));
-                json_object_set_new(k, "attempt", json_integer(t->attempt));
-                master_send_node(m, t->node, k);
+                master_kill_run(m, t->node, j->id, i, t->attempt);
             }
             if (t->state == HRM_RTASK_RUNNING || t->state == HRM_RTASK_PENDING) {
                 task_set_state(m, j, i, HRM_RTASK_CANCELLED);

@@ -212,6 +212,8 @@ int64_t master_now_us(void);  /* wall clock, µs */
 int64_t master_mono_us(void);
 void master_send(struct master *m, const struct peer_id *to, json_t *msg); /* takes msg */
 void master_send_node(struct master *m, int32_t node, json_t *msg);       /* takes msg */
+/* task_kill of one run (job, task index, attempt) to node: cancel, preemption, runs nobody wants. */
+void master_kill_run(struct master *m, int32_t node, int64_t job, int64_t task, int64_t attempt);
 void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wire_err code,
                         long long req, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* A store write failed: the master stops (the store is the truth; see runtime.md). */

@@ -46,11 +46,7 @@ static void on_kill(struct master *m, const struct hrm_msg *msg)
     struct rjob *j = s->map.job_of[s->wl->tasks[msg->task].job];
     int32_t idx = s->map.task_of[msg->task];
     struct rtask *t = &j->tasks[idx];
-    json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
-    json_object_set_new(k, "job", json_integer(j->id));
-    json_object_set_new(k, "task", json_integer(idx));
-    json_object_set_new(k, "attempt", json_integer(msg->attempt));
-    master_send_node(m, msg->node, k);
+    master_kill_run(m, msg->node, j->id, idx, msg->attempt);
     if (t->state == HRM_RTASK_RUNNING) {
         task_set_state(m, j, idx, HRM_RTASK_PENDING);
         jobs_persist_task(m, j, idx);
@@ -240,11 +236,7 @@ static void restore_runs(struct master *m, struct hrm_policy *policy)
         /* No longer fits there (the node came back smaller, or is down): stop
          * that run and let the task be placed again. */
         st->tasks[t].attempt = rt->attempt;
-        json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
-        json_object_set_new(k, "job", json_integer(j->id));
-        json_object_set_new(k, "task", json_integer(idx));
-        json_object_set_new(k, "attempt", json_integer(rt->attempt));
-        master_send_node(m, rt->node, k);
+        master_kill_run(m, rt->node, j->id, idx, rt->attempt);
         task_set_state(m, j, idx, HRM_RTASK_PENDING);
         jobs_persist_task(m, j, idx);
     }

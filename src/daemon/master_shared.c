@@ -340,11 +340,7 @@ int shared_job_added(struct master *m, struct rjob *j, int32_t g, struct hrm_err
             continue;
         }
         /* It no longer fits there (the node came back smaller): stopped, placed again. */
-        json_t *k = hrm_wire_new(HRM_WIRE_TASK_KILL);
-        json_object_set_new(k, "job", json_integer(j->id));
-        json_object_set_new(k, "task", json_integer(i));
-        json_object_set_new(k, "attempt", json_integer(t->attempt));
-        master_send_node(m, t->node, k);
+        master_kill_run(m, t->node, j->id, i, t->attempt);
         task_set_state(m, j, i, HRM_RTASK_PENDING);
         jobs_persist_task(m, j, i);
     }

@@ -60,3 +60,17 @@ start_agent() { # name flags...: with a key of its own, made if missing (the mas
   eval "AGENT_$name=$pid"
 }
 nodes_up() { [ "$("$HRM" nodes --json 2>/dev/null | grep -c '"state": "up"')" -ge "$1" ]; }
+# hrm up with two scheduler processes (sched1, sched2) in $TMP/up (HRM_STATE points there):
+# waits until NODES agents are up and both processes have registered with the master.
+up_two_scheds() { # NODES up-flags...
+  local nodes=$1; shift
+  U="$TMP/up"
+  export HRM_STATE="$U"
+  "$HRM" up --nodes "$nodes" --sched-procs 2 --state "$U" "$@" >"$TMP/up.out" 2>"$TMP/up.err" &
+  PIDS+=("$!")
+  until_ok 60 nodes_up "$nodes" || { cat "$TMP/up.err" >&2; fail "hrm up did not start"; }
+  local s
+  for s in sched1 sched2; do
+    until_ok 60 grep -q "registered with the master" "$U/logs/$s.log" || fail "$s did not register"
+  done
+}

@@ -1,15 +1,7 @@
 # Stream jobs under hrm-shared: accepted, their tasks restarted after each exit through a locked (pessimistic) commit of the scheduler instances, the pending reason names the backoff, and a cancel ends the job. (dhrm still refuses them: t0174.)
 . "$(dirname "$0")/rtlib.sh"
 need python3
-U="$TMP/up"
-export HRM_STATE="$U"
-"$HRM" up --nodes 2 --cpus 2 --mem 2G --policy hrm-shared --sched-procs 2 --param instances=2 \
-  --state "$U" >"$TMP/up.out" 2>"$TMP/up.err" &
-PIDS+=("$!")
-until_ok 60 nodes_up 2 || { cat "$TMP/up.err" >&2; fail "hrm up did not start"; }
-registered() { grep -q "registered with the master" "$U/logs/$1.log"; }
-until_ok 60 registered sched1 || fail "sched1 did not register"
-until_ok 60 registered sched2 || fail "sched2 did not register"
+up_two_scheds 2 --cpus 2 --mem 2G --policy hrm-shared --param instances=2
 mkdir -p "$TMP/runs"
 # Each run records itself, then exits 1 after a moment: a service that keeps crashing.
 s=$("$HRM" submit --kind stream --count 2 --cpus 1 -- sh -c "echo run >> $TMP/runs/\$HRM_TASK_ID; sleep 0.2; exit 1") \

@@ -1,14 +1,6 @@
 # hrm up --policy hrm-shared: two scheduler processes run the shared-state instances, jobs of every size complete with each task run once, both processes get jobs, hrm stats / hrm nodes show the commits, and a cancelled or failed job gives its CPUs back.
 . "$(dirname "$0")/rtlib.sh"
-U="$TMP/up"
-export HRM_STATE="$U"
-"$HRM" up --nodes 2 --cpus 2 --policy hrm-shared --sched-procs 2 --state "$U" --log-level debug \
-  >"$TMP/up.out" 2>"$TMP/up.err" &
-PIDS+=("$!")
-until_ok 60 nodes_up 2 || { cat "$TMP/up.err" >&2; fail "hrm up did not start"; }
-registered() { grep -q "registered with the master: instances .* of policy hrm-shared" "$U/logs/$1.log"; }
-until_ok 60 registered sched1 || fail "sched1 did not register"
-until_ok 60 registered sched2 || fail "sched2 did not register"
+up_two_scheds 2 --cpus 2 --policy hrm-shared --log-level debug
 mkdir -p "$TMP/runs"
 ids=()
 total=0

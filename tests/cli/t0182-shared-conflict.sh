@@ -1,16 +1,9 @@
 # Two hrm-shared instances race for one CPU: both plan on the same snapshot, one claim commits and the other conflicts, is counted, and is retried once the CPU frees; each task runs once.
 . "$(dirname "$0")/rtlib.sh"
-U="$TMP/up"
-export HRM_STATE="$U"
 # One node of one CPU, one instance in each of two processes, and a decision time of 4 s
 # (t_job_ms, the simulator's model of a scheduler's thinking) that holds each claim back.
-"$HRM" up --nodes 1 --cpus 1 --policy hrm-shared --sched-procs 2 --param instances=2 \
-  --param t_job_ms=4000 --state "$U" --log-level debug >"$TMP/up.out" 2>"$TMP/up.err" &
-PIDS+=("$!")
-until_ok 60 nodes_up 1 || { cat "$TMP/up.err" >&2; fail "hrm up did not start"; }
-registered() { grep -q "registered with the master" "$U/logs/$1.log"; }
-until_ok 60 registered sched1 || fail "sched1 did not register"
-until_ok 60 registered sched2 || fail "sched2 did not register"
+up_two_scheds 1 --cpus 1 --policy hrm-shared --param instances=2 --param t_job_ms=4000 \
+  --log-level debug
 mkdir -p "$TMP/runs"
 # Each task holds its CPU until the test opens the gate.
 task() { echo "echo x >> $TMP/runs/$1-\$HRM_TASK_ID; while [ ! -e $TMP/go ]; do sleep 0.05; done"; }

@@ -1,14 +1,7 @@
 # A scheduler process of hrm-shared killed with SIGKILL mid-run loses nothing: hrm up restarts it, the jobs it held are planned again from the master's table, and every task of every job runs exactly once.
 . "$(dirname "$0")/rtlib.sh"
-U="$TMP/up"
-export HRM_STATE="$U"
-"$HRM" up --nodes 2 --cpus 2 --policy hrm-shared --sched-procs 2 --param instances=4 \
-  --param t_job_ms=200 --state "$U" --log-level debug >"$TMP/up.out" 2>"$TMP/up.err" &
-PIDS+=("$!")
-until_ok 60 nodes_up 2 || { cat "$TMP/up.err" >&2; fail "hrm up did not start"; }
-registered() { grep -q "registered with the master" "$U/logs/$1.log"; }
-until_ok 60 registered sched1 || fail "sched1 did not register"
-until_ok 60 registered sched2 || fail "sched2 did not register"
+up_two_scheds 2 --cpus 2 --policy hrm-shared --param instances=4 --param t_job_ms=200 \
+  --log-level debug
 mkdir -p "$TMP/runs"
 # 4 CPUs, 40 tasks held until the gate opens: most of them wait in the instances when one dies.
 ids=()

@@ -190,9 +190,10 @@ Test(stream_role, the_workload_job_has_the_kind_and_waiting_tasks_stay_out)
                              {.state = HRM_RTASK_PENDING, .restart_at_us = 5},
                              {.state = HRM_RTASK_PENDING}};
     struct hrm_res req[1] = {{.v = {[HRM_DIM_CPU] = 1000}}};
+    int32_t gshare[1] = {0};
     struct rjob j = {.id = 1, .name = "svc", .user = "u", .queue = "default",
-                     .kind = HRM_JOB_STREAM, .greq = req, .ngroups = 1, .ntasks = 3,
-                     .tasks = tasks};
+                     .kind = HRM_JOB_STREAM, .greq = req, .gshare = gshare, .ngroups = 1,
+                     .ntasks = 3, .tasks = tasks};
     struct hrm_workload *wl = hrm_workload_new();
     struct wl_map map = {0};
     struct hrm_error err;
