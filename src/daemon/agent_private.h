@@ -117,6 +117,9 @@ void cg_cluster_id(const char *master_pub, char out[CG_CLUSTER_LEN + 1]); /* sha
 int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
              char procs[CG_NCTL][1200]);
 bool cg_oom(const struct agent *a, const struct arun *r);
+/* Sets a running task's cpu quota (the master's task_cpu: compressed or released);
+ * -ENOENT when it has no cgroup, else write_file's result. */
+int cg_task_cpu(struct agent *a, const struct arun *r, int64_t cpu_milli);
 /* A task's cpu time (us), memory and peak memory (bytes) from its cgroup; -1 when it has
  * none or the files cannot be read (the caller falls back to /proc). */
 int cg_usage(const struct agent *a, const struct arun *r, int64_t *cpu_us, int64_t *mem,

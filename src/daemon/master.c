@@ -136,6 +136,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->rss = geti(e, "rss");
     jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
+    fgm_task_end(m, j, (int32_t)task, ok);
     if (m->dist && t->sched >= 0) {
         dist_task_end(m, j, (int32_t)task, ok);
     } else if (t->sched >= 0 && j->sched >= 0 && m->sched.central) {
@@ -197,6 +198,8 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
              json_string_value(json_object_get(msg, "host")) ?: "");
     snprintf(rn->cgroup, sizeof(rn->cgroup), "%s",
              json_string_value(json_object_get(msg, "cgroup")) ?: "none");
+    /* Only an agent that says it applies task_cpu gets one: older agents never see it. */
+    rn->task_cpu = json_is_true(json_object_get(msg, "task_cpu"));
     rn->peer = *from;
     rn->last_seen_us = master_mono_us();
     bool was_up = rn->up;
@@ -607,6 +610,7 @@ static void master_free(struct master *m)
     hrm_free(m->out);
     hrm_free(m->logs);
     sched_fini(m);
+    fgm_free(m);
     dist_free(m);
     jobs_free_all(m);
     hrm_free(m->nodes);

@@ -37,6 +37,9 @@ struct rtask {
     bool oom;
     int64_t start_us, end_us, cpu_us, rss;
     int64_t rss_peak; /* highest memory its agent reported (this master's lifetime) */
+    int64_t cpu_peak;  /* highest milli-cores over one usage interval (this master's lifetime) */
+    int64_t cpu_limit; /* FGM compressed its cpu to this many milli-cores; 0: its request */
+    int32_t est_slot;  /* its run's trace in the master's FGM estimator + 1; 0 none */
     char *error; /* why the latest launch could not start (owned; NULL: it started) */
 };
 
@@ -96,6 +99,7 @@ struct rnode {
      * busy its disks were (per mille of the interval, summed over disks). */
     int64_t foreign_cpu, foreign_mem, disk_busy_permille;
     char host[64], cgroup[32];
+    bool task_cpu; /* its agent applies task_cpu (said so in register) */
 };
 
 /* A log request forwarded to an agent, waiting for its answer. */
@@ -124,6 +128,7 @@ struct wl_map {
 };
 
 struct msched {
+    struct hrm_policy *policy; /* borrowed from central, which owns it */
     struct hrm_cluster *cluster;
     struct hrm_workload *wl;
     struct hrm_central *central;
@@ -139,6 +144,16 @@ struct usage_complaints {
     int64_t window_start_us; /* monotonic */
     int32_t said;
     int64_t unsaid;
+};
+
+/* FGM in the master (master_fgm.c). */
+struct mfgm {
+    struct hrm_est *est;      /* owned; NULL unless the policy is FGM */
+    int32_t *free_slots;      /* estimator slots (1-based) of runs that ended */
+    size_t nfree, cap_free;
+    int32_t nslots;           /* slots handed out so far */
+    const char **modes;       /* per node: the Alg. 3 mode last logged (NULL: none yet) */
+    int32_t nmodes;
 };
 
 struct mdist; /* distributed scheduling (master_dist.c); NULL on the central path */
@@ -178,6 +193,7 @@ struct master {
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */
     struct usage_complaints usage_complaints;
+    struct mfgm fgm;
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
 };
@@ -212,6 +228,20 @@ int usage_node_convert(const struct rnode *rn, const json_t *s, struct hrm_usage
 void usage_task_msg(const struct rjob *j, const struct rtask *t, int32_t node,
                     const struct hrm_usage *u, struct hrm_msg *out);
 void usage_node_msg(int32_t node, const struct hrm_usage *u, struct hrm_msg *out);
+
+/* master_fgm.c: FGM's estimator (kept across rebuilds and in the store), compression, modes. */
+uint32_t fgm_task_logic(const struct rjob *j, int32_t group); /* the estimator's program id */
+void fgm_attach(struct master *m, struct hrm_policy *policy); /* after each rebuild */
+void fgm_free(struct master *m);
+void fgm_sample(struct master *m, struct rjob *j, int32_t idx, const struct hrm_usage *u);
+void fgm_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok);
+/* hrm job's per-task request, FGM's estimate (when it has one), measured peaks, cpu limit. */
+void fgm_task_json(const struct master *m, const struct rjob *j, int32_t idx, json_t *o);
+void fgm_after_pass(struct master *m);
+/* The cpu limit of a task holding charge on a node whose tasks hold total_charge, of capacity
+ * (milli-cores): 0 when the node is not over-committed (the task keeps its request), else its
+ * share of the node's cores. */
+int64_t fgm_cpu_limit(int64_t charge, int64_t total_charge, int64_t capacity);
 
 /* master_keys.c: who a key is (its node, its account) */
 int keys_load_bindings(struct master *m, struct hrm_error *err);

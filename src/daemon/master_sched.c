@@ -35,6 +35,7 @@ static void on_launch(struct master *m, const struct hrm_msg *msg)
     struct msched *s = &m->sched;
     struct rjob *j = s->map.job_of[s->wl->tasks[msg->task].job];
     int32_t idx = s->map.task_of[msg->task];
+    j->tasks[idx].cpu_limit = 0; /* a new run starts with its request */
     jobs_task_running(m, j, idx, msg->node, msg->attempt, msg->gpu_mask);
 }
 
@@ -91,6 +92,7 @@ void sched_init(struct master *m)
 static void sched_drop(struct msched *s)
 {
     hrm_central_free(s->central);
+    s->policy = NULL;
     hrm_workload_free(s->wl);
     hrm_cluster_free(s->cluster);
     s->central = NULL;
@@ -169,8 +171,11 @@ int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j
         struct rtask *t = &j->tasks[i];
         if (!sched_task_live(j, t))
             continue;
-        struct hrm_task_desc td = {
-            .req = j->greq[t->group], .duration_us = est_us, .est_duration_us = est_us};
+        struct hrm_task_desc td = {.req = j->greq[t->group],
+                                   .duration_us = est_us,
+                                   .est_duration_us = est_us,
+                                   /* tasks of one command are similar (FGM's history) */
+                                   .logic = fgm_task_logic(j, t->group)};
         int st = hrm_workload_add_task(wl, &td, err);
         if (st < 0)
             return st;
@@ -264,6 +269,8 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
         return -HRM_EPOLICY;
     struct hrm_central_config cc = {.pass_delay_us = m->cfg.pass_delay_us,
                                     .max_attempts = m->cfg.max_attempts};
+    fgm_attach(m, policy);
+    s->policy = policy;
     s->central = hrm_central_new(s->cluster, s->wl, policy, &cc);
     s->rebuilds++;
     for (int32_t n = 0; n < m->nnodes; n++) {
@@ -304,6 +311,8 @@ int sched_run_timers(struct master *m, struct hrm_error *err)
         if (rc < 0)
             return hrm_errorf(err, rc, "scheduling pass failed (policy %s)", m->cfg.policy);
     }
+    if (ndue > 0)
+        fgm_after_pass(m);
     return 0;
 }
 
