@@ -129,32 +129,6 @@ static struct arun *find_run(struct agent *a, const json_t *msg)
 
 static void on_message(struct agent *a, json_t *msg);
 
-/* The master compresses (or releases) a running task's cpu: its cgroup's quota. */
-static void on_task_cpu(struct agent *a, const json_t *msg)
-{
-    struct arun *r = find_run(a, msg);
-    json_int_t cpu = json_integer_value(json_object_get(msg, "cpu"));
-    long long job = json_integer_value(json_object_get(msg, "job"));
-    int task = (int)json_integer_value(json_object_get(msg, "task"));
-    int attempt = (int)json_integer_value(json_object_get(msg, "attempt"));
-    if (!r || r->ended) {
-        hrm_log(HRM_LOG_WARNING, "task_cpu for task " HRM_TASK_FMT
-                ": it does not run on this node; ignored", HRM_TASK_ARGS(job, task, attempt));
-        return;
-    }
-    if (cpu < 1 || cpu > a->cpu_milli) {
-        hrm_log(HRM_LOG_WARNING, "task_cpu for task " HRM_TASK_FMT
-                ": cpu %lld is not in 1..%lld milli-cores; ignored",
-                HRM_TASK_ARGS(job, task, attempt), (long long)cpu, (long long)a->cpu_milli);
-        return;
-    }
-    int rc = cg_task_cpu(a, r, cpu);
-    hrm_log(rc < 0 ? HRM_LOG_NOTICE : HRM_LOG_INFO, "task " HRM_TASK_FMT ": cpu %s %lld milli-cores%s",
-            HRM_TASK_ARGS(job, task, attempt),
-            json_is_true(json_object_get(msg, "compressed")) ? "compressed to" : "released to",
-            (long long)cpu, rc < 0 ? " not applied: the task has no cgroup" : "");
-}
-
 static void on_item(void *ctx, json_t *item)
 {
     on_message(ctx, item);
@@ -188,7 +162,7 @@ static void on_message(struct agent *a, json_t *msg)
         break;
     }
     case HRM_WIRE_TASK_CPU:
-        on_task_cpu(a, msg);
+        agent_task_cpu(a, msg);
         break;
     case HRM_WIRE_TASK_END_ACK: {
         json_int_t job = json_integer_value(json_object_get(msg, "job"));

@@ -120,6 +120,9 @@ bool cg_oom(const struct agent *a, const struct arun *r);
 /* Sets a running task's cpu quota (the master's task_cpu: compressed or released);
  * -ENOENT when it has no cgroup, else write_file's result. */
 int cg_task_cpu(struct agent *a, const struct arun *r, int64_t cpu_milli);
+/* agent_cpu.c: the master's task_cpu message, applied to the run it names: 0, -ESRCH (no
+ * such run here: logged, ignored), -EINVAL (cpu out of 1..the node's), or cg_task_cpu's. */
+int agent_task_cpu(struct agent *a, const json_t *msg);
 /* A task's cpu time (us), memory and peak memory (bytes) from its cgroup; -1 when it has
  * none or the files cannot be read (the caller falls back to /proc). */
 int cg_usage(const struct agent *a, const struct arun *r, int64_t *cpu_us, int64_t *mem,

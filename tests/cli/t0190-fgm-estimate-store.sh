@@ -31,6 +31,11 @@ expect_exit 0 "$HRM" wait "$job"
   fail "estimate out of range: $(task_json "$job")"
 [ "$(field "$job" 't["rss_peak"] > 0 and t["cpu_peak"] > 0')" = True ] || fail "peaks: $(task_json "$job")"
 before=$(field "$job" 'json.dumps(t["estimate"], sort_keys=True)')
+# The table says the same: request, estimate and peak as CPUS/MEM.
+"$HRM" job "$job" >"$TMP/job.txt" || fail "hrm job"
+grep -Eq "REQUEST +ESTIMATE +PEAK" "$TMP/job.txt" || fail "no request/estimate/peak columns: $(cat "$TMP/job.txt")"
+grep -Eq "^ +0 +done .* 1\.00/256M +[0-9]+\.[0-9]{2}/[0-9]+M +[0-9]+\.[0-9]{2}/[0-9]+M" "$TMP/job.txt" ||
+  fail "task row: $(cat "$TMP/job.txt")"
 
 kill -TERM "$MASTER"; wait "$MASTER" 2>/dev/null || true
 start_master --policy fgm
