@@ -100,6 +100,9 @@ struct rnode {
     int64_t foreign_cpu, foreign_mem, disk_busy_permille;
     char host[64], cgroup[32];
     bool task_cpu; /* its agent applies task_cpu (said so in register) */
+    /* Its tasks' use in its latest node sample (milli-cores, bytes): a sibling agent on the same
+     * host counts them out of its own foreign load (usage_host_foreign). */
+    int64_t tasks_cpu_milli, tasks_mem;
 };
 
 /* A log request forwarded to an agent, waiting for its answer. */
@@ -224,6 +227,10 @@ int usage_task_convert(struct master *m, int32_t node, const json_t *s, struct r
 /* A node sample to its foreign load (what is not hrm tasks) and disk busy per mille. */
 int usage_node_convert(const struct rnode *rn, const json_t *s, struct hrm_usage *u,
                        int64_t *disk_permille, char *why, size_t len);
+/* A node's foreign load (u, from usage_node_convert) when other agents run on its host (same
+ * `host` in register, as under hrm up): their tasks are not foreign, and what none of the host's
+ * agents runs is shared among them by their declared cores.  Alone on its host: unchanged. */
+void usage_host_foreign(struct master *m, int32_t node, const json_t *s, struct hrm_usage *u);
 /* The central role's messages for them, in its workload's indices (as the simulator sends). */
 void usage_task_msg(const struct rjob *j, const struct rtask *t, int32_t node,
                     const struct hrm_usage *u, struct hrm_msg *out);

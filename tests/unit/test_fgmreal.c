@@ -209,3 +209,53 @@ Test(fgmreal_policy, only_fgm_has_an_estimator_to_take)
     cr_assert_eq(hrm_est_count(est), 1);
     hrm_est_free(est);
 }
+
+/* ---- foreign load of agents sharing a host (hrm up) ---- */
+
+static json_t *node_sample(long long busy_us, long long tasks_cpu_us, long long mem_used,
+                           long long tasks_mem)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "interval_us", (json_int_t)1000000,
+                     "cpus", (json_int_t)2, "busy_us", (json_int_t)busy_us, "tasks_cpu_us",
+                     (json_int_t)tasks_cpu_us, "mem_total", (json_int_t)(8ll << 30), "mem_used",
+                     (json_int_t)mem_used, "tasks_mem", (json_int_t)tasks_mem);
+}
+
+static void host_nodes(struct master *m, struct rnode nodes[3])
+{
+    memset(m, 0, sizeof(*m));
+    memset(nodes, 0, 3 * sizeof(*nodes));
+    for (int i = 0; i < 3; i++) {
+        nodes[i].up = true;
+        nodes[i].cores = 1;
+        nodes[i].mem = 1ll << 30;
+        snprintf(nodes[i].host, sizeof(nodes[i].host), "%s", i < 2 ? "box" : "other");
+    }
+    m->nodes = nodes;
+    m->nnodes = 3;
+}
+
+Test(fgmreal_foreign, a_sibling_agents_tasks_are_not_foreign_load)
+{
+    struct master m;
+    struct rnode nodes[3];
+    host_nodes(&m, nodes);
+    /* n0's tasks burn 900 milli-cores; the host is busy 1300: 400 are nobody's tasks. */
+    json_t *s0 = node_sample(1300000, 900000, 3ll << 30, 1ll << 30);
+    struct hrm_usage u0 = {.interval_us = 1000000, .cpu = 400, .mem = 2ll << 30};
+    usage_host_foreign(&m, 0, s0, &u0);
+    /* n1 has no tasks: what its agent measured as foreign includes n0's 900. */
+    json_t *s1 = node_sample(1300000, 0, 3ll << 30, 0);
+    struct hrm_usage u1 = {.interval_us = 1000000, .cpu = 1300, .mem = 3ll << 30};
+    usage_host_foreign(&m, 1, s1, &u1);
+    cr_assert_eq(u1.cpu, 200, "n1's share (1 of 2 cores) of the host's 400: got %lld",
+                 (long long)u1.cpu);
+    cr_assert_eq(u1.mem, 1ll << 30, "n1's share of 2 GiB: got %lld", (long long)u1.mem);
+    /* Alone on its host, a node keeps what its agent measured. */
+    struct hrm_usage u2 = {.interval_us = 1000000, .cpu = 1300, .mem = 3ll << 30};
+    usage_host_foreign(&m, 2, s1, &u2);
+    cr_assert_eq(u2.cpu, 1300);
+    cr_assert_eq(u2.mem, 3ll << 30);
+    json_decref(s0);
+    json_decref(s1);
+}
