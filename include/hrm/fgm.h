@@ -23,6 +23,11 @@ struct hrm_est *hrm_fgm_take_estimator(struct hrm_policy *policy);
  * a no-op when policy is not FGM. */
 void hrm_fgm_lend_estimator(struct hrm_policy *policy, struct hrm_est *est);
 
+/* Retry by request across rebuilds: whether the policy retries task (in the state's numbering)
+ * by its request because a predicted run of it failed; and setting that on a new build. */
+bool hrm_fgm_by_request(const struct hrm_policy *policy, int32_t task);
+void hrm_fgm_set_by_request(struct hrm_policy *policy, const struct hrm_state *s, int32_t task);
+
 /* Node's current Alg. 3 mode ("fine-compress", "fine", "coarse", "stop") and
  * the conformity that chose it; false when policy is not FGM or has not seen
  * the node yet. */

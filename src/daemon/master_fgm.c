@@ -169,6 +169,54 @@ void fgm_task_json(const struct master *m, const struct rjob *j, int32_t idx, js
         json_object_set_new(o, "cpu_limit", json_integer(t->cpu_limit));
 }
 
+/* ---- what the scheduler's rebuilds must keep ---- */
+
+void fgm_launched(struct master *m, struct rjob *j, int32_t idx, int32_t task)
+{
+    struct rtask *t = &j->tasks[idx];
+    t->cpu_limit = 0; /* a new run starts with its request */
+    t->charge_cpu = t->charge_mem = 0;
+    const struct hrm_state *st = hrm_central_state(m->sched.central);
+    const struct hrm_res *held = hrm_state_held(st, task), *req = &j->greq[t->group];
+    if (held->v[HRM_DIM_CPU] != req->v[HRM_DIM_CPU] || held->v[HRM_DIM_MEM] != req->v[HRM_DIM_MEM]) {
+        t->charge_cpu = held->v[HRM_DIM_CPU];
+        t->charge_mem = held->v[HRM_DIM_MEM];
+    }
+}
+
+int fgm_restore_start(struct hrm_state *st, int32_t task, const struct rjob *j,
+                      const struct rtask *rt)
+{
+    if (rt->charge_cpu == 0 && rt->charge_mem == 0)
+        return hrm_state_start(st, task, rt->node, rt->gpu_mask, rt->start_us);
+    /* FGM placed it by estimate: charged by request now, a node FGM packed would not hold its
+     * own tasks, and the rebuild would stop them. */
+    struct hrm_res charge = j->greq[rt->group];
+    charge.v[HRM_DIM_CPU] = rt->charge_cpu;
+    charge.v[HRM_DIM_MEM] = rt->charge_mem;
+    return hrm_state_start_charged(st, task, rt->node, rt->gpu_mask, &charge, rt->start_us);
+}
+
+void fgm_after_task_end(struct master *m, struct rjob *j, int32_t idx)
+{
+    struct rtask *t = &j->tasks[idx];
+    if (m->fgm.est && t->sched >= 0)
+        t->by_request = hrm_fgm_by_request(m->sched.policy, t->sched);
+}
+
+void fgm_restore_retries(struct master *m, struct hrm_policy *policy)
+{
+    const struct msched *s = &m->sched;
+    if (!m->fgm.est)
+        return;
+    const struct hrm_state *st = hrm_central_state(s->central);
+    for (int32_t t = 0; t < s->wl->ntasks; t++) {
+        const struct rjob *j = s->map.job_of[s->wl->tasks[t].job];
+        if (j->tasks[s->map.task_of[t]].by_request)
+            hrm_fgm_set_by_request(policy, st, t);
+    }
+}
+
 /* ---- compression ---- */
 
 int64_t fgm_cpu_limit(int64_t charge, int64_t total_charge, int64_t capacity)

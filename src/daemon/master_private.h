@@ -40,6 +40,9 @@ struct rtask {
     int64_t cpu_peak;  /* highest milli-cores over one usage interval (this master's lifetime) */
     int64_t cpu_limit; /* FGM compressed its cpu to this many milli-cores; 0: its request */
     int32_t est_slot;  /* its run's trace in the master's FGM estimator + 1; 0 none */
+    int64_t charge_cpu, charge_mem; /* what its run holds in the scheduler, when FGM charged
+                                     * other than the request (0, 0: the request) */
+    bool by_request;   /* FGM retries it by its request (a predicted run of it failed) */
     char *error; /* why the latest launch could not start (owned; NULL: it started) */
 };
 
@@ -245,6 +248,15 @@ void fgm_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok);
 /* hrm job's per-task request, FGM's estimate (when it has one), measured peaks, cpu limit. */
 void fgm_task_json(const struct master *m, const struct rjob *j, int32_t idx, json_t *o);
 void fgm_after_pass(struct master *m);
+/* A run launched from scheduler task `task`: what FGM charged it, kept for rebuilds. */
+void fgm_launched(struct master *m, struct rjob *j, int32_t idx, int32_t task);
+/* A rebuild puts a running task back holding what it held (hrm_state_start[_charged]). */
+int fgm_restore_start(struct hrm_state *st, int32_t task, const struct rjob *j,
+                      const struct rtask *rt);
+/* After a task end reached the scheduler: remember whether FGM now retries it by request. */
+void fgm_after_task_end(struct master *m, struct rjob *j, int32_t idx);
+/* After a rebuild: the new policy retries by request the tasks the old one did. */
+void fgm_restore_retries(struct master *m, struct hrm_policy *policy);
 /* The cpu limit of a task holding charge on a node whose tasks hold total_charge, of capacity
  * (milli-cores): 0 when the node is not over-committed (the task keeps its request), else its
  * share of the node's cores. */

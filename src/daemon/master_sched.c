@@ -35,7 +35,7 @@ static void on_launch(struct master *m, const struct hrm_msg *msg)
     struct msched *s = &m->sched;
     struct rjob *j = s->map.job_of[s->wl->tasks[msg->task].job];
     int32_t idx = s->map.task_of[msg->task];
-    j->tasks[idx].cpu_limit = 0; /* a new run starts with its request */
+    fgm_launched(m, j, idx, msg->task);
     jobs_task_running(m, j, idx, msg->node, msg->attempt, msg->gpu_mask);
 }
 
@@ -211,7 +211,7 @@ static void restore_runs(struct master *m, struct hrm_policy *policy)
             continue;
         }
         st->tasks[t].attempt = rt->attempt - 1;
-        if (hrm_state_start(st, t, rt->node, rt->gpu_mask, rt->start_us) == 0) {
+        if (fgm_restore_start(st, t, j, rt) == 0) {
             if (policy->ops->on_event) {
                 struct hrm_event ev = {.type = HRM_EV_TASK_START,
                                        .now_us = now,
@@ -286,6 +286,7 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
             return hrm_errorf(err, rc, "scheduler refused job_submit");
     }
     restore_runs(m, policy);
+    fgm_restore_retries(m, policy);
     hrm_log(HRM_LOG_DEBUG, "scheduler rebuilt: %d jobs, %d tasks, %d nodes", s->wl->njobs,
             s->wl->ntasks, s->cluster->nnodes);
     return 0;
@@ -331,6 +332,8 @@ int sched_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok, struc
     int rc = hrm_central_on_msg(s->central, &s->env, &end);
     if (rc < 0)
         return hrm_errorf(err, rc, "scheduler refused task_end");
+    if (j->sched >= 0)
+        fgm_after_task_end(m, j, idx);
     if (j->sched < 0)
         return 0; /* the job ended within the call (jobs_finish synced it) */
     /* Mirror the role's verdict: done, retried, or failed for good (which

@@ -829,6 +829,22 @@ void hrm_fgm_lend_estimator(struct hrm_policy *policy, struct hrm_est *est)
     p->est_borrowed = true;
 }
 
+bool hrm_fgm_by_request(const struct hrm_policy *policy, int32_t task)
+{
+    const struct fgm_priv *p = fgm_of(policy);
+    return p && p->by_request && task >= 0 && task < p->ntasks && p->by_request[task];
+}
+
+void hrm_fgm_set_by_request(struct hrm_policy *policy, const struct hrm_state *s, int32_t task)
+{
+    struct fgm_priv *p = fgm_of(policy);
+    if (!p)
+        return;
+    ensure(p, s);
+    if (task >= 0 && task < p->ntasks)
+        p->by_request[task] = 1;
+}
+
 bool hrm_fgm_node_mode(const struct hrm_policy *policy, int32_t node, const char **mode,
                        double *conformity)
 {
