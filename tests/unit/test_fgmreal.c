@@ -8,6 +8,7 @@
 #include "hrm/alloc.h"
 #include "hrm/fgm.h"
 #include "hrm/log.h"
+#include "fixture.h"
 #include "store_fixture.h"
 
 static struct hrm_est_profile two_stages(void)
@@ -258,4 +259,51 @@ Test(fgmreal_foreign, a_sibling_agents_tasks_are_not_foreign_load)
     cr_assert_eq(u2.mem, 3ll << 30);
     json_decref(s0);
     json_decref(s1);
+}
+
+/* ---- retry by request, carried to a new build of the policy ---- */
+
+/* One 4-core node, one task asking 2 cores and 2 GiB whose command FGM has a profile of (half a
+ * core, 256 MiB); returns what the task holds once one pass placed it. */
+static int64_t placed_charge(bool by_request)
+{
+    struct hrm_error err;
+    struct hrm_cluster *c = fx_cluster(1, 1, 4, 8 * GIB, 0, 0, NULL);
+    struct hrm_workload *wl = hrm_workload_new();
+    fx_job(wl, "j", "u", 0);
+    fx_stage(wl, "s", NULL, 0);
+    struct hrm_task_desc d = {.duration_us = 10000000, .logic = 77};
+    d.req.v[HRM_DIM_CPU] = 2000;
+    d.req.v[HRM_DIM_MEM] = 2 * GIB;
+    cr_assert_geq(hrm_workload_add_task(wl, &d, &err), 0, "%s", err.text);
+    struct hrm_est *est = hrm_est_new(NULL, &err);
+    struct hrm_est_profile p = {.nobs = 2, .nstages = 1, .duration_us = 10000000};
+    p.stage[0] = (struct hrm_est_stage){.duration_us = 10000000, .cpu = 500, .mem = 256 * MIB};
+    hrm_est_put(est, &(struct hrm_est_key){.logic = 77}, &p);
+    struct hrm_params none = {0};
+    struct hrm_policy *fgm = hrm_policy_new("fgm", &none, 1, &err);
+    cr_assert_not_null(fgm, "%s", err.text);
+    hrm_fgm_lend_estimator(fgm, est);
+    struct hrm_state *s = hrm_state_new(c, wl);
+    cr_assert_geq(hrm_state_submit_job(s, 0, 0), 0);
+    if (by_request)
+        hrm_fgm_set_by_request(fgm, s, 0);
+    cr_assert_eq(hrm_fgm_by_request(fgm, 0), by_request);
+    struct hrm_sched_ctx ctx = {.state = s, .now_us = 1};
+    cr_assert_eq(fgm->ops->decide(fgm, &ctx), 0);
+    cr_assert_eq(ctx.ndecisions, 1);
+    int64_t held = hrm_state_held(s, 0)->v[HRM_DIM_CPU];
+    hrm_free(ctx.decisions);
+    hrm_state_free(s);
+    hrm_policy_free(fgm);
+    hrm_est_free(est);
+    hrm_workload_free(wl);
+    hrm_cluster_free(c);
+    return held;
+}
+
+Test(fgmreal_policy, a_task_marked_for_retry_by_request_is_charged_its_request)
+{
+    cr_assert_eq(placed_charge(false), 500, "a predicted task holds its estimate");
+    cr_assert_eq(placed_charge(true), 2000, "a retried one holds its request");
 }
