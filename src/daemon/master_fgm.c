@@ -219,13 +219,16 @@ void fgm_restore_retries(struct master *m, struct hrm_policy *policy)
 
 /* ---- compression ---- */
 
-int64_t fgm_cpu_limit(int64_t charge, int64_t total_charge, int64_t capacity)
+int64_t fgm_cpu_limit(int64_t request, int64_t total_charge, int64_t capacity)
 {
-    if (charge <= 0 || capacity <= 0 || (double)total_charge <= (double)capacity * (1 + COMPRESS_SLACK))
+    if (request <= 0 || capacity <= 0 ||
+        (double)total_charge <= (double)capacity * (1 + COMPRESS_SLACK))
         return 0;
-    /* As the simulator's fluid model (src/sim/compress.c): every process gets
-     * the same share 1 - r_c = capacity / demand of what it was given. */
-    int64_t limit = (int64_t)floor((double)charge * (double)capacity / (double)total_charge);
+    /* As the simulator's fluid model (src/sim/compress.c): every process gets the same share
+     * 1 - r_c = capacity / demand of its demand.  Its demand is bounded by its request, not
+     * by its estimate: an estimate learned on a busy host understates it, and a quota on it
+     * would hold the task there when the host frees up. */
+    int64_t limit = (int64_t)floor((double)request * (double)capacity / (double)total_charge);
     return limit < MIN_CPU_MILLI ? MIN_CPU_MILLI : limit;
 }
 
@@ -248,8 +251,8 @@ static void send_cpu(struct master *m, struct rjob *j, int32_t idx, int64_t limi
 }
 
 /* Each node's tasks, charged by estimate, against its cores: over them (FGM compressed, Alg. 2
- * with r_c > 0), every task's quota shrinks by the same share; back under them, each gets its
- * request again.  Foreign load is not a reason to throttle: FGM places around it, and the
+ * with r_c > 0), every task's quota (its request) shrinks by the same share; back under them,
+ * each gets its request again.  Foreign load is not a reason to throttle: FGM places around it, and the
  * kernel shares the cpu with it. */
 static void compress_nodes(struct master *m, const struct hrm_state *st)
 {
@@ -267,7 +270,7 @@ static void compress_nodes(struct master *m, const struct hrm_state *st)
             struct rtask *rt = &j->tasks[idx];
             if (rt->state != HRM_RTASK_RUNNING || rt->node != n)
                 continue;
-            int64_t limit = fgm_cpu_limit(hrm_state_held(st, t)->v[HRM_DIM_CPU], total, cap);
+            int64_t limit = fgm_cpu_limit(j->greq[rt->group].v[HRM_DIM_CPU], total, cap);
             /* Small moves of the share are not worth a message and a cgroup write. */
             if (limit == rt->cpu_limit ||
                 (limit > 0 && rt->cpu_limit > 0 && llabs(limit - rt->cpu_limit) * 20 < limit))

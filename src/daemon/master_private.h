@@ -257,10 +257,10 @@ int fgm_restore_start(struct hrm_state *st, int32_t task, const struct rjob *j,
 void fgm_after_task_end(struct master *m, struct rjob *j, int32_t idx);
 /* After a rebuild: the new policy retries by request the tasks the old one did. */
 void fgm_restore_retries(struct master *m, struct hrm_policy *policy);
-/* The cpu limit of a task holding charge on a node whose tasks hold total_charge, of capacity
- * (milli-cores): 0 when the node is not over-committed (the task keeps its request), else its
- * share of the node's cores. */
-int64_t fgm_cpu_limit(int64_t charge, int64_t total_charge, int64_t capacity);
+/* The cpu limit of a task of request on a node whose tasks hold total_charge (by estimate), of
+ * capacity (milli-cores): 0 when the node is not over-committed (the task keeps its request),
+ * else its request times the node's share 1 - r_c = capacity / total_charge. */
+int64_t fgm_cpu_limit(int64_t request, int64_t total_charge, int64_t capacity);
 
 /* master_keys.c: who a key is (its node, its account) */
 int keys_load_bindings(struct master *m, struct hrm_error *err);

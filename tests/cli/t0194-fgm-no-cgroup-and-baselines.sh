@@ -2,7 +2,7 @@
 . "$(dirname "$0")/rtlib.sh"
 keygen
 cat >"$TMP/burn.sh" <<'X'
-while [ ! -e "$1" ] && [ ! -e "$1.$HRM_TASK_ID" ]; do i=0; while [ $i -lt 2000 ]; do i=$((i + 1)); done; done
+while [ ! -e "$1" ] && [ ! -e "$1.$HRM_TASK_ID" ]; do i=0; while [ $i -lt 10000 ]; do i=$((i + 1)); done; sleep 0.01; done
 X
 field() { # JOB EXPR over task 0 (t) and the job (j)
   "$HRM" job "$1" --json | python3 -c 'import json, sys
@@ -40,7 +40,7 @@ start_agent n1 --cpus 2 --mem 2G --usage-period 1h --no-cgroup
 registered_again() { [ "$(grep -c "registered with the master" "$TMP/n1.log")" -gt "$regs" ]; }
 until_ok 60 registered_again || fail "n1 did not come back"
 rm "$TMP/stop"
-n=16
+n=24
 job=$("$HRM" submit --cpus 1 --mem 64M --count $n -- sh "$TMP/burn.sh" "$TMP/stop") || fail "submit"
 said() { grep -Eq "task $job\.[0-9]+#[0-9]+: cpu compressed to [0-9]+ milli-cores not applied: the task has no cgroup" "$TMP/n1.log"; }
 until_ok 60 said || fail "the agent without cgroups did not say it could not compress"

@@ -99,10 +99,10 @@ Test(fgmreal_compress, a_node_within_its_cores_keeps_every_request)
 
 Test(fgmreal_compress, an_over_committed_node_shares_its_cores_by_charge)
 {
-    /* three tasks of 800 on 2 cores: each gets 800 * 2000 / 2400 */
-    cr_assert_eq(fgm_cpu_limit(800, 2400, 2000), 666);
-    /* shares in proportion: 400 and 1600 of 4000 on 2 cores */
-    cr_assert_eq(fgm_cpu_limit(400, 4000, 2000), 200);
+    /* estimates 2400 on 2 cores: share 2000 / 2400 of each request */
+    cr_assert_eq(fgm_cpu_limit(1000, 2400, 2000), 833);
+    cr_assert_eq(fgm_cpu_limit(500, 2400, 2000), 416);
+    /* half the cores for twice their estimates: half of each request */
     cr_assert_eq(fgm_cpu_limit(1600, 4000, 2000), 800);
     /* never below a floor that still lets the task run */
     cr_assert_geq(fgm_cpu_limit(1, 1000000, 1000), 1);
