@@ -48,6 +48,7 @@ struct arun {
     int64_t rss_peak;             /* highest memory seen (cgroup: the kernel's own peak) */
     int64_t sample_mono_us;       /* the previous usage sample (start at first) */
     int64_t sample_cpu_us;        /* cpu_us at that sample */
+    int64_t sample_wait_us;       /* its main process's run-queue wait then (-1: unreadable) */
     char error[160];
 };
 

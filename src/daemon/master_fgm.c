@@ -100,7 +100,20 @@ static void slot_release(struct mfgm *f, struct rtask *t)
     t->est_slot = 0;
 }
 
-void fgm_sample(struct master *m, struct rjob *j, int32_t idx, const struct hrm_usage *u)
+int64_t fgm_demand(int64_t use_milli, int64_t wait_us, int64_t interval_us, int64_t cores)
+{
+    if (wait_us <= 0 || interval_us <= 0)
+        return use_milli;
+    /* A runnable process either runs or waits on a run queue: on a busy host its use
+     * understates its demand by the time it waited. */
+    if (wait_us > interval_us)
+        wait_us = interval_us;
+    int64_t demand = use_milli + (wait_us * 1000 + interval_us / 2) / interval_us;
+    return demand < cores * 1000 ? demand : cores * 1000;
+}
+
+void fgm_sample(struct master *m, struct rjob *j, int32_t idx, const struct hrm_usage *u,
+                int64_t wait_us)
 {
     struct rtask *t = &j->tasks[idx];
     if (u->cpu > t->cpu_peak)
@@ -110,7 +123,8 @@ void fgm_sample(struct master *m, struct rjob *j, int32_t idx, const struct hrm_
         return;
     hrm_est_sample(f->est, slot_of(f, t), t->attempt,
                    &(struct hrm_est_sample){.interval_us = u->interval_us,
-                                            .cpu = u->cpu,
+                                            .cpu = fgm_demand(u->cpu, wait_us, u->interval_us,
+                                                              m->nodes[t->node].cores),
                                             .mem = u->mem,
                                             .compressed = t->cpu_limit > 0});
 }

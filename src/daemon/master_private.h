@@ -243,7 +243,12 @@ void usage_node_msg(int32_t node, const struct hrm_usage *u, struct hrm_msg *out
 uint32_t fgm_task_logic(const struct rjob *j, int32_t group); /* the estimator's program id */
 void fgm_attach(struct master *m, struct hrm_policy *policy); /* after each rebuild */
 void fgm_free(struct master *m);
-void fgm_sample(struct master *m, struct rjob *j, int32_t idx, const struct hrm_usage *u);
+/* A task's sample (use) with its main process's run-queue wait over the interval (us; 0 when
+ * not reported): the estimator learns use plus wait, what the task wanted. */
+void fgm_sample(struct master *m, struct rjob *j, int32_t idx, const struct hrm_usage *u,
+                int64_t wait_us);
+/* What a task wanted (milli-cores): its use plus its wait over the interval, at most cores. */
+int64_t fgm_demand(int64_t use_milli, int64_t wait_us, int64_t interval_us, int64_t cores);
 void fgm_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok);
 /* hrm job's per-task request, FGM's estimate (when it has one), measured peaks, cpu limit. */
 void fgm_task_json(const struct master *m, const struct rjob *j, int32_t idx, json_t *o);

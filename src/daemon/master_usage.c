@@ -245,7 +245,7 @@ void usage_on_message(struct master *m, int32_t node, const json_t *msg)
         struct hrm_msg hm;
         usage_task_msg(j, t, node, &u, &hm);
         to_central(m, &hm);
-        fgm_sample(m, j, idx, &u);
+        fgm_sample(m, j, idx, &u, json_integer_value(json_object_get(e, "cpu_wait_us")));
     }
     const json_t *n = json_object_get(msg, "node");
     if (!n)

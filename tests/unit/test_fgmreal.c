@@ -307,3 +307,15 @@ Test(fgmreal_policy, a_task_marked_for_retry_by_request_is_charged_its_request)
     cr_assert_eq(placed_charge(false), 500, "a predicted task holds its estimate");
     cr_assert_eq(placed_charge(true), 2000, "a retried one holds its request");
 }
+
+/* ---- demand: use plus run-queue wait ---- */
+
+Test(fgmreal_demand, a_task_that_waited_for_cpu_wanted_more_than_it_used)
+{
+    /* used 200 milli-cores over 1 s and waited 600 ms for a cpu: it wanted 800 */
+    cr_assert_eq(fgm_demand(200, 600000, 1000000, 4), 800);
+    /* no wait reported (an older agent, or none): the use */
+    cr_assert_eq(fgm_demand(200, 0, 1000000, 4), 200);
+    /* never more than the node's cores, nor a wait beyond the interval */
+    cr_assert_eq(fgm_demand(900, 5000000, 1000000, 1), 1000);
+}
