@@ -116,6 +116,20 @@ int32_t hrm_est_count(const struct hrm_est *e); /* keys with a profile */
  * values beyond any real task (a stage over a year, a million cores, a
  * petabyte), is -HRM_ESPEC naming the file and line; e is unchanged on error.
  */
+/*
+ * One profile as one line of text, the file's format ("logic input_class nobs
+ * nstages {duration_us cpu mem}..."): the master keeps the same lines in its
+ * database, so there is one format and one parser for both persistences.
+ * parse applies the file's bounds; -HRM_ESPEC with why.  put replaces key's
+ * profile (p->nobs >= 1, as parse guarantees).
+ */
+#define HRM_EST_LINE_MAX 1024
+void hrm_est_format_line(const struct hrm_est_key *key, const struct hrm_est_profile *p,
+                         char *buf, size_t len);
+int hrm_est_parse_line(const char *text, struct hrm_est_key *key, struct hrm_est_profile *p,
+                       struct hrm_error *err);
+void hrm_est_put(struct hrm_est *e, const struct hrm_est_key *key, const struct hrm_est_profile *p);
+
 int hrm_est_save(const struct hrm_est *e, const char *path, struct hrm_error *err);
 int hrm_est_load(struct hrm_est *e, const char *path, struct hrm_error *err);
 

@@ -109,4 +109,13 @@ typedef int (*hrm_store_key_f)(void *arg, const char *key, const char *node);
 int hrm_store_load_agent_keys(struct hrm_store *s, hrm_store_key_f on_key, void *arg,
                               struct hrm_error *err);
 
+/* FGM's learned profiles (the master's estimator, hrm/fgm.h): put records one (in the open
+ * transaction), replacing the key's previous one; load replays them all.  The profile is
+ * opaque text here (hrm_est_format_line). */
+int hrm_store_put_estimate(struct hrm_store *s, uint32_t logic, int32_t input_class,
+                           const char *profile, struct hrm_error *err);
+typedef int (*hrm_store_estimate_f)(void *arg, const char *profile);
+int hrm_store_load_estimates(struct hrm_store *s, hrm_store_estimate_f on_profile, void *arg,
+                             struct hrm_error *err);
+
 #endif

@@ -63,6 +63,7 @@ enum hrm_peer {
       HRM_PEER_AGENT | HRM_PEER_SCHED)                                                         \
     X(TASK_STARTED, "task_started", "job:i task:u attempt:u pid:u start_us:i", HRM_PEER_AGENT) \
     X(USAGE, "usage", "samples:a", HRM_PEER_AGENT)                                                 \
+    X(TASK_CPU, "task_cpu", "job:i task:u attempt:u cpu:i compressed:b?", 0)                   \
     X(TASK_END_ACK, "task_end_ack", "job:i task:u attempt:u", 0)                               \
     X(LOGS_FETCH, "logs_fetch", "req:i job:i task:u attempt:u stream:s max:i offset:i?", 0)    \
     X(LOGS_DATA, "logs_data",                                                                  \

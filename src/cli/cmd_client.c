@@ -482,6 +482,17 @@ out:
 /* ---- listings ---- */
 
 /* "-" for a job that has not ended (its exit is null), else the code. */
+/* "CPUS/MEM" of a {cpu, mem} object (milli-cores, bytes), "-" when absent: hrm job's request,
+ * FGM's estimate and the measured peak side by side. */
+static const char *fmt_use(const json_t *cpu, const json_t *mem, char *buf, size_t len)
+{
+    if (!json_is_integer(cpu) || !json_is_integer(mem))
+        return "-";
+    snprintf(buf, len, "%.2f/%lldM", (double)json_integer_value(cpu) / 1000,
+             (long long)((json_integer_value(mem) + (1 << 20) - 1) >> 20));
+    return buf;
+}
+
 static const char *fmt_exit(const json_t *o, char *buf, size_t len)
 {
     const json_t *e = json_object_get(o, "exit");
@@ -929,8 +940,9 @@ int cmd_job(int argc, char **argv)
                geti(j, "done"), geti(j, "failed"), geti(j, "skipped"), geti(j, "cancelled"));
         print_gpu_requests(json_object_get(j, "spec"));
         print_pending(j);
-        printf("%6s  %-10s %7s %-12s %5s %6s %10s%s\n", "TASK", "STATE", "ATTEMPT", "NODE", "EXIT",
-               "SIGNAL", "RUNTIME", stream ? "  RESTARTS  LAST-EXIT" : "");
+        printf("%6s  %-10s %7s %-12s %5s %6s %10s %13s %13s %13s%s\n", "TASK", "STATE", "ATTEMPT",
+               "NODE", "EXIT", "SIGNAL", "RUNTIME", "REQUEST", "ESTIMATE", "PEAK",
+               stream ? "  RESTARTS  LAST-EXIT" : "");
         size_t i;
         const json_t *t;
         const json_t *tasks = json_object_get(j, "tasks");
@@ -945,10 +957,18 @@ int cmd_job(int argc, char **argv)
                 snprintf(tex, sizeof(tex), "%lld", geti(t, "exit"));
                 snprintf(sig, sizeof(sig), "%lld", geti(t, "signal"));
             }
-            printf("%6lld  %-10s %7lld %-12.12s %5s %6s %10s", geti(t, "task"),
+            const json_t *req = json_object_get(t, "request"), *est = json_object_get(t, "estimate");
+            char ureq[32], uest[32], upeak[32];
+            printf("%6lld  %-10s %7lld %-12.12s %5s %6s %10s %13s %13s %13s", geti(t, "task"),
                    json_string_value(json_object_get(t, "state")), geti(t, "attempt"),
                    json_string_value(json_object_get(t, "node")), tex, sig,
-                   fmt_ms(s >= 0 && e >= 0 ? e - s : -1, rt, sizeof(rt)));
+                   fmt_ms(s >= 0 && e >= 0 ? e - s : -1, rt, sizeof(rt)),
+                   fmt_use(json_object_get(req, "cpu"), json_object_get(req, "mem"), ureq,
+                           sizeof(ureq)),
+                   fmt_use(json_object_get(est, "cpu"), json_object_get(est, "mem"), uest,
+                           sizeof(uest)),
+                   fmt_use(json_object_get(t, "cpu_peak"), json_object_get(t, "rss_peak"), upeak,
+                           sizeof(upeak)));
             if (stream)
                 print_stream_task(t);
             printf("%s\n", json_is_true(json_object_get(t, "oom")) ? "  (out of memory)" : "");

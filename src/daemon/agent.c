@@ -110,6 +110,7 @@ static void send_register(struct agent *a)
     if (a->perf.at > 0) /* measured performance (agent_bench.c); absent: never benched */
         json_object_set_new(m, "bench", nodeperf_to_json(&a->perf));
     anqs_list_queued(a, running); /* queued in its execution queues: the master's "running" */
+    json_object_set_new(m, "task_cpu", json_true()); /* it applies the master's task_cpu */
     json_object_set_new(m, "running", running);
     json_object_set_new(m, "finished", finished);
     /* Alone in its frame: with thousands of runs it is large already. */
@@ -164,6 +165,9 @@ static void on_message(struct agent *a, json_t *msg)
                         (int32_t)json_integer_value(json_object_get(msg, "attempt")));
         break;
     }
+    case HRM_WIRE_TASK_CPU:
+        agent_task_cpu(a, msg);
+        break;
     case HRM_WIRE_TASK_END_ACK: {
         json_int_t job = json_integer_value(json_object_get(msg, "job"));
         json_int_t task = json_integer_value(json_object_get(msg, "task"));

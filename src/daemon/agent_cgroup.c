@@ -246,6 +246,24 @@ fail:
     return -1;
 }
 
+int cg_task_cpu(struct agent *a, const struct arun *r, int64_t cpu_milli)
+{
+    char dir[1100], leaf[64], val[64];
+    if (!r->cg || a->hw.cg == CG_NONE || a->cfg.no_cgroup)
+        return -ENOENT;
+    leaf_of(r, leaf, sizeof(leaf));
+    cg_dir(a, CG_CPU, leaf, dir, sizeof(dir));
+    long long quota = (long long)(cpu_milli * CPU_PERIOD_US / 1000);
+    if (quota < 1000)
+        quota = 1000; /* the kernel's smallest quota is 1 ms */
+    if (a->hw.cg == CG_V2) {
+        snprintf(val, sizeof(val), "%lld %d", quota, CPU_PERIOD_US);
+        return cg_write_file(dir, "cpu.max", val);
+    }
+    snprintf(val, sizeof(val), "%lld", quota);
+    return cg_write_file(dir, "cpu.cfs_quota_us", val);
+}
+
 bool cg_oom(const struct agent *a, const struct arun *r)
 {
     char dir[1100], leaf[64], text[512];

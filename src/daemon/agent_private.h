@@ -56,6 +56,7 @@ struct arun {
     int64_t rss_peak;             /* highest memory seen (cgroup: the kernel's own peak) */
     int64_t sample_mono_us;       /* the previous usage sample (start at first) */
     int64_t sample_cpu_us;        /* cpu_us at that sample */
+    int64_t sample_wait_us;       /* its main process's run-queue wait then (-1: unreadable) */
     char error[160];
 };
 
@@ -151,6 +152,12 @@ bool cg_oom(const struct agent *a, const struct arun *r);
 /* The run's cores in its cpuset group (v1 cpuset hierarchy, or v2's unified group): mems
  * (may be "") then cpus.  0 or -errno. */
 int cg_cpuset_write(struct agent *a, const struct arun *r, const char *cpus, const char *mems);
+/* Sets a running task's cpu quota (the master's task_cpu: compressed or released);
+ * -ENOENT when it has no cgroup, else cg_write_file's result. */
+int cg_task_cpu(struct agent *a, const struct arun *r, int64_t cpu_milli);
+/* agent_cpu.c: the master's task_cpu message, applied to the run it names: 0, -ESRCH (no
+ * such run here: logged, ignored), -EINVAL (cpu out of 1..the node's), or cg_task_cpu's. */
+int agent_task_cpu(struct agent *a, const json_t *msg);
 /* A task's cpu time (us), memory and peak memory (bytes) from its cgroup; -1 when it has
  * none or the files cannot be read (the caller falls back to /proc). */
 int cg_usage(const struct agent *a, const struct arun *r, int64_t *cpu_us, int64_t *mem,

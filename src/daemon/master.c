@@ -136,6 +136,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->rss = geti(e, "rss");
     jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
+    fgm_task_end(m, j, (int32_t)task, ok);
     if (j->kind == HRM_JOB_STREAM && jobs_live(j)) {
         stream_task_ended(m, j, (int32_t)task); /* a service: restarted, whatever its exit */
         return;
@@ -215,6 +216,8 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
              json_string_value(json_object_get(msg, "host")) ?: "");
     snprintf(rn->cgroup, sizeof(rn->cgroup), "%s",
              json_string_value(json_object_get(msg, "cgroup")) ?: "none");
+    /* Only an agent that says it applies task_cpu gets one: older agents never see it. */
+    rn->task_cpu = json_is_true(json_object_get(msg, "task_cpu"));
     rn->peer = *from;
     rn->last_seen_us = master_mono_us();
     bool was_up = rn->up;
@@ -633,6 +636,7 @@ static void master_free(struct master *m)
     hrm_free(m->out);
     hrm_free(m->logs);
     sched_fini(m);
+    fgm_free(m);
     dist_free(m);
     jobs_free_all(m);
     for (int32_t n = 0; n < m->nnodes; n++)

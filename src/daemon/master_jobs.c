@@ -854,6 +854,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
                              (json_int_t)t->cpu_us, "rss", (json_int_t)t->rss));
         json_object_set_new(json_array_get(tasks, json_array_size(tasks) - 1), "rss_peak",
                             json_integer(t->rss_peak));
+        fgm_task_json(m, j, i, json_array_get(tasks, json_array_size(tasks) - 1));
         if (t->error) /* why a launch failed (command not found, no such working directory, ...) */
             json_object_set_new(json_array_get(tasks, json_array_size(tasks) - 1), "error",
                                 json_string(t->error));

@@ -38,6 +38,12 @@ struct rtask {
     bool oom;
     int64_t start_us, end_us, cpu_us, rss;
     int64_t rss_peak; /* highest memory its agent reported (this master's lifetime) */
+    int64_t cpu_peak;  /* highest milli-cores over one usage interval (this master's lifetime) */
+    int64_t cpu_limit; /* FGM compressed its cpu to this many milli-cores; 0: its request */
+    int32_t est_slot;  /* its run's trace in the master's FGM estimator + 1; 0 none */
+    int64_t charge_cpu, charge_mem; /* what its run holds in the scheduler, when FGM charged
+                                     * other than the request (0, 0: the request) */
+    bool by_request;   /* FGM retries it by its request (a predicted run of it failed) */
     char *error; /* why the latest launch could not start (owned; NULL: it started) */
     /* Stream jobs (master_stream.c): runs that ended and were restarted, quick exits in a row
      * (the backoff's exponent), the delay before the latest restart, and while the task waits
@@ -113,6 +119,10 @@ struct rnode {
     int8_t gpu_numa[HRM_MAX_GPUS_PER_NODE];
     json_t *gpu_list;
     struct node_perf perf; /* its agent's bench (nodeperf.h); zero: none reported */
+    bool task_cpu; /* its agent applies task_cpu (said so in register) */
+    /* Its tasks' use in its latest node sample (milli-cores, bytes): a sibling agent on the same
+     * host counts them out of its own foreign load (usage_host_foreign). */
+    int64_t tasks_cpu_milli, tasks_mem;
 };
 
 /* A log request forwarded to an agent, waiting for its answer. */
@@ -141,6 +151,7 @@ struct wl_map {
 };
 
 struct msched {
+    struct hrm_policy *policy; /* borrowed from central, which owns it */
     struct hrm_cluster *cluster;
     struct hrm_workload *wl;
     struct hrm_central *central;
@@ -156,6 +167,16 @@ struct usage_complaints {
     int64_t window_start_us; /* monotonic */
     int32_t said;
     int64_t unsaid;
+};
+
+/* FGM in the master (master_fgm.c). */
+struct mfgm {
+    struct hrm_est *est;      /* owned; NULL unless the policy is FGM */
+    int32_t *free_slots;      /* estimator slots (1-based) of runs that ended */
+    size_t nfree, cap_free;
+    int32_t nslots;           /* slots handed out so far */
+    const char **modes;       /* per node: the Alg. 3 mode last logged (NULL: none yet) */
+    int32_t nmodes;
 };
 
 struct mdist; /* distributed scheduling (master_dist.c); NULL on the central path */
@@ -195,6 +216,7 @@ struct master {
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */
     struct usage_complaints usage_complaints;
+    struct mfgm fgm;
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
     int64_t stream_next_us; /* earliest restart_at_us of a stream task (INT64_MAX: none) */
@@ -230,10 +252,42 @@ int usage_task_convert(struct master *m, int32_t node, const json_t *s, struct r
 /* A node sample to its foreign load (what is not hrm tasks) and disk busy per mille. */
 int usage_node_convert(const struct rnode *rn, const json_t *s, struct hrm_usage *u,
                        int64_t *disk_permille, char *why, size_t len);
+/* A node's foreign load (u, from usage_node_convert) when other agents run on its host (same
+ * `host` in register, as under hrm up): their tasks are not foreign, and what none of the host's
+ * agents runs is shared among them by their declared cores.  Alone on its host: unchanged. */
+void usage_host_foreign(struct master *m, int32_t node, const json_t *s, struct hrm_usage *u);
 /* The central role's messages for them, in its workload's indices (as the simulator sends). */
 void usage_task_msg(const struct rjob *j, const struct rtask *t, int32_t node,
                     const struct hrm_usage *u, struct hrm_msg *out);
 void usage_node_msg(int32_t node, const struct hrm_usage *u, struct hrm_msg *out);
+
+/* master_fgm.c: FGM's estimator (kept across rebuilds and in the store), compression, modes. */
+uint32_t fgm_task_logic(const struct rjob *j, int32_t group); /* the estimator's program id */
+void fgm_attach(struct master *m, struct hrm_policy *policy); /* after each rebuild */
+void fgm_free(struct master *m);
+/* A task's sample (use) with its main process's run-queue wait over the interval (us; 0 when
+ * not reported): the estimator learns use plus wait, what the task wanted. */
+void fgm_sample(struct master *m, struct rjob *j, int32_t idx, const struct hrm_usage *u,
+                int64_t wait_us);
+/* What a task wanted (milli-cores): its use plus its wait over the interval, at most cores. */
+int64_t fgm_demand(int64_t use_milli, int64_t wait_us, int64_t interval_us, int64_t cores);
+void fgm_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok);
+/* hrm job's per-task request, FGM's estimate (when it has one), measured peaks, cpu limit. */
+void fgm_task_json(const struct master *m, const struct rjob *j, int32_t idx, json_t *o);
+void fgm_after_pass(struct master *m);
+/* A run launched from scheduler task `task`: what FGM charged it, kept for rebuilds. */
+void fgm_launched(struct master *m, struct rjob *j, int32_t idx, int32_t task);
+/* A rebuild puts a running task back holding what it held (hrm_state_start[_charged]). */
+int fgm_restore_start(struct hrm_state *st, int32_t task, const struct rjob *j,
+                      const struct rtask *rt);
+/* After a task end reached the scheduler: remember whether FGM now retries it by request. */
+void fgm_after_task_end(struct master *m, struct rjob *j, int32_t idx);
+/* After a rebuild: the new policy retries by request the tasks the old one did. */
+void fgm_restore_retries(struct master *m, struct hrm_policy *policy);
+/* The cpu limit of a task of request on a node whose tasks hold total_charge (by estimate), of
+ * capacity (milli-cores): 0 when the node is not over-committed (the task keeps its request),
+ * else its request times the node's share 1 - r_c = capacity / total_charge. */
+int64_t fgm_cpu_limit(int64_t request, int64_t total_charge, int64_t capacity);
 
 /* master_keys.c: who a key is (its node, its account) */
 int keys_load_bindings(struct master *m, struct hrm_error *err);

@@ -35,6 +35,7 @@ static void on_launch(struct master *m, const struct hrm_msg *msg)
     struct msched *s = &m->sched;
     struct rjob *j = s->map.job_of[s->wl->tasks[msg->task].job];
     int32_t idx = s->map.task_of[msg->task];
+    fgm_launched(m, j, idx, msg->task);
     jobs_task_running(m, j, idx, msg->node, msg->attempt, msg->gpu_mask);
 }
 
@@ -87,6 +88,7 @@ void sched_init(struct master *m)
 static void sched_drop(struct msched *s)
 {
     hrm_central_free(s->central);
+    s->policy = NULL;
     hrm_workload_free(s->wl);
     hrm_cluster_free(s->cluster);
     s->central = NULL;
@@ -181,7 +183,10 @@ int sched_wl_add_job(struct hrm_workload *wl, struct wl_map *map, struct rjob *j
         struct hrm_task_desc td = {.req = j->greq[t->group],
                                    .duration_us = est_us,
                                    .est_duration_us = est_us,
-                                   .gpu_milli = j->gshare[t->group]};
+                                   .gpu_milli = j->gshare[t->group],
+
+                                   /* tasks of one command are similar (FGM's history) */
+                                   .logic = fgm_task_logic(j, t->group)};
         int st = hrm_workload_add_task(wl, &td, err);
         if (st < 0)
             return st;
@@ -217,11 +222,12 @@ static void restore_runs(struct master *m, struct hrm_policy *policy)
             continue;
         }
         st->tasks[t].attempt = rt->attempt - 1;
-        /* Tasks stacked on one GPU (fractional shares) go back stacked. */
+        /* Tasks stacked on one GPU (fractional shares) go back stacked; the rest as they were
+         * charged (FGM's estimate, or the request). */
         bool stacked = rt->node >= 0 && rt->node < st->cluster->nnodes &&
                        (rt->gpu_mask & st->nodes[rt->node].gpu_busy) != 0;
         int started = stacked ? hrm_state_start_stacked(st, t, rt->node, rt->gpu_mask, rt->start_us)
-                              : hrm_state_start(st, t, rt->node, rt->gpu_mask, rt->start_us);
+                              : fgm_restore_start(st, t, j, rt);
         if (started == 0) {
             if (policy->ops->on_event) {
                 struct hrm_event ev = {.type = HRM_EV_TASK_START,
@@ -278,6 +284,8 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
         return -HRM_EPOLICY;
     struct hrm_central_config cc = {.pass_delay_us = m->cfg.pass_delay_us,
                                     .max_attempts = m->cfg.max_attempts};
+    fgm_attach(m, policy);
+    s->policy = policy;
     s->central = hrm_central_new(s->cluster, s->wl, policy, &cc);
     s->rebuilds++;
     for (int32_t n = 0; n < m->nnodes; n++) {
@@ -293,6 +301,7 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
             return hrm_errorf(err, rc, "scheduler refused job_submit");
     }
     restore_runs(m, policy);
+    fgm_restore_retries(m, policy);
     hrm_log(HRM_LOG_DEBUG, "scheduler rebuilt: %d jobs, %d tasks, %d nodes", s->wl->njobs,
             s->wl->ntasks, s->cluster->nnodes);
     return 0;
@@ -318,6 +327,8 @@ int sched_run_timers(struct master *m, struct hrm_error *err)
         if (rc < 0)
             return hrm_errorf(err, rc, "scheduling pass failed (policy %s)", m->cfg.policy);
     }
+    if (ndue > 0)
+        fgm_after_pass(m);
     return 0;
 }
 
@@ -336,6 +347,8 @@ int sched_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok, struc
     int rc = hrm_central_on_msg(s->central, &s->env, &end);
     if (rc < 0)
         return hrm_errorf(err, rc, "scheduler refused task_end");
+    if (j->sched >= 0)
+        fgm_after_task_end(m, j, idx);
     if (j->sched < 0)
         return 0; /* the job ended within the call (jobs_finish synced it) */
     /* Mirror the role's verdict: done, retried, or failed for good (which

@@ -1,6 +1,7 @@
 /* Agents' usage samples: checked, kept in the job and node tables, and handed to the central role as the simulator hands them (HRM_MSG_TASK_USAGE, HRM_MSG_NODE_USAGE). */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hrm/log.h"
 #include "master_private.h"
@@ -124,6 +125,34 @@ int usage_node_convert(const struct rnode *rn, const json_t *s, struct hrm_usage
     return 0;
 }
 
+void usage_host_foreign(struct master *m, int32_t node, const json_t *s, struct hrm_usage *u)
+{
+    struct rnode *rn = &m->nodes[node];
+    int64_t iv = u->interval_us;
+    int64_t busy = per_interval_milli(json_integer_value(json_object_get(s, "busy_us")), iv);
+    rn->tasks_cpu_milli =
+        per_interval_milli(json_integer_value(json_object_get(s, "tasks_cpu_us")), iv);
+    rn->tasks_mem = json_integer_value(json_object_get(s, "tasks_mem"));
+    int64_t mem_used = json_integer_value(json_object_get(s, "mem_used"));
+    int64_t sib_cpu = 0, sib_mem = 0, cores = rn->cores;
+    for (int32_t n = 0; n < m->nnodes; n++) {
+        const struct rnode *o = &m->nodes[n];
+        if (n == node || !o->up || !rn->host[0] || strcmp(o->host, rn->host) != 0)
+            continue;
+        sib_cpu += o->tasks_cpu_milli;
+        sib_mem += o->tasks_mem;
+        cores += o->cores;
+    }
+    if (cores == rn->cores)
+        return; /* alone on its host: what the agent measured is the node's own */
+    /* Several agents on one host (hrm up): each host counter holds the others' tasks too.
+     * What none of them runs is shared among them by their declared cores. */
+    int64_t fcpu = busy - rn->tasks_cpu_milli - sib_cpu;
+    int64_t fmem = mem_used - rn->tasks_mem - sib_mem;
+    u->cpu = fcpu > 0 ? fcpu * rn->cores / cores : 0;
+    u->mem = fmem > 0 ? fmem * rn->cores / cores : 0;
+}
+
 void usage_task_msg(const struct rjob *j, const struct rtask *t, int32_t node,
                     const struct hrm_usage *u, struct hrm_msg *out)
 {
@@ -216,6 +245,7 @@ void usage_on_message(struct master *m, int32_t node, const json_t *msg)
         struct hrm_msg hm;
         usage_task_msg(j, t, node, &u, &hm);
         to_central(m, &hm);
+        fgm_sample(m, j, idx, &u, json_integer_value(json_object_get(e, "cpu_wait_us")));
     }
     const json_t *n = json_object_get(msg, "node");
     if (!n)
@@ -227,6 +257,7 @@ void usage_on_message(struct master *m, int32_t node, const json_t *msg)
         complain(m, node, "node sample", json_is_object(n) ? why : "not an object");
         return;
     }
+    usage_host_foreign(m, node, n, &u);
     rn->foreign_cpu = u.cpu;
     rn->foreign_mem = u.mem;
     rn->disk_busy_permille = disk;

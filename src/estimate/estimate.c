@@ -561,6 +561,39 @@ static int cmp_entry(const void *a, const void *b)
     return (x->key.input_class > y->key.input_class) - (x->key.input_class < y->key.input_class);
 }
 
+void hrm_est_format_line(const struct hrm_est_key *key, const struct hrm_est_profile *p,
+                         char *buf, size_t len)
+{
+    size_t at = 0;
+    at += (size_t)snprintf(buf, len, "%08" PRIx32 " %" PRId32 " %" PRId32 " %" PRId32,
+                           key->logic, key->input_class, p->nobs, p->nstages);
+    for (int32_t s = 0; s < p->nstages && at < len; s++)
+        at += (size_t)snprintf(buf + at, len - at, " %" PRId64 " %" PRId64 " %" PRId64,
+                               p->stage[s].duration_us, p->stage[s].cpu, p->stage[s].mem);
+}
+
+static int parse_line(char *line, struct hrm_est_key *k, struct hrm_est_profile *p,
+                      const char **why);
+
+int hrm_est_parse_line(const char *text, struct hrm_est_key *key, struct hrm_est_profile *p,
+                       struct hrm_error *err)
+{
+    char line[HRM_EST_LINE_MAX];
+    const char *why = "";
+    if (snprintf(line, sizeof(line), "%s", text) >= (int)sizeof(line))
+        return hrm_errorf(err, -HRM_ESPEC, "estimate line too long");
+    if (parse_line(line, key, p, &why) != 0)
+        return hrm_errorf(err, -HRM_ESPEC, "estimate '%.60s': %s", text, why);
+    return 0;
+}
+
+void hrm_est_put(struct hrm_est *e, const struct hrm_est_key *key, const struct hrm_est_profile *p)
+{
+    int32_t id = find_entry(e, key);
+    struct entry *en = id >= 0 ? &e->entries[id] : add_entry(e, key);
+    en->p = *p;
+}
+
 int hrm_est_save(const struct hrm_est *e, const char *path, struct hrm_error *err)
 {
     char tmp[4096];
@@ -576,16 +609,13 @@ int hrm_est_save(const struct hrm_est *e, const char *path, struct hrm_error *er
     qsort(order, e->nentries, sizeof(*order), cmp_entry);
     fprintf(f, "%s %d\n# logic input_class nobs nstages {duration_us cpu_millis mem_bytes}...\n",
             FILE_MAGIC, FILE_VERSION);
+    char line[HRM_EST_LINE_MAX];
     for (size_t i = 0; i < e->nentries; i++) {
         const struct entry *en = order[i];
         if (en->p.nobs == 0)
             continue;
-        fprintf(f, "%08" PRIx32 " %" PRId32 " %" PRId32 " %" PRId32, en->key.logic,
-                en->key.input_class, en->p.nobs, en->p.nstages);
-        for (int32_t s = 0; s < en->p.nstages; s++)
-            fprintf(f, " %" PRId64 " %" PRId64 " %" PRId64, en->p.stage[s].duration_us,
-                    en->p.stage[s].cpu, en->p.stage[s].mem);
-        fputc('\n', f);
+        hrm_est_format_line(&en->key, &en->p, line, sizeof(line));
+        fprintf(f, "%s\n", line);
     }
     hrm_free(order);
     int bad = ferror(f);
@@ -720,11 +750,8 @@ int hrm_est_load(struct hrm_est *e, const char *path, struct hrm_error *err)
         rc = hrm_errorf(err, -HRM_ESPEC, "%s: empty file", path);
     fclose(f);
     /* All or nothing: e changes only once the whole file has parsed. */
-    for (size_t i = 0; !rc && i < ngot; i++) {
-        int32_t id = find_entry(e, &got[i].key);
-        struct entry *en = id >= 0 ? &e->entries[id] : add_entry(e, &got[i].key);
-        en->p = got[i].p;
-    }
+    for (size_t i = 0; !rc && i < ngot; i++)
+        hrm_est_put(e, &got[i].key, &got[i].p);
     hrm_free(got);
     return rc;
 }

@@ -5,6 +5,7 @@
 
 #include "hrm/alloc.h"
 #include "hrm/estimate.h"
+#include "hrm/fgm.h"
 #include "policy/fgm_private.h"
 #include "policy/policy_private.h"
 
@@ -52,6 +53,7 @@ struct fgm_priv {
     struct fgm_thresholds th;
     char history[1024];
     struct hrm_est *est;
+    bool est_borrowed; /* taken or lent (hrm/fgm.h): read it, never feed or free it */
     /* per task */
     struct hrm_est_key *keys;
     uint8_t *by_request; /* a predicted run failed: retried by its request */
@@ -208,7 +210,8 @@ static void fgm_fini(struct hrm_policy *policy)
      * the run loses it (the next run then starts from the older file). */
     if (p->history[0])
         hrm_est_save(p->est, p->history, NULL);
-    hrm_est_free(p->est);
+    if (!p->est_borrowed)
+        hrm_est_free(p->est);
     for (int32_t n = 0; n < p->nnodes; n++)
         fgm_timeline_fini(&p->nodes[n].tl);
     hrm_free(p->nodes);
@@ -385,11 +388,12 @@ static void raise_memory(struct run *r, int64_t now, double mem)
 
 static void on_task_usage(struct fgm_priv *p, const struct hrm_state *s, const struct hrm_event *ev)
 {
-    hrm_est_sample(p->est, ev->task, ev->attempt,
-                   &(struct hrm_est_sample){.interval_us = ev->usage.interval_us,
-                                            .cpu = ev->usage.cpu,
-                                            .mem = ev->usage.mem,
-                                            .compressed = ev->usage.compressed});
+    if (!p->est_borrowed)
+        hrm_est_sample(p->est, ev->task, ev->attempt,
+                       &(struct hrm_est_sample){.interval_us = ev->usage.interval_us,
+                                                .cpu = ev->usage.cpu,
+                                                .mem = ev->usage.mem,
+                                                .compressed = ev->usage.compressed});
     struct run *r = run_get(p, s, ev->task);
     if (!r)
         return;
@@ -443,8 +447,9 @@ static void fgm_on_event(struct hrm_policy *policy, const struct hrm_state *s,
          * about how long the program takes. */
         const struct hrm_task_state *ts = &s->tasks[ev->task];
         double speed = ev->node >= 0 ? s->cluster->nodes[ev->node].cpu_speed : 1.0;
-        hrm_est_task_end(p->est, ev->task, ts->attempt, ev->outcome == HRM_OUTCOME_DONE,
-                         &p->keys[ev->task], speed);
+        if (!p->est_borrowed)
+            hrm_est_task_end(p->est, ev->task, ts->attempt, ev->outcome == HRM_OUTCOME_DONE,
+                             &p->keys[ev->task], speed);
         run_drop(p, ev->task);
         break;
     }
@@ -795,6 +800,60 @@ static int fgm_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
         policy_heap_push(&p->heap, hrm_state_user_share(s, it.id), it.id, it.id);
     }
     return 0;
+}
+
+/* ---- what the daemons ask (hrm/fgm.h) ---- */
+
+static struct fgm_priv *fgm_of(const struct hrm_policy *policy)
+{
+    return policy && policy->ops == &hrm_policy_fgm ? policy->priv : NULL;
+}
+
+struct hrm_est *hrm_fgm_take_estimator(struct hrm_policy *policy)
+{
+    struct fgm_priv *p = fgm_of(policy);
+    if (!p)
+        return NULL;
+    p->est_borrowed = true;
+    return p->est;
+}
+
+void hrm_fgm_lend_estimator(struct hrm_policy *policy, struct hrm_est *est)
+{
+    struct fgm_priv *p = fgm_of(policy);
+    if (!p || !est)
+        return;
+    if (!p->est_borrowed)
+        hrm_est_free(p->est);
+    p->est = est;
+    p->est_borrowed = true;
+}
+
+bool hrm_fgm_by_request(const struct hrm_policy *policy, int32_t task)
+{
+    const struct fgm_priv *p = fgm_of(policy);
+    return p && p->by_request && task >= 0 && task < p->ntasks && p->by_request[task];
+}
+
+void hrm_fgm_set_by_request(struct hrm_policy *policy, const struct hrm_state *s, int32_t task)
+{
+    struct fgm_priv *p = fgm_of(policy);
+    if (!p)
+        return;
+    ensure(p, s);
+    if (task >= 0 && task < p->ntasks)
+        p->by_request[task] = 1;
+}
+
+bool hrm_fgm_node_mode(const struct hrm_policy *policy, int32_t node, const char **mode,
+                       double *conformity)
+{
+    const struct fgm_priv *p = fgm_of(policy);
+    if (!p || node < 0 || node >= p->nnodes)
+        return false;
+    *mode = fgm_mode_name(p->nodes[node].mode);
+    *conformity = p->nodes[node].conformity;
+    return true;
 }
 
 const struct hrm_policy_ops hrm_policy_fgm = {

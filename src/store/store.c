@@ -32,6 +32,10 @@ static const char *const migrations[] = {
     "ALTER TABLE tasks ADD COLUMN crash_streak INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE tasks ADD COLUMN backoff_us INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE tasks ADD COLUMN restart_at_us INTEGER NOT NULL DEFAULT 0;",
+    /* 5 -> 6: what FGM's similar-task estimator learned, one profile per key, as the line
+     * of its estimates file (hrm_est_format_line), so a restarted master keeps it */
+    "CREATE TABLE estimates(logic INTEGER NOT NULL, input_class INTEGER NOT NULL,"
+    " profile TEXT NOT NULL, PRIMARY KEY(logic, input_class)) WITHOUT ROWID;",
 };
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -60,7 +64,10 @@ static const char *const migrations[] = {
                 " error, restarts, crash_streak, backoff_us, restart_at_us"                    \
                 " FROM tasks ORDER BY job, idx")                                               \
     X(KEY_BIND, "INSERT INTO agent_keys(key, node) VALUES(?1, ?2)")                            \
-    X(KEY_ALL, "SELECT key, node FROM agent_keys")
+    X(KEY_ALL, "SELECT key, node FROM agent_keys")                                             \
+    X(EST_PUT, "INSERT OR REPLACE INTO estimates(logic, input_class, profile)"                 \
+               " VALUES(?1, ?2, ?3)")                                                          \
+    X(EST_ALL, "SELECT profile FROM estimates ORDER BY logic, input_class")
 
 enum stmt_id {
 #define STMT_ENUM(name, sql) STMT_##name,
@@ -485,4 +492,31 @@ int hrm_store_load_agent_keys(struct hrm_store *s, hrm_store_key_f on_key, void 
     if (rc < 0)
         return rc;
     return r == SQLITE_DONE ? 0 : fail(s, r, err, "loading agent keys");
+}
+
+int hrm_store_put_estimate(struct hrm_store *s, uint32_t logic, int32_t input_class,
+                           const char *profile, struct hrm_error *err)
+{
+    int rc = ensure_txn(s, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_stmt *st = s->stmt[STMT_EST_PUT];
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)logic);
+    sqlite3_bind_int64(st, 2, input_class);
+    sqlite3_bind_text(st, 3, profile, -1, SQLITE_STATIC);
+    return step_done(s, STMT_EST_PUT, err);
+}
+
+int hrm_store_load_estimates(struct hrm_store *s, hrm_store_estimate_f on_profile, void *arg,
+                             struct hrm_error *err)
+{
+    int rc = 0, r;
+    sqlite3_stmt *st = s->stmt[STMT_EST_ALL];
+    while ((r = sqlite3_step(st)) == SQLITE_ROW)
+        if ((rc = on_profile(arg, col_text(st, 0))) < 0)
+            break;
+    sqlite3_reset(st);
+    if (rc < 0)
+        return rc;
+    return r == SQLITE_DONE ? 0 : fail(s, r, err, "loading estimates");
 }

@@ -36,7 +36,7 @@ until_ok 60 test -e "$TMP/go-0" -a -e "$TMP/go-1" || fail "w did not start"
 # A running job: no exit yet ("-", JSON null), in hrm job, hrm jobs and their JSON.
 "$HRM" job "$w" >"$TMP/wj"
 grep -q "^state running  exit -  tasks 2:" "$TMP/wj" || { cat "$TMP/wj" >&2; fail "running job shows an exit"; }
-grep -Eq "^ +0  running +1 n1 +- +- +- *$" "$TMP/wj" || { cat "$TMP/wj" >&2; fail "running task shows an exit"; }
+grep -Eq "^ +0  running +1 n1 +- +- +- +[0-9.]+\/[0-9]+M +- +[0-9.]+\/[0-9]+M *$" "$TMP/wj" || { cat "$TMP/wj" >&2; fail "running task shows an exit"; }
 "$HRM" job "$w" --json | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["exit"] is not None)' \
   || fail "running job: JSON exit is not null"
 "$HRM" jobs | awk -v id="$w" '$1 == id && $5 == "running" && $9 == "-" { f = 1 } END { exit !f }' \
