@@ -5,6 +5,11 @@ set -euo pipefail
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# CMD | matches GREP-ARGS...: true when CMD's output has a line grep matches.  It reads all of
+# it: "CMD | grep -q" stops reading at the first match, and under pipefail a CMD that is still
+# writing then dies of SIGPIPE and fails the pipeline, at random (hrm job --json of a job with
+# many tasks writes more than one buffer).
+matches() { grep "$@" >/dev/null; }
 # need CMD...: fails the test when a tool it relies on is missing, so that a check
 # written as "! tool ..." cannot pass because the tool was not found.
 need() { local c; for c in "$@"; do command -v "$c" >/dev/null || fail "needs '$c' (scripts/install-deps installs it)"; done; }

@@ -19,7 +19,7 @@ expect_exit 0 "$HRM" sim "$TMP/spec.json" -q --policy drf
 near 40 || fail "drf makespan $(makespan), expected 40 s"
 expect_exit 0 "$HRM" sim "$TMP/spec.json" -q --policy fgm --history "$hist"
 near 30 || fail "first fgm run: makespan $(makespan), expected 30 s"
-head -1 "$hist" | grep -qx "hrm-estimates 1" || fail "history not saved"
+head -1 "$hist" | matches -x "hrm-estimates 1" || fail "history not saved"
 expect_exit 0 "$HRM" sim "$TMP/spec.json" -q --policy fgm --history "$hist"
 near 20 || fail "second fgm run: makespan $(makespan), expected 20 s"
 # --param fgm.history is the same thing.

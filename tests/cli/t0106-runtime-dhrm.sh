@@ -12,7 +12,7 @@ mkdir -p "$TMP/runs"
 # until GATE: a task's shell code that waits until the test creates $TMP/GATE.  Tasks that must
 # still run at some point wait on a gate, not on a time a loaded machine may overrun.
 until_gate() { echo "while [ ! -e $TMP/$1 ]; do sleep 0.05; done"; }
-node_is_down() { "$HRM" nodes | grep -q "$1 .*down"; }
+node_is_down() { "$HRM" nodes | matches "$1 .*down"; }
 
 # The negotiator moves work: one node is busy with a long task while tasks queue behind it and
 # the others go idle.  (First, while every estimate is still the 1 s default.)  The long task
@@ -30,7 +30,7 @@ ran_once m 12 "the job the negotiator balanced"
 # A job that fails for good skips its tasks that have not started, those waiting in a node's
 # queue included: 6 run (task 0 fails once all 6 have started; the others end after the job
 # has failed), 6 wait and are skipped.
-job_failed() { "$HRM" job "$1" --json | grep -q '"failed": 1'; }
+job_failed() { "$HRM" job "$1" --json | matches '"failed": 1'; }
 f=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/f-\$HRM_TASK_ID
   if [ \$HRM_TASK_ID = 0 ]; then
     until [ \$(ls $TMP/runs | grep -c '^f-') -ge 6 ]; do sleep 0.05; done; exit 4

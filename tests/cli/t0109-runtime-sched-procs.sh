@@ -34,7 +34,7 @@ sent_to() {
 
 # No instance anywhere yet: a job waits, pending; a scheduler process arrives and runs it.
 w=$("$HRM" submit --count 4 -- sh -c "echo x >> $TMP/runs/w-\$HRM_TASK_ID") || fail "submit w"
-"$HRM" job "$w" --json | grep -q '"pending": 4' || fail "the job did not wait for an instance"
+"$HRM" job "$w" --json | matches '"pending": 4' || fail "the job did not wait for an instance"
 start_sched s1 2
 until_ok 60 registered s1 || fail "s1 did not register"
 expect_exit 0 timeout 120 "$HRM" wait "$w"

@@ -53,5 +53,5 @@ until_ok 60 no_daemons || fail "daemons outlived hrm up: $(daemons | tr "\n" " "
 "$HRM" up --nodes 2 --cpus 2 --state "$U" >"$TMP/up2.out" 2>"$TMP/up2.err" &
 PIDS+=("$!")
 until_ok 60 nodes_up 2 || { cat "$TMP/up2.err" >&2; fail "the rerun did not start"; }
-"$HRM" job "$sleeper" --json | grep -q "\"ntasks\": 2" || fail "job $sleeper is gone after the rerun"
+"$HRM" job "$sleeper" --json | matches "\"ntasks\": 2" || fail "job $sleeper is gone after the rerun"
 "$HRM" cancel "$sleeper" >/dev/null || fail "cancel"

@@ -35,7 +35,7 @@ for n in 1 2; do
     grep -q "^[0-9]*:$ctl:/hrm/$id/node1/[0-9]*\.0\.1\$" "$TMP/cg$n" ||
       fail "cluster $n's task is not under hrm/$id/node1 in $ctl: $(grep ":$ctl:" "$TMP/cg$n")"
   done
-  "$HRM" agent --check --state "$TMP/c$n" --name node1 | grep -q "^tasks in  *hrm/$id/node1/" ||
+  "$HRM" agent --check --state "$TMP/c$n" --name node1 | matches "^tasks in  *hrm/$id/node1/" ||
     fail "hrm agent --check does not name cluster $n's cgroups"
 done
 [ "$(sed -n 1p "$TMP/lim1")" -eq 100000 ] || fail "cluster 1's task: cpu quota $(sed -n 1p "$TMP/lim1"), expected 100000 (1 CPU)"

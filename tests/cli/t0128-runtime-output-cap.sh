@@ -13,7 +13,7 @@ cap=1048576
 out() { echo "$S/agents/n1/$1/0.out"; }
 # marker_count FILE: the count of the marker line that starts FILE; the bytes after it
 marker_count() {
-  head -n 1 "$1" | grep -q '^\[hrm: [0-9]* earlier bytes of this output were dropped' ||
+  head -n 1 "$1" | matches '^\[hrm: [0-9]* earlier bytes of this output were dropped' ||
     fail "$1: no marker line at the start of the output"
   dropped=$(head -n 1 "$1" | sed 's/^\[hrm: \([0-9]*\) .*/\1/')
   rest=$(($(stat -c %s "$1") - $(head -n 1 "$1" | wc -c)))

@@ -45,7 +45,7 @@ node_tasks 2 || { "$HRM" nodes >&2; fail "hrm nodes: not 2 tasks while w runs"; 
 touch "$TMP/stop"
 expect_exit 0 timeout 60 "$HRM" wait "$w"
 node_tasks 0 || { "$HRM" nodes >&2; fail "hrm nodes: tasks left after w ended"; }
-"$HRM" job "$w" | grep -q "^state done  exit 0  tasks 2:" || fail "ended job: exit 0 not shown"
+"$HRM" job "$w" | matches "^state done  exit 0  tasks 2:" || fail "ended job: exit 0 not shown"
 
 # A job of 2,500 tasks, 1 running (it takes the node's 4 cpus): the listing says what it leaves out.
 big=$("$HRM" submit --count 2500 --cpus 4 --no-output -- sleep 600) || fail "submit big"

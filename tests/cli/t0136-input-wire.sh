@@ -18,9 +18,9 @@ python3 -c 'print("{\"v\":1,\"type\":\"jobs\",\"req\":7,\"junk\":\"%s\"}" % ("x"
 python3 -c 'print("{\"v\":1,\"type\":\"jobs\",\"req\":8,\"junk\":{\"deep\":[%s]}}" % ",".join(["0"] * 65537))' >"$TMP/arr.json"
 python3 -c 'print("{\"v\":1,\"type\":\"jobs\",\"req\":9,\"junk\":[\"%s\"]}" % ("x" * 1000))' >"$TMP/ok.json"
 expect_exit 0 timeout 60 "$HRM" raw "$TMP/str.json" "$TMP/arr.json" "$TMP/ok.json"
-grep "str.json" "$TMP/out" | grep -q '"code":"bad_field".*longer than 65536 bytes' || fail "long unknown string: $(cat "$TMP/out")"
-grep "arr.json" "$TMP/out" | grep -q '"code":"bad_field".*more than 65536 items' || fail "long unknown array: $(cat "$TMP/out")"
-grep "ok.json" "$TMP/out" | grep -q '"type":"jobs_list"' || fail "a small unknown field was refused: $(cat "$TMP/out")"
+grep "str.json" "$TMP/out" | matches '"code":"bad_field".*longer than 65536 bytes' || fail "long unknown string: $(cat "$TMP/out")"
+grep "arr.json" "$TMP/out" | matches '"code":"bad_field".*more than 65536 items' || fail "long unknown array: $(cat "$TMP/out")"
+grep "ok.json" "$TMP/out" | matches '"type":"jobs_list"' || fail "a small unknown field was refused: $(cat "$TMP/out")"
 
 # An agent's register listing 5,000 running and 5,000 finished tasks is over 1 MiB.
 mkdir "$TMP/agentkeys"; cp "$S/keys/master.pub" "$TMP/agentkeys/"; cp "$S/keys/agent.key" "$TMP/agentkeys/client.key"

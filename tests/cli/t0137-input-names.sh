@@ -9,8 +9,8 @@ until_ok 60 nodes_up 1 || fail "agent did not register"
 printf '{"v":1,"type":"submit","req":5,"job":{"name":"a\\u001b[2Jb","tasks":[{"cmd":"true"}]}}' >"$TMP/name.json"
 printf '{"v":1,"type":"submit","req":6,"job":{"name":"e","tasks":[{"cmd":"true","env":{"HRM_TASK_ID":"9"}}]}}' >"$TMP/env.json"
 expect_exit 0 "$HRM" raw "$TMP/name.json" "$TMP/env.json"
-grep "name.json" "$TMP/out" | grep -q '"code":"bad_spec".*name: must not contain control characters' || fail "name: $(cat "$TMP/out")"
-grep "env.json" "$TMP/out" | grep -q '"code":"bad_spec".*HRM_TASK_ID' || fail "env: $(cat "$TMP/out")"
+grep "name.json" "$TMP/out" | matches '"code":"bad_spec".*name: must not contain control characters' || fail "name: $(cat "$TMP/out")"
+grep "env.json" "$TMP/out" | matches '"code":"bad_spec".*HRM_TASK_ID' || fail "env: $(cat "$TMP/out")"
 
 # A task sees hrm's own values.
 expect_exit 0 "$HRM" submit --wait --name plain -- sh -c 'echo "id=$HRM_JOB_ID task=$HRM_TASK_ID"'

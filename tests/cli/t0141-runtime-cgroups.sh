@@ -33,7 +33,7 @@ read -r _ quota period <<<"$(grep '^quota ' "$TMP/limits.out")"
 # 500 milli-cores: a quota of half the period.
 [ $((quota * 2)) -eq "$period" ] || { cat "$TMP/limits.out" >&2; fail "CPU quota $quota/$period for a 500m request"; }
 grep -qx "mem $((64 << 20))" "$TMP/limits.out" || { cat "$TMP/limits.out" >&2; fail "memory limit is not the 64M request"; }
-"$HRM" job "$lim" --json | grep -q '"oom": false' || fail "a task within its limits reported oom"
+"$HRM" job "$lim" --json | matches '"oom": false' || fail "a task within its limits reported oom"
 
 # A two-core request: the quota is two periods.
 two=$("$HRM" submit --cpus 2 --mem 64M -- sh "$TMP/limits.sh") || fail "submit two"
@@ -51,7 +51,7 @@ import json, sys
 d = json.load(open(sys.argv[1])); j = d.get("job", d); t = j["tasks"][0]
 assert t["oom"] is True and t["signal"] == 9 and j["state"] == "failed", t
 P
-"$HRM" job "$big" | grep -q "out of memory" || fail "hrm job does not say out of memory"
+"$HRM" job "$big" | matches "out of memory" || fail "hrm job does not say out of memory"
 grep -q "out of memory" "$TMP/master.log" || fail "the master's log does not say out of memory"
 # The same command with room enough runs to its end.
 ok=$("$HRM" submit --mem 512M -- python3 -c 'x = b"\1" * (256 << 20); print(len(x))') || fail "submit ok"

@@ -6,7 +6,7 @@ start_agent n1 --cpus 2 --mem 2G
 start_agent n2 --cpus 2 --mem 2G
 until_ok 60 nodes_up 2 || fail "nodes did not register"
 mkdir -p "$TMP/runs"
-node_is() { "$HRM" nodes | grep -q "^$1 .* $2 "; } # NODE STATE
+node_is() { "$HRM" nodes | matches "^$1 .* $2 "; } # NODE STATE
 stopped=
 trap 'if [ -n "$stopped" ]; then kill -CONT "$stopped" 2>/dev/null || true; fi; rt_cleanup; rm -rf "$TMP"' EXIT
 

@@ -2,7 +2,7 @@
 . "$(dirname "$0")/rtlib.sh"
 expect_exit 2 "$HRM" agent --usage-period 0
 grep -q -- "--usage-period" "$TMP/err" || fail "a bad --usage-period is not named"
-"$HRM" agent --help | grep -q -- "--usage-period D" || fail "--help does not document --usage-period"
+"$HRM" agent --help | matches -- "--usage-period D" || fail "--help does not document --usage-period"
 
 keygen
 start_master --policy nparsa --log-level debug

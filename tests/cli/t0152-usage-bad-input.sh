@@ -14,7 +14,7 @@ timeout 120 "$HRM" raw --keys "$TMP/agentkeys" --timeout 3 "$TMP/regA.json" "$TM
 PIDS+=($!)
 until_ok 60 grep -q "node rawA .* registered" "$TMP/master.log" || fail "rawA did not register"
 job=$("$HRM" submit --cpus 1 -- true) || fail "submit"
-on_rawA() { "$HRM" job "$job" --json | grep -q '"node": "rawA"'; }
+on_rawA() { "$HRM" job "$job" --json | matches '"node": "rawA"'; }
 until_ok 60 on_rawA || fail "the task was not placed on rawA"
 
 sample() { # JOB ATTEMPT CPU_DELTA_US RSS: a task sample of task 0 over one second

@@ -6,7 +6,7 @@ until_ok 60 began "$a" 0 || fail "task 0 of the 0.5-GPU job did not start"
 until_ok 60 began "$a" 1 || fail "two 0.5-GPU tasks did not run at once on one GPU"
 [ "$(dev "$a" 0)" = 0 ] && [ "$(dev "$a" 1)" = 0 ] || fail "stacked tasks see '$(dev "$a" 0)' and '$(dev "$a" 1)', not GPU 0 both"
 shares_are 1000 || fail "n1 holds GPU shares '$(node_shares)', expected 1000"
-"$HRM" nodes | grep -q "GPU shares held: 1$" || fail "hrm nodes does not show the shares held"
+"$HRM" nodes | matches "GPU shares held: 1$" || fail "hrm nodes does not show the shares held"
 # The GPU is full: a third half waits (the master rebuilds its scheduler for the new job).
 w=$("$HRM" submit --gpus 0.5 --cpus 1 -- sh -c "$(hold_task w)") || fail "submit w"
 started "$a" 2 || fail "the stacked runs did not survive the rebuild"

@@ -11,7 +11,7 @@ timeout 120 "$HRM" raw --keys "$TMP/agentkeys" --timeout 30 "$TMP/reg.json" "$TM
 PIDS+=($!)
 until_ok 60 grep -q "node rawg .* registered" "$TMP/master.log" || fail "rawg did not register"
 job=$("$HRM" submit --gpus 0.5 --gpu-mem 4G --cpus 1 -- true) || fail "submit"
-on_rawg() { "$HRM" job "$job" --json | grep -q '"node": "rawg"'; }
+on_rawg() { "$HRM" job "$job" --json | matches '"node": "rawg"'; }
 until_ok 60 on_rawg || fail "the task was not placed on rawg"
 printf '{"v":1,"type":"heartbeat"}' >"$TMP/next"
 until_ok 60 grep -q "task_launch" "$TMP/raw.out" || fail "rawg got no launch: $(cat "$TMP/raw.out")"
@@ -31,4 +31,4 @@ assert (g["gpus"], g["gpu_share"], g["gpu_mem"]) == (1, 500, 4 << 30), g
 ' || fail "hrm job --json lacks the GPU request's fields"
 # A whole GPU reads as such (it waits: the half holds rawg's GPU, whose runs never end).
 whole=$("$HRM" submit --gpus 1 -- true) || fail "submit whole"
-"$HRM" job "$whole" | grep -qF "tasks[0]: 1 GPU per task" || fail "hrm job does not show a whole GPU"
+"$HRM" job "$whole" | matches -F "tasks[0]: 1 GPU per task" || fail "hrm job does not show a whole GPU"

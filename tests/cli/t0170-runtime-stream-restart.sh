@@ -23,7 +23,7 @@ s=$("$HRM" submit --kind stream --name svc -- sh -c "echo run >> $TMP/runs/s-\$H
   || fail "submit --kind stream"
 "$HRM" jobs >"$TMP/jobs"
 grep -Eq "^ +$s +svc +[^ ]+ +stream +" "$TMP/jobs" || { cat "$TMP/jobs"; fail "hrm jobs shows no KIND stream"; }
-head -1 "$TMP/jobs" | grep -q KIND || fail "hrm jobs has no KIND column"
+head -1 "$TMP/jobs" | matches KIND || fail "hrm jobs has no KIND column"
 until_ok 60 runs_ge 3 || fail "the stream task ran $(runs) times, not restarted"
 out=$(task0 "$s") || fail "task 0: $(task0 "$s" 2>&1)"
 read -r kind state restarts code backoff <<<"$out"

@@ -27,7 +27,7 @@ for k in mem_bw disk_bw at; do
 done
 # cpu_speed is relative to the fastest node: the fast one is 1, the slow one its ratio.
 has_speed() { [ "$(field fast cpu_speed)" != null ]; }
-done_job() { "$HRM" job "$1" --json | grep -q '"state": "done"'; }
+done_job() { "$HRM" job "$1" --json | matches '"state": "done"'; }
 # The scheduler's cluster is built at the first pass: a job makes one.  It ends before the
 # job below, which then finds both nodes idle.
 warm=$("$HRM" submit --cpus 1 --mem 64M -- true) || fail "submit"
