@@ -21,8 +21,8 @@ static void usage(FILE *out)
         "  gridgen   GRIDGEN-style grid, arcs both ways between neighbours, sources and\n"
         "            sinks at random grid vertices, extra random arcs\n"
         "  goto      GOTO-like grid on a torus with long-range arcs costed by length,\n"
-        "            wide cost and capacity ranges, one source and one sink (hard for\n"
-        "            cost scaling)\n"
+        "            wide cost and capacity ranges, one source and one sink (modelled\n"
+        "            on Goldberg's GOTO family, built to be hard for cost scaling)\n"
         "  p1        P1 scheduling graph with one vertex per GPU (as `hrm bench flow`),\n"
         "            the maximum flow written as fixed supplies\n"
         "  p1-rack   the same with one vertex per machine (rack-aggregated arcs)\n\n"
@@ -119,6 +119,7 @@ int bench_flowgen(int argc, char **argv)
     char size = 'S';
     int c;
     optind = 1;
+    opterr = 0; /* getopt's own message would name "flow-gen", not the command */
     while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
         char flag[32];
         switch (c) {
@@ -136,6 +137,8 @@ int bench_flowgen(int argc, char **argv)
             size = optarg[0];
             break;
         case '?':
+            fprintf(stderr, "hrm bench flow-gen: %s: unknown option, or its value is missing\n",
+                    argv[optind - 1]);
             return CLI_USAGE;
         default: /* lopts[c] is the option of enum fl c */
             snprintf(flag, sizeof flag, "--%s", lopts[c].name);

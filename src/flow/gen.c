@@ -1,5 +1,6 @@
 /* NETGEN-, GRIDGEN- and GOTO-style min-cost flow instances, and the P1 family in supply form. */
 #include <errno.h>
+#include <stdint.h>
 
 #include "hrm/alloc.h"
 #include "hrm/flowgen.h"
@@ -57,8 +58,19 @@ int hrm_flowgen_check(enum hrm_flowgen_family fam, const struct hrm_flowgen_para
 {
     if (fam == HRM_FLOWGEN_P1) {
         const struct hrm_flowgen_p1 *q = &p->p1;
-        if (q->gpus < 1 || q->jobs < 1 || q->tasks_per_job < 1)
-            return hrm_errorf(err, -EINVAL, "--gpus, --jobs and --tasks-per-job must be >= 1");
+        if (q->gpus < 1 || q->gpus > 10000000)
+            return hrm_errorf(err, -EINVAL, "--gpus: %lld is not in [1, 10000000]", q->gpus);
+        if (q->jobs < 1 || q->jobs > 10000000)
+            return hrm_errorf(err, -EINVAL, "--jobs: %lld is not in [1, 10000000]", q->jobs);
+        if (q->tasks_per_job < 1 || q->tasks_per_job > 10000000)
+            return hrm_errorf(err, -EINVAL, "--tasks-per-job: %lld is not in [1, 10000000]",
+                              q->tasks_per_job);
+        if (q->gpus_per_machine < 1 || q->gpus_per_machine > 1024)
+            return hrm_errorf(err, -EINVAL, "--gpus-per-machine: %lld is not in [1, 1024]",
+                              q->gpus_per_machine);
+        if (q->machines_per_rack < 1 || q->machines_per_rack > 100000)
+            return hrm_errorf(err, -EINVAL, "--machines-per-rack: %lld is not in [1, 100000]",
+                              q->machines_per_rack);
         if (q->jobs * q->tasks_per_job > 50000000)
             return hrm_errorf(err, -EINVAL, "--jobs x --tasks-per-job: at most 50,000,000 tasks");
         return 0;
@@ -72,18 +84,20 @@ int hrm_flowgen_check(enum hrm_flowgen_family fam, const struct hrm_flowgen_para
     long long n;
     if (fam == HRM_FLOWGEN_NETGEN) {
         n = p->nodes;
-        if (n < 2 || n > 10000000)
-            return hrm_errorf(err, -EINVAL, "--nodes: %lld is not in [2, 10000000]", n);
+        if (n < 2 || n > HRM_FLOW_DIMACS_MAX_VERTICES)
+            return hrm_errorf(err, -EINVAL, "--nodes: %lld is not in [2, %d]", n,
+                              HRM_FLOW_DIMACS_MAX_VERTICES);
         if (p->arcs < n || p->arcs > 200000000)
             return hrm_errorf(err, -EINVAL,
                               "--arcs: %lld is below --nodes (%lld, the skeleton) or above "
                               "200000000",
                               p->arcs, n);
     } else {
-        if (p->rows < 2 || p->rows > 10000)
-            return hrm_errorf(err, -EINVAL, "--rows: %lld is not in [2, 10000]", p->rows);
-        if (p->cols < 2 || p->cols > 10000)
-            return hrm_errorf(err, -EINVAL, "--cols: %lld is not in [2, 10000]", p->cols);
+        /* 4096 x 4096 is the DIMACS reader's most vertices */
+        if (p->rows < 2 || p->rows > 4096)
+            return hrm_errorf(err, -EINVAL, "--rows: %lld is not in [2, 4096]", p->rows);
+        if (p->cols < 2 || p->cols > 4096)
+            return hrm_errorf(err, -EINVAL, "--cols: %lld is not in [2, 4096]", p->cols);
         n = p->rows * p->cols;
         long long grid = fam == HRM_FLOWGEN_GOTO ? 2 * n
                                                  : 2 * (p->rows * (p->cols - 1) +
@@ -101,6 +115,12 @@ int hrm_flowgen_check(enum hrm_flowgen_family fam, const struct hrm_flowgen_para
         return hrm_errorf(err, -EINVAL,
                           "--supply: %lld is below --sources or --sinks, or above %lld",
                           p->supply, (long long)HRM_FLOW_CAP_MAX);
+    /* the DIMACS reader's bound on the total cost: sum over arcs of cost x min(capacity, supply) */
+    if ((long double)p->arcs * (long double)p->cost_max * (long double)p->supply >
+        (long double)INT64_MAX / 2)
+        return hrm_errorf(err, -EINVAL,
+                          "--supply x --cost-max x --arcs: the total cost could overflow 64-bit "
+                          "integers; lower one of them");
     return 0;
 }
 

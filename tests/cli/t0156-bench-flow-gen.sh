@@ -55,4 +55,7 @@ bad "--cost-min/--cost-max" gridgen --cost-min 9 --cost-max 3
 bad "--rows does not apply to netgen" netgen --rows 4
 bad "--gpus does not apply to goto" goto --gpus 4
 bad "--cap-min" goto --cap-min 0
+bad "--nosuch: unknown option" netgen --nosuch 1
+bad "--supply x --cost-max x --arcs: the total cost could overflow" netgen --supply 1000000000 --cost-max 2000000000
+bad "--gpus: 20000000 is not in" p1-rack --gpus 20000000
 echo ok
