@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -38,15 +39,16 @@ static int run_all(const Graph &g, const Graph::ArcMap<long long> &cap,
     }
     for (Graph::NodeIt v(g); v != INVALID; ++v)
         s[v] = (T)sup[v];
-    double best = -1;
+    double best = -1, best_cpu = -1;
     long long ref = 0;
     const char *best_name = "";
     for (int which = 0; which < 2; which++) {
-        double t_min = -1;
+        double t_min = -1, cpu_min = -1;
         long long total = 0;
         bool ok = true;
         for (int r = 0; r < reps; r++) {
             auto t0 = std::chrono::steady_clock::now();
+            std::clock_t c0 = std::clock();
             if (which == 0) {
                 NetworkSimplex<Graph, T, T> ns(g);
                 ns.upperMap(c).costMap(w).supplyMap(s);
@@ -59,8 +61,12 @@ static int run_all(const Graph &g, const Graph::ArcMap<long long> &cap,
                 total = cs.template totalCost<long long>();
             }
             double ms = ms_since(t0);
+            // CPU time (one thread): leaves out the time other processes hold the core
+            double cpu = 1e3 * (double)(std::clock() - c0) / CLOCKS_PER_SEC;
             if (t_min < 0 || ms < t_min)
                 t_min = ms;
+            if (cpu_min < 0 || cpu < cpu_min)
+                cpu_min = cpu;
         }
         static const char *names[] = {"network_simplex", "cost_scaling"};
         if (!ok) {
@@ -68,6 +74,9 @@ static int run_all(const Graph &g, const Graph::ArcMap<long long> &cap,
             continue;
         }
         std::printf("BENCH lemon.%s_ms %.3f ms\n", names[which], t_min);
+        std::printf("BENCH lemon.%s_cpu_ms %.3f ms\n", names[which], cpu_min);
+        if (best_cpu < 0 || cpu_min < best_cpu)
+            best_cpu = cpu_min;
         if (best < 0 || t_min < best) {
             best = t_min;
             best_name = names[which];
@@ -79,6 +88,7 @@ static int run_all(const Graph &g, const Graph::ArcMap<long long> &cap,
     }
     std::printf("BENCH lemon.cost %lld units\n", ref);
     std::printf("BENCH lemon.best_ms %.3f ms\n", best);
+    std::printf("BENCH lemon.best_cpu_ms %.3f ms\n", best_cpu);
     std::printf("# lemon best: %s\n", best_name);
     return best < 0 ? 1 : 0;
 }

@@ -41,6 +41,7 @@ void cli_trace_report_row(void *arg, const char *msg);
 int cli_trace_load(struct hrm_trace *t, const char *cmd, const char *nodes, const char *pods,
                    bool strict);
 int bench_flow(int argc, char **argv); /* bench_flow.c: hrm bench flow */
+int bench_flowgen(int argc, char **argv); /* bench_flowgen.c: hrm bench flow-gen */
 int bench_dhrm(int argc, char **argv); /* bench_dhrm.c: hrm bench dhrm */
 int bench_throughput(int argc, char **argv); /* bench_throughput.c: hrm bench throughput */
 void bench_remove_tree(const char *dir);      /* bench_throughput.c: rm -rf DIR */

@@ -23,6 +23,8 @@ static const struct bench benches[] = {
     {"sim", "simulator: 10,000 nodes x 4 cores, 1,000,000 tasks of ~100 ms under FIFO", bench_sim},
     {"flow", "min-cost flow solver: P1 scheduling graph or DIMACS file, full and warm solves",
      bench_flow},
+    {"flow-gen", "min-cost flow instances (NETGEN, GRIDGEN, GOTO, P1) as DIMACS files",
+     bench_flowgen},
     {"dhrm", "distributed schedulers: decision cost per task, simulated tasks/s (P4 exp. 1)",
      bench_dhrm},
     {"throughput", "runtime: local cluster tasks/s, start latency, CPU and memory per task",

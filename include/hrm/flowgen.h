@@ -1,0 +1,94 @@
+/* Min-cost flow instance generators for the solver's benchmarks and tests. */
+#ifndef HRM_FLOWGEN_H
+#define HRM_FLOWGEN_H
+
+#include <stdint.h>
+
+#include "hrm/error.h"
+#include "hrm/flow.h"
+
+/*
+ * The standard families of min-cost flow benchmarks, written for hrm (no code
+ * taken from the original generators), deterministic by seed: the same
+ * parameters give the same graph, arc for arc, on every machine.
+ *
+ *  NETGEN   random network after Klingman, Napier and Stutz (1974): `nodes`
+ *           vertices of which the first `sources` are pure sources and the last
+ *           `sinks` pure sinks, `arcs` arcs; the total `supply` is split at
+ *           random among sources and among sinks; costs in [cost_min, cost_max],
+ *           capacities in [cap_min, cap_max].  A skeleton (a cycle through every
+ *           vertex in a random order, capacity = total supply, cost cost_max)
+ *           keeps every instance feasible; the other arcs join random vertices.
+ *  GRIDGEN  a rows x cols grid with arcs both ways between neighbours, random
+ *           costs and capacities; `sources` and `sinks` grid vertices chosen at
+ *           random; `arcs` - grid arcs extra random arcs.  Skeleton: every
+ *           row's horizontal arcs and column 0's vertical arcs get capacity =
+ *           total supply and cost cost_max.
+ *  GOTO     Goldberg's grid-on-torus family (hard for scaling algorithms): a
+ *           rows x cols directed torus (right and down, wrapping), plus
+ *           `arcs` - torus arcs long-range arcs whose cost grows with the
+ *           distance they jump; capacities and costs span wide ranges; one
+ *           source and one sink half the torus apart.  Skeleton as GRIDGEN's.
+ *  P1       P1's scheduling network (jobs -> tasks -> machines / racks /
+ *           cluster by data locality -> GPUs -> sink), with one vertex per GPU
+ *           or one per machine (rack-aggregated), as `hrm bench flow` builds
+ *           it; written with the maximum S -> T flow as fixed supplies.
+ */
+enum hrm_flowgen_family {
+    HRM_FLOWGEN_NETGEN,
+    HRM_FLOWGEN_GRIDGEN,
+    HRM_FLOWGEN_GOTO,
+    HRM_FLOWGEN_P1,
+};
+
+struct hrm_flowgen_p1 {
+    long long gpus, jobs, tasks_per_job, gpus_per_machine, machines_per_rack;
+    long long blocks, replicas, mem_classes, big_pct, need_big_pct;
+    int per_gpu; /* one vertex per GPU (else a machine vertex with capacity = free GPUs) */
+    uint64_t seed;
+};
+
+struct hrm_flowgen_params {
+    long long nodes, arcs, sources, sinks, supply; /* NETGEN; arcs, supply for all three */
+    long long rows, cols;                          /* GRIDGEN, GOTO */
+    long long cost_min, cost_max, cap_min, cap_max;
+    struct hrm_flowgen_p1 p1; /* P1 (p1.seed is set from seed) */
+    uint64_t seed;
+};
+
+/* The defaults of a family at size 'S' (small) or 'M' (medium). */
+void hrm_flowgen_defaults(enum hrm_flowgen_family fam, char size, struct hrm_flowgen_params *p);
+
+/* Checks p for fam: 0, or -EINVAL with the offending parameter named in err
+ * (by its command-line flag, e.g. "--sources"). */
+int hrm_flowgen_check(enum hrm_flowgen_family fam, const struct hrm_flowgen_params *p,
+                      struct hrm_error *err);
+
+/* Builds the instance: *out is a new graph with balanced supplies that
+ * hrm_flow_solve can route.  0, or -EINVAL (see hrm_flowgen_check). */
+int hrm_flowgen_build(enum hrm_flowgen_family fam, const struct hrm_flowgen_params *p,
+                      struct hrm_flow **out, struct hrm_error *err);
+
+/* ---- P1 scheduling graph (also hrm bench flow's) ---- */
+
+/* The generated P1 graph and what incremental steps need to find in it. */
+struct hrm_flowgen_sched {
+    struct hrm_flow *g;
+    int32_t S, T;
+    int32_t ntasks, njobs;
+    int32_t *task_arc;   /* job -> task, per task */
+    int32_t *task_job;   /* job index, per task */
+    int32_t *job_arc;    /* S -> job, per job */
+    int32_t *place_arcs; /* task -> machine / aggregator arcs, all tasks */
+    int32_t nplace;
+};
+
+/* hrm bench flow's defaults: 2000 GPUs (4 per machine, 20 machines per rack),
+ * 100 jobs x 100 tasks, 2 blocks x 3 replicas, 2 memory classes (25 % big,
+ * 20 % of tasks need big), per-GPU vertices, seed 1. */
+void hrm_flowgen_p1_defaults(struct hrm_flowgen_p1 *p);
+/* Builds P1's network (min-cost max-flow S -> T; supplies 0) into s. */
+void hrm_flowgen_p1_build(const struct hrm_flowgen_p1 *p, struct hrm_flowgen_sched *s);
+void hrm_flowgen_sched_fini(struct hrm_flowgen_sched *s);
+
+#endif
