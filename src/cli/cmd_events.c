@@ -114,6 +114,8 @@ static int run(const struct client_opts *o, const struct events_flags *f)
             break;
         if (more) {
             delay = FOLLOW_MIN_MS;
+            if (f->follow && signalled_within(0)) /* a long backlog still stops at once */
+                break;
             continue;
         }
         if (!f->follow)
