@@ -688,6 +688,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
     if (m->cfg.compact_tasks <= 0)
         m->cfg.compact_tasks = 65536;
     events_defaults(&m->cfg);
+    m->events_since_prune = 1; /* a retention pass at the first tick: a new bound applies at once */
     snprintf(m->state_dir, sizeof(m->state_dir), "%s", cfg->state_dir);
     if (cfg->keys_dir)
         snprintf(m->keys_dir, sizeof(m->keys_dir), "%s", cfg->keys_dir);

@@ -15,20 +15,17 @@
 #define EVENTS_PRUNE_EVERY 4096   /* appends between two retention passes... */
 #define EVENTS_PRUNE_PERIOD_US (60LL * 1000000) /* ...or this long, whichever comes first */
 
-void events_add(struct master *m, const char *kind, int64_t job, int32_t task, int32_t node,
-                json_t *detail)
+static void events_put(struct master *m, const char *kind, int64_t job, int32_t task,
+                       int32_t node, const char *detail)
 {
-    char *text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
-    json_decref(detail);
     struct hrm_store_event e = {.time_us = master_now_us(),
                                 .kind = kind,
                                 .job = job,
                                 .task = task,
                                 .node = node >= 0 && node < m->nnodes ? m->nodes[node].name : "",
-                                .detail = text ? text : "{}"};
+                                .detail = detail};
     struct hrm_error err;
     int rc = hrm_store_append_event(m->store, &e, &err);
-    free(text);
     if (rc < 0) {
         master_store_failed(m, rc, &err);
         return;
@@ -36,12 +33,25 @@ void events_add(struct master *m, const char *kind, int64_t job, int32_t task, i
     m->events_since_prune++;
 }
 
+void events_add(struct master *m, const char *kind, int64_t job, int32_t task, int32_t node,
+                json_t *detail)
+{
+    char *text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
+    json_decref(detail);
+    events_put(m, kind, job, task, node, text ? text : "{}");
+    free(text);
+}
+
 void events_task(struct master *m, const char *kind, const struct rjob *j, int32_t idx,
                  json_t *detail)
 {
     const struct rtask *t = &j->tasks[idx];
-    if (!detail)
-        detail = json_object();
+    if (!detail) { /* the common case (a launch), without building a JSON object */
+        char text[32];
+        snprintf(text, sizeof(text), "{\"attempt\":%d}", t->attempt);
+        events_put(m, kind, j->id, idx, t->node, text);
+        return;
+    }
     json_object_set_new(detail, "attempt", json_integer(t->attempt));
     events_add(m, kind, j->id, idx, t->node, detail);
 }

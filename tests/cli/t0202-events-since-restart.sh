@@ -38,4 +38,14 @@ import json, sys
 seqs = [json.loads(l)["seq"] for l in open(sys.argv[1])]
 assert seqs and seqs[0] > int(sys.argv[2]) and seqs == sorted(set(seqs)), seqs
 P
+
+# Retention: a master started with --events-keep 3 keeps only the 3 latest of the earlier events.
+"$HRM" events --json | seqs >"$TMP/all3"
+read -ra before <"$TMP/all3"
+kill -TERM "$MASTER"; wait "$MASTER" || true
+start_master --events-keep 3
+first_after() { [ "$("$HRM" events --json --limit 1 | seqs)" -gt "$1" ]; }
+until_ok 60 first_after "${before[-4]}" || fail "--events-keep 3 kept more"
+"$HRM" events --json --since "${before[-4]}" --limit 3 | seqs >"$TMP/kept"
+[ "$(cat "$TMP/kept")" = "${before[*]: -3}" ] || fail "--events-keep 3 kept $(cat "$TMP/kept")"
 echo ok
