@@ -1,4 +1,4 @@
-# hrm events: a job's life in order (submitted, started, task started/ended, finished with its state and exit), a retry after a failure with its reason, a cancel; the table; bad flags refused by name.
+# hrm events: a job's life in order (submitted, started, task started/ended, finished with its state and exit), a retry after a failure with its reason, a cancel, a stream task's restart; the table; bad flags refused by name.
 . "$(dirname "$0")/rtlib.sh"
 keygen
 start_master --max-attempts 2
@@ -57,6 +57,14 @@ job_finished:failed,3 -
 W
 diff "$TMP/bad.want" "$TMP/bad" >&2 || fail "events of a job that failed after a retry"
 kinds "$long" | matches -x "job_cancelled -" || fail "no job_cancelled event"
+# A stream task that exits is restarted: task_restarted, with its count.
+svc=$("$HRM" submit --kind stream -- sh -c 'exit 0') || fail "submit stream"
+restarted() { "$HRM" events --json | matches "\"job\":$svc,\"kind\":\"task_restarted\""; }
+until_ok 60 restarted || fail "no task_restarted event"
+"$HRM" events --json >"$TMP/svc.jsonl"
+grep "\"job\":$svc,\"kind\":\"task_restarted\"" "$TMP/svc.jsonl" >"$TMP/svc.restarts"
+head -1 "$TMP/svc.restarts" | matches '"restarts":1' || fail "the first restart's count"
+expect_exit 0 "$HRM" cancel "$svc"
 grep '"kind":"node_up"' "$TMP/events.jsonl" | matches '"reason":"registration"' ||
   fail "no node_up event for the registration"
 
