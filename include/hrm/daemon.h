@@ -31,6 +31,9 @@ struct hrm_master_config {
                                      job, before any reply leaves */
     int32_t max_waits;              /* waits a client may have pending at once (default
                                        10000): past it, a wait gets the "limit" error */
+    int64_t events_keep;            /* the event log keeps the latest this many (default
+                                       1,000,000) ... */
+    int64_t events_max_age_us;      /* ... and none older than this (default 7 days) */
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the

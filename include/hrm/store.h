@@ -118,4 +118,30 @@ typedef int (*hrm_store_estimate_f)(void *arg, const char *profile);
 int hrm_store_load_estimates(struct hrm_store *s, hrm_store_estimate_f on_profile, void *arg,
                              struct hrm_error *err);
 
+/* The cluster's event log (docs/runtime.md, "Event log").  seq grows by one per event and is never
+ * given twice, even across restarts and retention.  job/task are 0/-1 when they do not apply. */
+struct hrm_store_event {
+    int64_t seq; /* set by the store */
+    int64_t time_us; /* wall clock */
+    const char *kind; /* "job_submitted", "task_ended", "node_down", ... */
+    int64_t job;
+    int32_t task;
+    const char *node;   /* "" or NULL: none */
+    const char *detail; /* short text or JSON; "" or NULL: none */
+};
+/* Appends e (in the open transaction). */
+int hrm_store_append_event(struct hrm_store *s, const struct hrm_store_event *e,
+                           struct hrm_error *err);
+/* Calls on_event for the events with seq > since, oldest first, at most limit of them; returns
+ * how many or a negative code.  Pointers in e are valid for the callback only. */
+typedef int (*hrm_store_event_f)(void *arg, const struct hrm_store_event *e);
+int hrm_store_read_events(struct hrm_store *s, int64_t since, int32_t limit,
+                          hrm_store_event_f on_event, void *arg, struct hrm_error *err);
+/* The latest sequence number given (0: none yet), whether or not that event is still kept. */
+int64_t hrm_store_last_event_seq(struct hrm_store *s);
+/* Retention (in the open transaction): keeps the latest `keep` events and drops those older than
+ * older_than_us (wall clock). */
+int hrm_store_prune_events(struct hrm_store *s, int64_t keep, int64_t older_than_us,
+                           struct hrm_error *err);
+
 #endif

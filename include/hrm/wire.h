@@ -88,7 +88,9 @@ enum hrm_peer {
     X(CANCELLED, "cancelled", "req:i id:i state:s", 0)                                         \
     X(WAIT, "wait", "req:i id:i", HRM_PEER_CLIENT)                                             \
     X(JOB_DONE, "job_done", "req:i id:i state:s exit:z", 0)                                    \
-    X(LOGS, "logs", "req:i id:i task:u? stream:s? max:i? offset:i?", HRM_PEER_CLIENT)
+    X(LOGS, "logs", "req:i id:i task:u? stream:s? max:i? offset:i?", HRM_PEER_CLIENT)         \
+    X(EVENTS, "events", "req:i since:i? limit:i?", HRM_PEER_CLIENT)                            \
+    X(EVENTS_LIST, "events_list", "req:i events:a next:i more:b last:i", 0)
 
 enum hrm_wire_type {
 #define HRM_WIRE_ROLE_ENUM(name, text) HRM_WIRE_##name,

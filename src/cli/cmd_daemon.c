@@ -124,6 +124,8 @@ int cmd_master(int argc, char **argv)
         {"exec-queue", required_argument, NULL, 'Q'},
         {"local-instances", required_argument, NULL, 'I'},
         {"max-waits", required_argument, NULL, 'W'},
+        {"events-keep", required_argument, NULL, 'E'},
+        {"events-max-age", required_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -195,6 +197,18 @@ int cmd_master(int argc, char **argv)
             cfg.max_waits = (int32_t)v;
             break;
         }
+        case 'E':
+        {
+            long long v;
+            if (cli_parse_int("master", "--events-keep", optarg, 1, INT64_MAX / 2, &v) < 0)
+                return CLI_USAGE;
+            cfg.events_keep = v;
+            break;
+        }
+        case 'A':
+            if (parse_dur("events-max-age", optarg, &cfg.events_max_age_us) < 0)
+                return CLI_USAGE;
+            break;
         case 'L':
             if (parse_level(optarg, &level) < 0)
                 return CLI_USAGE;
@@ -219,6 +233,9 @@ int cmd_master(int argc, char **argv)
                    "  --reconcile D       after a restart, wait this long for agents (default 5s)\n"
                    "  --max-waits N       hrm wait requests one client may have pending\n"
                    "                      (default 10000); past it a wait gets an error\n"
+                   "  --events-keep N     the event log (hrm events) keeps the latest N events\n"
+                   "                      (default 1000000)\n"
+                   "  --events-max-age D  ... and none older than D (default 168h, 7 days)\n"
                    "  --exec-queue SPEC   distributed policies: an execution queue of every node,\n"
                    "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]\n"
                    "                      (repeatable; jobs choose one with their queue; default:\n"

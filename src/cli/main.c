@@ -21,6 +21,7 @@ static const struct cli_command commands[] = {
     {"cancel", "cancel a job", cmd_cancel},
     {"logs", "print a task's output", cmd_logs},
     {"wait", "wait for a job; exit with its code", cmd_wait},
+    {"events", "print the cluster's event log (--follow: as it grows)", cmd_events},
     {"raw", "send raw frames to the master (protocol debugging)", cmd_raw},
 };
 

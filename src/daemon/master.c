@@ -136,6 +136,11 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->rss = geti(e, "rss");
     jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
+    json_t *ended = json_pack("{s:b, s:i, s:i, s:b}", "ok", ok, "exit", t->exit, "signal",
+                              t->signal, "oom", t->oom);
+    if (t->error)
+        json_object_set_new(ended, "error", json_string(t->error));
+    events_task(m, "task_ended", j, (int32_t)task, ended);
     fgm_task_end(m, j, (int32_t)task, ok);
     if (j->kind == HRM_JOB_STREAM && jobs_live(j)) {
         stream_task_ended(m, j, (int32_t)task); /* a service: restarted, whatever its exit */
@@ -157,6 +162,8 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
         if (!ok)
             j->failed = true;
     }
+    if (!ok && t->state == HRM_RTASK_PENDING) /* the scheduler runs it again */
+        events_task_retried(m, j, (int32_t)task, "failure");
     eta_history_add(m, j, (int32_t)task);
     if (j->tasks[task].state != HRM_RTASK_RUNNING || j->state > HRM_JOB_RUNNING)
         jobs_persist_task(m, j, (int32_t)task);
@@ -222,6 +229,11 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     rn->last_seen_us = master_mono_us();
     bool was_up = rn->up;
     rn->up = true;
+    if (!was_up)
+        events_add(m, "node_up", 0, -1, n,
+                   json_pack("{s:s, s:s, s:i, s:I, s:i}", "reason", "registration", "rack",
+                             rn->rack, "cpus", rn->cores, "mem", (json_int_t)rn->mem, "gpus",
+                             rn->gpus));
     /* Reconcile: what the agent runs and has finished against the table. */
     for (size_t i = 0; i < m->njobs; i++) {
         struct rjob *j = m->jobs[i];
@@ -370,6 +382,7 @@ static const struct handler {
     [HRM_WIRE_CANCEL] = {.peer = on_cancel},
     [HRM_WIRE_WAIT] = {.peer = on_wait},
     [HRM_WIRE_LOGS] = {.peer = on_logs},
+    [HRM_WIRE_EVENTS] = {.peer = on_events},
     [HRM_WIRE_HOLD_REPLY] = {.node = on_role_msg},
     [HRM_WIRE_GET_TASK] = {.node = on_role_msg},
     [HRM_WIRE_RUN] = {.node = on_role_msg},
@@ -466,11 +479,13 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
 
 /* ---- housekeeping ---- */
 
-static void node_down(struct master *m, int32_t n, const char *why)
+/* reason: the event log's word for why (docs/runtime.md, "Event log"). */
+static void node_down(struct master *m, int32_t n, const char *why, const char *reason)
 {
     struct rnode *rn = &m->nodes[n];
     rn->up = false;
     hrm_log(HRM_LOG_WARNING, "node %s is down (%s); its tasks go back to the queue", rn->name, why);
+    events_add(m, "node_down", 0, -1, n, json_pack("{s:s}", "reason", reason));
     jobs_requeue_node(m, n);
     struct hrm_error err;
     if (sched_node_down(m, n, &err) < 0) {
@@ -484,10 +499,11 @@ static void housekeeping(struct master *m)
     int64_t now = master_mono_us();
     for (int32_t n = 0; n < m->nnodes; n++)
         if (m->nodes[n].up && now - m->nodes[n].last_seen_us > m->cfg.node_timeout_us)
-            node_down(m, n, "no heartbeat");
+            node_down(m, n, "no heartbeat", "timeout");
     if (m->dist)
         dist_housekeeping(m);
     stream_housekeeping(m);
+    events_housekeeping(m);
     if (m->reconciling) {
         bool all = true;
         for (int32_t n = 0; n < m->nnodes; n++)
@@ -671,6 +687,8 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         m->cfg.reconcile_us = 5000000;
     if (m->cfg.compact_tasks <= 0)
         m->cfg.compact_tasks = 65536;
+    events_defaults(&m->cfg);
+    m->events_since_prune = 1; /* a retention pass at the first tick: a new bound applies at once */
     snprintf(m->state_dir, sizeof(m->state_dir), "%s", cfg->state_dir);
     if (cfg->keys_dir)
         snprintf(m->keys_dir, sizeof(m->keys_dir), "%s", cfg->keys_dir);

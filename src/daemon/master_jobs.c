@@ -391,8 +391,12 @@ void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t nod
     if (j->state == HRM_JOB_PENDING) {
         j->state = HRM_JOB_RUNNING;
         jobs_persist_state(m, j);
+        events_add(m, "job_started", j->id, -1, -1, NULL);
     }
     jobs_persist_task(m, j, idx);
+    /* Placed in a node's execution queue (distributed policies) or launched: the agent's own
+     * task_started is not logged, so that a start costs no transaction of its own. */
+    events_task(m, started ? "task_started" : "task_queued", j, idx, NULL);
 }
 
 void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t node, int32_t attempt,
@@ -432,6 +436,7 @@ void jobs_task_lost(struct master *m, struct rjob *j, int32_t idx)
     task_set_state(m, j, idx, HRM_RTASK_PENDING);
     stream_task_lost(j, idx);
     jobs_persist_task(m, j, idx);
+    events_task_retried(m, j, idx, "node_lost");
     if (m->dist)
         dist_task_lost(m, j, idx);
 }
@@ -548,6 +553,8 @@ void jobs_finish(struct master *m, struct rjob *j)
     j->exit = exit;
     j->end_us = master_now_us();
     jobs_persist_state(m, j);
+    events_add(m, "job_finished", j->id, -1, -1,
+               json_pack("{s:s, s:i}", "state", hrm_job_state_name(j->state), "exit", j->exit));
     hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " (%s) %s, exit %d", (long long)j->id, j->name,
             hrm_job_state_name(j->state), j->exit);
     counts_assert(m, j);
@@ -697,6 +704,9 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
     }
     jobs_put(m, j);
     m->sched.dirty = true;
+    events_add(m, "job_submitted", id, -1, -1,
+               json_pack("{s:s, s:s, s:s, s:i}", "name", j->name, "user", j->user, "queue",
+                         j->queue, "ntasks", j->ntasks));
     hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " (%s) submitted: %d tasks", (long long)id, j->name,
             j->ntasks);
     m->turn_accepted_job = true;
@@ -961,6 +971,7 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg)
         j->exit = 143; /* as if the job had been sent SIGTERM */
         j->end_us = master_now_us();
         jobs_persist_state(m, j);
+        events_add(m, "job_cancelled", j->id, -1, -1, json_pack("{s:i}", "exit", j->exit));
         m->sched.dirty = true; /* its tasks leave the scheduler with the next rebuild */
         hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " cancelled", (long long)j->id);
         counts_assert(m, j);

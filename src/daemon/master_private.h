@@ -222,12 +222,26 @@ struct master {
     int64_t stream_next_us; /* earliest restart_at_us of a stream task (INT64_MAX: none) */
     struct eta_state *eta;  /* run-time history and the latest estimates (master_eta.c) */
     uint64_t task_changes;  /* counts every change of a task's counters (task_count) */
+    int64_t events_since_prune, events_pruned_mono_us; /* the event log's retention pass */
 };
 
 struct key_binding {
     char key[HRM_KEY_Z85];
     char node[NODE_NAME_MAX];
 };
+
+/* master_events.c: the cluster event log.  events_add appends one event (takes detail, a JSON
+ * object or NULL) in the turn's transaction; node -1: none; task -1: none. */
+void events_add(struct master *m, const char *kind, int64_t job, int32_t task, int32_t node,
+                json_t *detail);
+/* A task's event: its attempt and node are added to detail (taken, NULL: none). */
+void events_task(struct master *m, const char *kind, const struct rjob *j, int32_t idx,
+                 json_t *detail);
+/* reason: "failure", "node_lost" or "preempted". */
+void events_task_retried(struct master *m, const struct rjob *j, int32_t idx, const char *reason);
+void events_housekeeping(struct master *m);
+void events_defaults(struct hrm_master_config *cfg);
+void on_events(struct master *m, const struct peer_id *from, json_t *msg);
 
 /* master.c */
 int64_t master_now_us(void);  /* wall clock, µs */

@@ -51,6 +51,7 @@ static void on_kill(struct master *m, const struct hrm_msg *msg)
     if (t->state == HRM_RTASK_RUNNING) {
         task_set_state(m, j, idx, HRM_RTASK_PENDING);
         jobs_persist_task(m, j, idx);
+        events_task_retried(m, j, idx, "preempted");
     }
 }
 

@@ -60,6 +60,9 @@ void stream_task_ended(struct master *m, struct rjob *j, int32_t idx)
         shared_stream_ended(m, j, idx);
     task_set_state(m, j, idx, HRM_RTASK_PENDING);
     jobs_persist_task(m, j, idx);
+    events_task(m, "task_restarted", j, idx,
+                json_pack("{s:i, s:I}", "restarts", t->restarts, "backoff_ms",
+                          (json_int_t)(t->backoff_us / 1000)));
     /* Central path: the scheduler still holds the run; the rebuild of this turn leaves it out. */
     if (!m->dist)
         m->sched.dirty = true;

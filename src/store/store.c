@@ -36,6 +36,12 @@ static const char *const migrations[] = {
      * of its estimates file (hrm_est_format_line), so a restarted master keeps it */
     "CREATE TABLE estimates(logic INTEGER NOT NULL, input_class INTEGER NOT NULL,"
     " profile TEXT NOT NULL, PRIMARY KEY(logic, input_class)) WITHOUT ROWID;",
+    /* 6 -> 7: the cluster's event log (docs/runtime.md, "Event log"); AUTOINCREMENT so a
+     * sequence number is never given twice, even after retention deleted the newest rows */
+    "CREATE TABLE events(seq INTEGER PRIMARY KEY AUTOINCREMENT, time_us INTEGER NOT NULL,"
+    " kind TEXT NOT NULL, job INTEGER NOT NULL, task INTEGER NOT NULL, node TEXT NOT NULL,"
+    " detail TEXT NOT NULL);"
+    "CREATE INDEX events_time ON events(time_us);",
 };
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -67,7 +73,13 @@ static const char *const migrations[] = {
     X(KEY_ALL, "SELECT key, node FROM agent_keys")                                             \
     X(EST_PUT, "INSERT OR REPLACE INTO estimates(logic, input_class, profile)"                 \
                " VALUES(?1, ?2, ?3)")                                                          \
-    X(EST_ALL, "SELECT profile FROM estimates ORDER BY logic, input_class")
+    X(EST_ALL, "SELECT profile FROM estimates ORDER BY logic, input_class")                     \
+    X(EV_PUT, "INSERT INTO events(time_us, kind, job, task, node, detail)"                     \
+              " VALUES(?1, ?2, ?3, ?4, ?5, ?6)")                                               \
+    X(EV_SINCE, "SELECT seq, time_us, kind, job, task, node, detail FROM events"               \
+                " WHERE seq > ?1 ORDER BY seq LIMIT ?2")                                       \
+    X(EV_LAST, "SELECT seq FROM sqlite_sequence WHERE name = 'events'")                        \
+    X(EV_PRUNE, "DELETE FROM events WHERE seq <= ?1 OR time_us < ?2")
 
 enum stmt_id {
 #define STMT_ENUM(name, sql) STMT_##name,
@@ -519,4 +531,68 @@ int hrm_store_load_estimates(struct hrm_store *s, hrm_store_estimate_f on_profil
     if (rc < 0)
         return rc;
     return r == SQLITE_DONE ? 0 : fail(s, r, err, "loading estimates");
+}
+
+int hrm_store_append_event(struct hrm_store *s, const struct hrm_store_event *e,
+                           struct hrm_error *err)
+{
+    int rc = ensure_txn(s, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_stmt *st = s->stmt[STMT_EV_PUT];
+    sqlite3_bind_int64(st, 1, e->time_us);
+    sqlite3_bind_text(st, 2, e->kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, e->job);
+    sqlite3_bind_int(st, 4, e->task);
+    sqlite3_bind_text(st, 5, e->node ? e->node : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 6, e->detail ? e->detail : "", -1, SQLITE_STATIC);
+    return step_done(s, STMT_EV_PUT, err);
+}
+
+int hrm_store_read_events(struct hrm_store *s, int64_t since, int32_t limit,
+                          hrm_store_event_f on_event, void *arg, struct hrm_error *err)
+{
+    int rc = 0, r, n = 0;
+    sqlite3_stmt *st = s->stmt[STMT_EV_SINCE];
+    sqlite3_bind_int64(st, 1, since);
+    sqlite3_bind_int(st, 2, limit);
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct hrm_store_event e = {
+            .seq = sqlite3_column_int64(st, 0),
+            .time_us = sqlite3_column_int64(st, 1),
+            .kind = col_text(st, 2),
+            .job = sqlite3_column_int64(st, 3),
+            .task = sqlite3_column_int(st, 4),
+            .node = col_text(st, 5),
+            .detail = col_text(st, 6),
+        };
+        n++;
+        if ((rc = on_event(arg, &e)) < 0)
+            break;
+    }
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    if (rc < 0)
+        return rc;
+    return r == SQLITE_DONE ? n : fail(s, r, err, "reading events");
+}
+
+int64_t hrm_store_last_event_seq(struct hrm_store *s)
+{
+    sqlite3_stmt *st = s->stmt[STMT_EV_LAST];
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    return v;
+}
+
+int hrm_store_prune_events(struct hrm_store *s, int64_t keep, int64_t older_than_us,
+                           struct hrm_error *err)
+{
+    int rc = ensure_txn(s, err);
+    if (rc < 0)
+        return rc;
+    sqlite3_stmt *st = s->stmt[STMT_EV_PRUNE];
+    sqlite3_bind_int64(st, 1, hrm_store_last_event_seq(s) - keep);
+    sqlite3_bind_int64(st, 2, older_than_us);
+    return step_done(s, STMT_EV_PRUNE, err);
 }
