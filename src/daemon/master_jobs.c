@@ -568,21 +568,34 @@ static long long req_of(const json_t *msg)
     return json_integer_value(json_object_get(msg, "req"));
 }
 
+int32_t jobs_nodes_up(const struct master *m)
+{
+    int32_t up = 0;
+    for (int32_t n = 0; n < m->nnodes; n++)
+        up += m->nodes[n].up;
+    return up;
+}
+
+struct group_ask jobs_group_ask(const json_t *group)
+{
+    return (struct group_ask){.cpu = json_integer_value(json_object_get(group, "cpu")),
+                              .mem = json_integer_value(json_object_get(group, "mem")),
+                              .gpus = json_integer_value(json_object_get(group, "gpus")),
+                              .gpu_share = json_integer_value(json_object_get(group, "gpu_share")),
+                              .gpu_mem = json_integer_value(json_object_get(group, "gpu_mem")),
+                              .count = json_integer_value(json_object_get(group, "count"))};
+}
+
 static const char *fits_nowhere(struct master *m, const json_t *spec, char *why, size_t len)
 {
-    bool any = false;
-    for (int32_t n = 0; n < m->nnodes; n++)
-        any |= m->nodes[n].up;
-    if (!any)
+    if (jobs_nodes_up(m) == 0)
         return NULL; /* nodes may still come: accept and wait */
     size_t g;
     const json_t *gr;
     json_array_foreach(json_object_get(spec, "tasks"), g, gr)
     {
-        int64_t cpu = json_integer_value(json_object_get(gr, "cpu"));
-        int64_t mem = json_integer_value(json_object_get(gr, "mem"));
-        int64_t gpus = json_integer_value(json_object_get(gr, "gpus"));
-        int64_t gpu_mem = json_integer_value(json_object_get(gr, "gpu_mem"));
+        struct group_ask ask = jobs_group_ask(gr);
+        int64_t cpu = ask.cpu, mem = ask.mem, gpus = ask.gpus, gpu_mem = ask.gpu_mem;
         int64_t per_gpu = gpus > 0 ? (gpu_mem + gpus - 1) / gpus : 0, most = 0;
         bool fits = false, gpus_fit = false;
         for (int32_t n = 0; n < m->nnodes && !fits; n++) {

@@ -332,6 +332,13 @@ void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state
 void task_set_start(struct master *m, struct rjob *j, int32_t idx, int64_t start_us);
 void task_set_node(struct master *m, struct rjob *j, int32_t idx, int32_t node);
 void task_set_gpus(struct master *m, struct rjob *j, int32_t idx, uint32_t gpu_mask);
+/* Up nodes; and a normalised task group's request (hrm_jobdesc_normalise's fields), as the
+ * submission checks (fits_nowhere, stream_refuse_spec) read them. */
+int32_t jobs_nodes_up(const struct master *m);
+struct group_ask {
+    int64_t cpu, mem, gpus, gpu_share, gpu_mem, count;
+};
+struct group_ask jobs_group_ask(const json_t *group);
 /* Counts j's tasks again, from scratch (what the counters must equal). */
 void jobs_recount(const struct rjob *j, struct rcounts *out);
 /* The counters against a full recount (of job only, or of every job and node when only is NULL):

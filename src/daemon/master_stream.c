@@ -142,24 +142,18 @@ const char *stream_refuse_spec(const struct master *m, const json_t *spec, char 
     const char *kind = json_string_value(json_object_get(spec, "kind"));
     if (!kind || strcmp(kind, "stream") != 0)
         return NULL;
-    int32_t up = 0;
-    for (int32_t n = 0; n < m->nnodes; n++)
-        up += m->nodes[n].up;
+    int32_t up = jobs_nodes_up(m);
     if (up == 0)
         return NULL; /* nodes may still come: accept and wait, as for any job */
     size_t g;
     const json_t *gr;
     json_array_foreach(json_object_get(spec, "tasks"), g, gr)
     {
-        int64_t cpu = json_integer_value(json_object_get(gr, "cpu"));
-        int64_t mem = json_integer_value(json_object_get(gr, "mem"));
-        int64_t gpus = json_integer_value(json_object_get(gr, "gpus"));
-        int64_t share = json_integer_value(json_object_get(gr, "gpu_share"));
-        int64_t count = json_integer_value(json_object_get(gr, "count"));
-        int64_t cap = 0;
+        struct group_ask ask = jobs_group_ask(gr);
+        int64_t count = ask.count, cap = 0;
         for (int32_t n = 0; n < m->nnodes && cap < count; n++)
             if (m->nodes[n].up)
-                cap += node_fits(&m->nodes[n], cpu, mem, gpus, share);
+                cap += node_fits(&m->nodes[n], ask.cpu, ask.mem, ask.gpus, ask.gpu_share);
         if (count > cap) {
             snprintf(why, len,
                      "tasks[%zu].count: a stream job's %lld tasks run all at once, but the %d up "
