@@ -84,6 +84,8 @@ struct hrm_run_record {
     int64_t bytes_local, bytes_rack, bytes_cross;
     int64_t tasks_done, task_failures, preemptions, tasks_lost;
     int64_t events;   /* simulator events processed */
+    /* P3 memory model (src/sim/memspill.h): bytes spilled to page caches and to disks */
+    int64_t spill_cache_bytes, spill_disk_bytes;
     struct hrm_series series;
     /* Jain's index over allocation shares (P2): the sum of the
      * per-sample indices and the number of samples (hrm_run_record_shares). */
@@ -129,6 +131,7 @@ struct hrm_summary {
     int64_t bytes_local, bytes_rack, bytes_cross;
     int64_t tasks_done, task_failures, preemptions, tasks_lost;
     int64_t events;
+    int64_t spill_cache_bytes, spill_disk_bytes; /* JSON only, and only when not both 0 */
 };
 
 /* Computes the summary of a finished run.  Jobs that did not finish are

@@ -36,6 +36,15 @@ struct hrm_gpu_phases {
     int32_t count; /* 0 = the task has no GPU phase model */
 };
 
+/* Memory model of one task (simulator, P3): the bytes the task touches while it computes.
+ * What exceeds its request (its heap) spills: to the node's page cache while the node has
+ * memory no running task holds, else to the node's disk, where every spilled byte is moved
+ * spill_passes times (written and read back: 2).  docs/spec-format.md, "memory". */
+struct hrm_task_memory {
+    int64_t working_set; /* bytes; 0 = the task has no memory model */
+    int32_t spill_passes;
+};
+
 /* The first 64 bytes hold what every start and end touches, so that on a
  * 64-byte-aligned array a task costs one cache line on the hot path. */
 struct hrm_task {
@@ -111,6 +120,10 @@ struct hrm_workload {
     struct hrm_gpu_phases *gpu_phases;
     int32_t ngpu_phases;
     size_t cap_gpu_phases;
+    /* Per task, the memory model (hrm_workload_task_memory); NULL until a task has one. */
+    struct hrm_task_memory *task_memory;
+    int32_t ntask_memory;
+    size_t cap_task_memory;
     size_t cap_jobs, cap_stages, cap_tasks, cap_blocks, cap_phases, cap_deps, cap_users,
         cap_queues;
 };
@@ -169,6 +182,19 @@ static inline const struct hrm_gpu_phases *hrm_workload_gpu_phases(const struct 
     if (task >= wl->ngpu_phases || wl->gpu_phases[task].count == 0)
         return NULL;
     return &wl->gpu_phases[task];
+}
+
+/* Gives the last task added a memory model (working_set > 0, spill_passes 0..1000).
+ * 0 or -EINVAL with detail. */
+int hrm_workload_set_task_memory(struct hrm_workload *wl, const struct hrm_task_memory *m,
+                                 struct hrm_error *err);
+/* The task's memory model, or NULL. */
+static inline const struct hrm_task_memory *hrm_workload_task_memory(const struct hrm_workload *wl,
+                                                                     int32_t task)
+{
+    if (task >= wl->ntask_memory || wl->task_memory[task].working_set == 0)
+        return NULL;
+    return &wl->task_memory[task];
 }
 
 /* Checks the finished workload against a cluster: every job has a task, every

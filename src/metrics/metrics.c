@@ -527,6 +527,8 @@ void hrm_summarize(const struct hrm_run_record *r, const char *policy, struct hr
     out->preemptions = r->preemptions;
     out->tasks_lost = r->tasks_lost;
     out->events = r->events;
+    out->spill_cache_bytes = r->spill_cache_bytes;
+    out->spill_disk_bytes = r->spill_disk_bytes;
 
     if (have_cluster)
         ideal_ctx_fini(&ic);

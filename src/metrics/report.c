@@ -202,6 +202,11 @@ static json_t *summary_json(const struct hrm_summary *s)
     json_object_set_new(o, "preemptions", json_integer(s->preemptions));
     json_object_set_new(o, "tasks_lost", json_integer(s->tasks_lost));
     json_object_set_new(o, "events", json_integer(s->events));
+    /* Only runs with the memory model spill: other reports keep their keys. */
+    if (s->spill_cache_bytes || s->spill_disk_bytes) {
+        json_object_set_new(o, "bytes_spill_cache", json_integer(s->spill_cache_bytes));
+        json_object_set_new(o, "bytes_spill_disk", json_integer(s->spill_disk_bytes));
+    }
     return o;
 }
 

@@ -41,6 +41,7 @@ void hrm_workload_free(struct hrm_workload *wl)
     hrm_free(wl->users);
     hrm_free(wl->queues);
     hrm_free(wl->gpu_phases);
+    hrm_free(wl->task_memory);
     hrm_free(wl);
 }
 

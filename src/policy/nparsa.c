@@ -10,24 +10,10 @@
 
 /* The paper's named weights (P3): its printed eigenvectors are
  * permutations of these, and its text names each factor's weight. */
-static const struct nparsa_weights paper_cpu = {
+const struct nparsa_weights nparsa_paper_cpu = {
     .alpha = 0.5, .s = {0.173, 0.641, 0.113, 0.073}, .d = {0.422, 0.344, 0.156, 0.078}};
-static const struct nparsa_weights paper_mem = {
+const struct nparsa_weights nparsa_paper_mem = {
     .alpha = 0.5, .s = {0.138, 0.513, 0.275, 0.074}, .d = {0.110, 0.442, 0.262, 0.186}};
-
-struct nparsa_priv {
-    double threshold;
-    bool typing;
-    struct nparsa_weights w[2]; /* by enum nparsa_type */
-    struct nparsa_node *ind;    /* per node, rebuilt per placement */
-    double *score;
-    int32_t *io_tasks; /* per node: running tasks that read input */
-    int32_t nnodes;
-    /* per node: the foreign load of its last usage report (HRM_EV_NODE_USAGE): what is not
-     * an hrm task and so is not in the state's free resources */
-    struct hrm_usage *foreign;
-    int32_t nforeign;
-};
 
 double nparsa_job_ratio(const struct hrm_state *s, int32_t job)
 {
@@ -118,7 +104,7 @@ void nparsa_scores_paper(const struct hrm_state *s, enum nparsa_type type, doubl
             io += s->wl->tasks[t].nblocks > 0;
         nparsa_indicators(s, i, io, &ind[m++]);
     }
-    nparsa_score(ind, m, type == NPARSA_MEM ? &paper_mem : &paper_cpu, up);
+    nparsa_score(ind, m, type == NPARSA_MEM ? &nparsa_paper_mem : &nparsa_paper_cpu, up);
     for (int32_t i = 0, k = 0; i < n; i++)
         if (s->nodes[i].up)
             score[i] = up[k++];
@@ -168,10 +154,6 @@ static int nparsa_configure(struct nparsa_priv *p, const char *name,
     int rc = hrm_params_check(params, nparsa_keys, name, err);
     if (rc)
         return rc;
-    p->threshold = 1.1;
-    p->typing = typing;
-    p->w[NPARSA_CPU] = paper_cpu;
-    p->w[NPARSA_MEM] = paper_mem;
     int64_t ty = typing ? 1 : 0;
     /* NaN marks "not given": any number the user writes is range checked. */
     double alpha = NAN;
@@ -216,10 +198,21 @@ static int nparsa_configure(struct nparsa_priv *p, const char *name,
     return 0;
 }
 
+struct nparsa_priv *nparsa_priv_new(bool typing)
+{
+    struct nparsa_priv *p = hrm_calloc(1, sizeof(*p));
+    p->threshold = 1.1;
+    p->typing = typing;
+    p->scorer = NPARSA_SCORER_AHP;
+    p->w[NPARSA_CPU] = nparsa_paper_cpu;
+    p->w[NPARSA_MEM] = nparsa_paper_mem;
+    return p;
+}
+
 static int init_common(struct hrm_policy *policy, const char *name, const struct hrm_params *params,
                        bool typing, struct hrm_error *err)
 {
-    struct nparsa_priv *p = hrm_calloc(1, sizeof(*p));
+    struct nparsa_priv *p = nparsa_priv_new(typing);
     int rc = nparsa_configure(p, name, params, typing, err);
     if (rc) {
         hrm_free(p);
@@ -241,7 +234,7 @@ static int notype_init(struct hrm_policy *policy, const struct hrm_params *param
     return init_common(policy, "nparsa-notype", params, false, err);
 }
 
-static void nparsa_fini(struct hrm_policy *policy)
+void nparsa_policy_fini(struct hrm_policy *policy)
 {
     struct nparsa_priv *p = policy->priv;
     if (!p)
@@ -257,7 +250,7 @@ static void nparsa_fini(struct hrm_policy *policy)
 /* Dynamic load (P3's D) from the nodes' usage reports: a node's foreign load takes CPU and
  * memory the allocation shows as free.  Task samples are not used: what a task uses below its
  * allocation is still held for it. */
-static void nparsa_on_event(struct hrm_policy *policy, const struct hrm_state *s,
+void nparsa_policy_on_event(struct hrm_policy *policy, const struct hrm_state *s,
                             const struct hrm_event *ev)
 {
     struct nparsa_priv *p = policy->priv;
@@ -275,7 +268,7 @@ static void nparsa_on_event(struct hrm_policy *policy, const struct hrm_state *s
 
 /* The fitting node with the best score for task, ties lowest id; -1 if none. */
 static int32_t best_node(struct nparsa_priv *p, const struct hrm_state *s, int32_t task,
-                         const struct nparsa_weights *w)
+                         enum nparsa_type type)
 {
     int32_t n = p->nnodes, m = 0;
     /* Normalise over the nodes that are up: a down node is not part of the
@@ -289,7 +282,10 @@ static int32_t best_node(struct nparsa_priv *p, const struct hrm_state *s, int32
             nparsa_less_foreign(&p->ind[m], s, i, &p->foreign[i]);
         ids[m++] = i;
     }
-    nparsa_score(p->ind, m, w, p->score);
+    if (p->scorer == NPARSA_SCORER_DIFFERENCE)
+        difference_score(p->ind, m, type, p->score);
+    else
+        nparsa_score(p->ind, m, &p->w[type], p->score);
     int32_t best = -1;
     double bs = -INFINITY;
     for (int32_t k = 0; k < m; k++) {
@@ -309,7 +305,7 @@ static int32_t best_node(struct nparsa_priv *p, const struct hrm_state *s, int32
  * nowhere is skipped for the pass without blocking the others (Spark offers
  * resources to the next application).  O(nodes) per placement.
  */
-static int nparsa_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
+int nparsa_policy_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
 {
     struct nparsa_priv *p = policy->priv;
     const struct hrm_state *s = ctx->state;
@@ -335,12 +331,11 @@ static int nparsa_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
     for (int32_t j = s->active_head; j >= 0 && s->free_head >= 0;) {
         int32_t next_job = s->jobs[j].next_active; /* read before starts unlink */
         enum nparsa_type type = p->typing ? nparsa_job_type(s, j, p->threshold) : NPARSA_CPU;
-        const struct nparsa_weights *w = &p->w[type];
         for (int32_t t = s->jobs[j].ready_head; t >= 0 && s->free_head >= 0;) {
             int32_t next_task = s->tasks[t].next;
             /* The cached first-fit search refuses in O(1) a request that fits nowhere. */
             if (policy_fit_first(&fit, s, t) >= 0) {
-                int32_t node = best_node(p, s, t, w);
+                int32_t node = best_node(p, s, t, type);
                 int rc = policy_fit_start(&fit, ctx, t, node);
                 if (rc)
                     return rc;
@@ -357,16 +352,16 @@ const struct hrm_policy_ops hrm_policy_nparsa = {
     .name = "nparsa",
     .summary = "NPARSA: typed jobs to the nodes with the best AHP-weighted performance score",
     .init = nparsa_init,
-    .fini = nparsa_fini,
-    .on_event = nparsa_on_event,
-    .decide = nparsa_decide,
+    .fini = nparsa_policy_fini,
+    .on_event = nparsa_policy_on_event,
+    .decide = nparsa_policy_decide,
 };
 
 const struct hrm_policy_ops hrm_policy_nparsa_notype = {
     .name = "nparsa-notype",
     .summary = "NPARSA's scorer without job typing: CPU-intensive weights for every job",
     .init = notype_init,
-    .fini = nparsa_fini,
-    .on_event = nparsa_on_event,
-    .decide = nparsa_decide,
+    .fini = nparsa_policy_fini,
+    .on_event = nparsa_policy_on_event,
+    .decide = nparsa_policy_decide,
 };

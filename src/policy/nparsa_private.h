@@ -6,6 +6,7 @@
 
 #include "hrm/env.h"
 #include "hrm/error.h"
+#include "hrm/policy.h"
 #include "hrm/state.h"
 
 /* ---- AHP (ahp.c) ---- */
@@ -78,5 +79,43 @@ void nparsa_score(const struct nparsa_node *nodes, int n, const struct nparsa_we
  * included: the caller shows a node's standing, not a placement).  score[i] is NAN for a node
  * that is down.  For hrm nodes. */
 void nparsa_scores_paper(const struct hrm_state *s, enum nparsa_type type, double *score);
+
+/* ---- the policies built on the scorer: nparsa, nparsa-notype, sdasa, difference ---- */
+
+/* How a node is ranked for a job: NPARSA's P (higher is better) or the "Difference" algorithm's
+ * distance between the node's load and the job type's ideal load (smaller is better). */
+enum nparsa_scorer { NPARSA_SCORER_AHP, NPARSA_SCORER_DIFFERENCE };
+
+struct nparsa_priv {
+    double threshold;
+    bool typing;
+    enum nparsa_scorer scorer;
+    struct nparsa_weights w[2]; /* by enum nparsa_type */
+    struct nparsa_node *ind;    /* per node, rebuilt per placement */
+    double *score;
+    int32_t *io_tasks; /* per node: running tasks that read input */
+    int32_t nnodes;
+    /* per node: the foreign load of its last usage report (HRM_EV_NODE_USAGE): what is not
+     * an hrm task and so is not in the state's free resources */
+    struct hrm_usage *foreign;
+    int32_t nforeign;
+};
+
+/* The paper's named weights for CPU- and memory-intensive jobs. */
+extern const struct nparsa_weights nparsa_paper_cpu, nparsa_paper_mem;
+
+/* A priv with the paper's weights, threshold 1.1, the AHP scorer and the given typing; the
+ * caller adjusts it and stores it in policy->priv, which nparsa_policy_fini frees. */
+struct nparsa_priv *nparsa_priv_new(bool typing);
+void nparsa_policy_fini(struct hrm_policy *policy);
+void nparsa_policy_on_event(struct hrm_policy *policy, const struct hrm_state *s,
+                            const struct hrm_event *ev);
+int nparsa_policy_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx);
+
+/* "Difference" (difference.c): score[i] = minus the distance of node i's load from the ideal
+ * load of a job of the given type, from the dynamic indicators (free cpu, free memory, free
+ * disk as fractions).  Higher is better, as for nparsa_score. */
+void difference_score(const struct nparsa_node *nodes, int n, enum nparsa_type type,
+                      double *score);
 
 #endif

@@ -23,6 +23,7 @@ extern const struct hrm_policy_ops hrm_policy_fsp;
 extern const struct hrm_policy_ops hrm_policy_fsu;
 extern const struct hrm_policy_ops hrm_policy_fgm;
 extern const struct hrm_policy_ops hrm_policy_nparsa, hrm_policy_nparsa_notype;
+extern const struct hrm_policy_ops hrm_policy_sdasa, hrm_policy_difference;
 extern const struct hrm_policy_ops hrm_policy_hrm, hrm_policy_gpu_exclusive; /* P0: hrm.c */
 extern const struct hrm_policy_ops hrm_policy_hrm_static, hrm_policy_hrm_unaware;
 

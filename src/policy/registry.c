@@ -24,6 +24,8 @@ static const struct hrm_policy_ops *const policies[] = {
     &hrm_policy_fgm,
     &hrm_policy_nparsa,
     &hrm_policy_nparsa_notype,
+    &hrm_policy_sdasa,
+    &hrm_policy_difference,
     &hrm_policy_hrm,
     &hrm_policy_gpu_exclusive,
     &hrm_policy_hrm_static,

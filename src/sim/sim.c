@@ -12,6 +12,7 @@
 #include "hrm/ssim.h"
 #include "compress.h"
 #include "gpuphase.h"
+#include "memspill.h"
 #include "driver.h"
 
 enum exec_state { EXEC_IDLE, EXEC_TRANSFER, EXEC_COMPUTE };
@@ -54,6 +55,8 @@ struct sim {
     uint64_t gp_gen;
     int64_t gp_at;   /* time of the queued model event, or -1 */
     int64_t pool_at; /* pool_cpu is integrated into the record up to here */
+    /* P3 memory model (memspill.c), NULL when no task has a working set */
+    struct mem_model *mem;
 };
 
 /* ---- events ---- */
@@ -229,6 +232,8 @@ static void exec_abort(struct sim *s, int32_t task)
         }
     }
     busy_change(s, task, e->gpu_mask, -1);
+    if (__builtin_expect(s->mem != NULL, 0))
+        mem_release(s->mem, task);
     e->state = EXEC_IDLE;
     e->attempt = -1; /* its pending EV_EXEC_END becomes stale */
     if (net_changed)
@@ -241,6 +246,10 @@ static void exec_compute(struct sim *s, int32_t task)
     const struct hrm_task *t = &s->wl->tasks[task];
     double speed = s->speed[e->node];
     int64_t run = (int64_t)((double)t->duration_us / speed + 0.5); /* >= 0: round half up */
+    /* P3: the time its spill to the disk takes, for tasks whose end is timed here. */
+    if (__builtin_expect(s->mem != NULL, 0) && !(s->gp && gp_owns(s->gp, s->wl, task)) &&
+        !(s->cmp && cmp_pooled(s->cmp, task)))
+        run += mem_spill_us(s->mem, task, e->node);
     int fail = 0;
     const struct hrm_faults *f = s->cfg->faults;
     double fail_at = 0;
@@ -306,6 +315,8 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
         s->k.area_at = s->k.now;
     }
     busy_change(s, task, m->gpu_mask, +1);
+    if (__builtin_expect(s->mem != NULL, 0))
+        mem_hold(s->mem, task, node);
     struct hrm_job_record *jr = &s->rec->jobs[m->job];
     if (jr->first_start_us < 0)
         jr->first_start_us = s->k.now;
@@ -373,6 +384,8 @@ static void on_exec_end(struct sim *s, int32_t task, int32_t attempt, int fail)
         return;
     int32_t node = e->node;
     busy_change(s, task, e->gpu_mask, -1);
+    if (__builtin_expect(s->mem != NULL, 0))
+        mem_release(s->mem, task);
     e->state = EXEC_IDLE;
     if (fail)
         s->rec->task_failures++;
@@ -599,6 +612,7 @@ static void sim_fini(struct sim *s)
     hrm_free(s->speed);
     cmp_free(s->cmp);
     gp_free(s->gp);
+    mem_free(s->mem);
 }
 
 /* After each event: a dormant execution model wakes when work appears
@@ -657,6 +671,7 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     struct gp_hooks gph = {.arg = &s, .end = cmp_hook_end, .busy = gp_hook_busy};
     s.gp = gp_new(c, wl, &gph);
     s.gp_at = -1;
+    s.mem = mem_new(c, wl);
 
     sim_core_client_start(&s.k);
     if (cfg->faults) {
@@ -674,6 +689,7 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     area_update(&s);
     rec->events = events;
     rec->preemptions = hrm_central_stats(s.central)->preemptions;
+    mem_totals(s.mem, &rec->spill_cache_bytes, &rec->spill_disk_bytes);
     int rc = s.k.rc;
     sim_fini(&s);
     return rc;

@@ -185,6 +185,7 @@ struct spec_task {
     bool own_phases;
     struct hrm_gpu_phases gpu_phases; /* count 0 = not given (P0) */
     int32_t gpu_milli; /* "gpus" as a share of one GPU, in thousandths; 0 = a whole count */
+    struct hrm_task_memory memory; /* working_set 0 = not given (P3) */
 };
 
 /* Keys a task object may hold, for objects that embed task keys. */

@@ -7,9 +7,11 @@
 
 const char *const spec_task_keys[] = {"cpu",   "mem",     "gpus",     "gpu_mem",
                                       "disk",  "net",     "duration", "est_duration",
-                                      "input", "profile", "logic",    "gpu_phases", NULL};
+                                      "input", "profile", "logic",    "gpu_phases",
+                                      "memory", NULL};
 static const char *const input_keys[] = {"size", "blocks", "replicas", "dataset", "block", NULL};
 static const char *const gpu_phase_keys[] = {"cpu", "gpu", "count", NULL};
+static const char *const memory_keys[] = {"working_set", "spill_passes", NULL};
 static const char *const phase_keys[] = {"duration", "cpu",  "mem", "gpus",
                                          "gpu_mem",  "disk", "net", NULL};
 
@@ -279,6 +281,24 @@ static int parse_gpu_phases(struct spec_ctx *c, const json_t *v, struct spec_tas
     return 0;
 }
 
+/* "memory": {"working_set": SIZE, "spill_passes": N} (P3 memory model; default 2 passes: each
+ * spilled byte written and read back once). */
+static int parse_memory(struct spec_ctx *c, const json_t *v, struct spec_task *t)
+{
+    struct hrm_task_memory m = {.spill_passes = 2};
+    int64_t passes = m.spill_passes;
+    int rc = spec_object(c, v, memory_keys);
+    if (!rc)
+        rc = spec_size(c, v, "working_set", SPEC_REQUIRED | SPEC_POSITIVE, &m.working_set);
+    if (!rc)
+        rc = spec_int(c, v, "spill_passes", 0, 0, 1000, &passes);
+    if (rc)
+        return rc;
+    m.spill_passes = (int32_t)passes;
+    t->memory = m;
+    return 0;
+}
+
 int spec_task_apply(struct spec_ctx *c, const json_t *obj, struct spec_task *t, unsigned flags)
 {
     unsigned set = 0;
@@ -312,6 +332,12 @@ int spec_task_apply(struct spec_ctx *c, const json_t *obj, struct spec_task *t, 
     if (!rc && v) {
         size_t mark = spec_push_key(c, "gpu_phases");
         rc = parse_gpu_phases(c, v, t);
+        spec_pop(c, mark);
+    }
+    v = json_object_get(obj, "memory");
+    if (!rc && v) {
+        size_t mark = spec_push_key(c, "memory");
+        rc = parse_memory(c, v, t);
         spec_pop(c, mark);
     }
     return rc;
@@ -471,6 +497,8 @@ int spec_task_emit(struct spec_ctx *c, const struct spec_task *t, int32_t index,
         return spec_fail(c, "%s", e.text);
     rc = emit_inputs(c, t, index, rng);
     if (!rc && t->gpu_phases.count > 0 && hrm_workload_set_gpu_phases(c->wl, &t->gpu_phases, &e))
+        rc = spec_fail(c, "%s", e.text);
+    if (!rc && t->memory.working_set > 0 && hrm_workload_set_task_memory(c->wl, &t->memory, &e))
         rc = spec_fail(c, "%s", e.text);
     for (int32_t i = 0; !rc && i < t->nphases; i++) {
         const struct spec_phase *p = &t->phases[i];
