@@ -287,6 +287,10 @@ static int parse_memory(struct spec_ctx *c, const json_t *v, struct spec_task *t
 {
     struct hrm_task_memory m = {.spill_passes = 2};
     int64_t passes = m.spill_passes;
+    if (!json_is_object(v)) /* most likely the request, written "memory" for "mem" */
+        return spec_fail(c, "must be an object {\"working_set\": size, \"spill_passes\": n}, "
+                            "not %s (the memory a task asks for is \"mem\")",
+                         spec_type_name(v));
     int rc = spec_object(c, v, memory_keys);
     if (!rc)
         rc = spec_size(c, v, "working_set", SPEC_REQUIRED | SPEC_POSITIVE, &m.working_set);
