@@ -38,7 +38,7 @@ static void usage(FILE *out)
     fprintf(
         out,
         "usage: hrm bench flow [--dimacs FILE | --gpus N --jobs J --tasks-per-job K ...]\n"
-        "                      [--algo auto|ssp|scaling] [--full F] [--repeat R]\n"
+        "                      [--algo auto|ssp|scaling|simplex] [--full F] [--repeat R]\n"
         "                      [--write-dimacs FILE]\n\n"
         "Solves a min-cost flow problem from scratch F times (default 3; the best time\n"
         "counts), then re-solves it R times (default 20) after one small change each,\n"
@@ -114,8 +114,10 @@ static int parse(int argc, char **argv, struct opts *o)
                 o->algo = HRM_FLOW_SSP;
             else if (strcmp(optarg, "scaling") == 0)
                 o->algo = HRM_FLOW_SCALING;
+            else if (strcmp(optarg, "simplex") == 0)
+                o->algo = HRM_FLOW_SIMPLEX;
             else {
-                fprintf(stderr, "hrm bench flow: --algo: '%s' is not auto, ssp or scaling\n",
+                fprintf(stderr, "hrm bench flow: --algo: '%s' is not auto, ssp, scaling or simplex\n",
                         optarg);
                 bad = 1;
             }
@@ -215,7 +217,9 @@ static void print_stats(const char *what, const struct hrm_flow *g)
     hrm_flow_stats(g, &st);
     fprintf(stderr,
             "flow: %s: %s%s, %" PRId64 " phases, %" PRId64 " scanned, %" PRId64 " augmentations\n",
-            what, st.warm ? "warm " : "", st.scaling ? "cost scaling" : "shortest paths", st.phases,
+            what, st.warm ? "warm " : "", st.simplex   ? "network simplex"
+            : st.scaling ? "cost scaling"
+                         : "shortest paths", st.phases,
             st.scanned, st.augmentations);
 }
 

@@ -75,6 +75,7 @@ void hrm_flow_free(struct hrm_flow *g)
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
     flow_ssp_free(g->rq);
+    flow_simplex_free(g->ns);
     hrm_free(g);
 }
 
@@ -249,6 +250,7 @@ void hrm_flow_set_algo(struct hrm_flow *g, enum hrm_flow_algo algo)
 void hrm_flow_reset(struct hrm_flow *g)
 {
     g->warm = false;
+    flow_simplex_forget(g->ns);
 }
 
 void hrm_flow_stats(const struct hrm_flow *g, struct hrm_flow_stats *out)
@@ -544,15 +546,27 @@ static void set_mode_max(struct hrm_flow *g, int32_t s, int32_t t)
     g->shape = true;
 }
 
+/*
+ * What HRM_FLOW_AUTO runs (measured: docs/flow-solver.md, "What auto runs").
+ * PLACEHOLDER
+ */
+static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
+{
+    (void)g;
+    return HRM_FLOW_SIMPLEX;
+}
+
 static int run(struct hrm_flow *g, struct hrm_error *err)
 {
     if (g->shape)
         build(g);
     memset(&g->stats, 0, sizeof(g->stats));
     flow_scratch(g);
-    /* Measured on P1 graphs (docs/flow-solver.md), shortest paths from terminals
-     * pre-saturated beat our cost scaling 3-4x from scratch, so AUTO is SSP. */
-    bool scaling = g->algo == HRM_FLOW_SCALING;
+    enum hrm_flow_algo algo = g->algo == HRM_FLOW_AUTO ? auto_algo(g) : g->algo;
+    if (algo == HRM_FLOW_SIMPLEX && flow_simplex_fits(g))
+        return flow_simplex(g, err);
+    flow_simplex_forget(g->ns);
+    bool scaling = algo == HRM_FLOW_SCALING;
     /* cost scaling multiplies costs by 16 n and its prices can drift by about
      * 3 n times that: beyond int64_t, shortest paths do the job alone */
     double bound = 48.0 * (double)g->n * (double)g->n * (double)(g->cost_max + 1);
