@@ -38,6 +38,9 @@ enum { NS_UPPER = -1, NS_TREE = 0, NS_LOWER = 1 };
 
 #define NS_INF INT64_MAX
 #define NS_MIN_BLOCK 10
+/* |potential of the root| allowed before renormalising: leaves 2^62 of room
+ * for the tree's own spread (< 2^59, see flow_simplex_fits) */
+#define NS_DRIFT ((int64_t)1 << 61)
 
 struct flow_ns {
     int32_t n, m;         /* user vertices and arcs the basis was built for */
@@ -399,10 +402,25 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
     int64_t want = up[u_in] ? pi[v_in] - ns->cost[in] : pi[v_in] + ns->cost[in];
     int64_t sigma = want - pi[u_in];
     const int32_t *thread = ns->thread;
-    int32_t x = u_in;
-    for (int32_t k = succ[u_in]; k > 0; k--, x = thread[x])
-        pi[x] += sigma;
-    ns->visits += succ[u_in];
+    int32_t root = ns->n, s = succ[u_in];
+    if (2 * s <= ns->n + 1) {
+        int32_t x = u_in;
+        for (int32_t k = s; k > 0; k--, x = thread[x])
+            pi[x] += sigma;
+        ns->visits += s;
+        return true;
+    }
+    /* Only differences of potentials matter: when the subtree is the larger
+     * part, shift the rest the other way (the root's potential drifts; it is
+     * brought back to 0 before it could approach the int64_t range). */
+    for (int32_t x = thread[ns->last[u_in]]; x != u_in; x = thread[x])
+        pi[x] -= sigma;
+    ns->visits += ns->n + 1 - s;
+    if (pi[root] > NS_DRIFT || pi[root] < -NS_DRIFT) {
+        int64_t p0 = pi[root];
+        for (int32_t v = 0; v <= root; v++)
+            pi[v] -= p0;
+    }
     return true;
 }
 
@@ -429,9 +447,10 @@ static void store_state(struct flow_ns *ns, struct hrm_flow *g)
         g->vpend[g->pend[i]] = 0;
     g->npend = 0;
     /* an artificial arc's flow is supply (or demand) the user's arcs did not route */
+    int64_t p0 = ns->pi[ns->n]; /* report potentials with the root at 0 */
     for (int32_t v = 0; v < ns->n; v++) {
         int32_t e = ns->nsearch + v;
-        g->vx[v].pi = ns->pi[v];
+        g->vx[v].pi = ns->pi[v] - p0;
         g->ex[v] = ns->up[v] ? ns->flow[e] : -ns->flow[e];
         if (g->ex[v])
             flow_pend(g, v);
