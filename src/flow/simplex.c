@@ -60,6 +60,7 @@ struct flow_ns {
     int64_t *net; /* scratch of the warm start */
     int32_t block, next;
     int64_t visits;
+    int32_t cuts; /* tree arcs the last warm start took out */
     bool valid; /* the basis is the optimum of the graph's last solve */
 };
 
@@ -188,58 +189,6 @@ static void tree_potentials(struct flow_ns *ns)
     }
 }
 
-/*
- * Warm start: the last optimal basis with the changed arcs and supplies put in.
- * A non-tree arc stays at its bound (an arc at its upper bound follows a new
- * capacity); the tree's flows are then what the supplies and the non-tree flows
- * force, computed from the leaves up.  If a tree arc of the user leaves its
- * bounds the basis is no longer feasible and the caller starts cold (false);
- * an artificial arc may change direction (it is priced out again by big-M).
- * Then the potentials follow from the tree.  O(n + m).
- */
-static bool warm_basis(struct flow_ns *ns, struct hrm_flow *g)
-{
-    int32_t n = ns->n, root = n;
-    for (size_t i = 0; i < g->ndirty; i++) {
-        int32_t a = g->dirty[i];
-        ns->cap[a] = g->acap[a];
-        ns->cost[a] = g->acost[a];
-        if (ns->state[a] == NS_UPPER)
-            ns->flow[a] = g->acap[a];
-    }
-    if (ns->vs >= 0 && ns->cap[g->m] != g->vcap) {
-        ns->cap[g->m] = g->vcap;
-        if (ns->state[g->m] == NS_UPPER)
-            ns->flow[g->m] = g->vcap;
-    }
-    int64_t *net = ns->net;
-    for (int32_t v = 0; v < n; v++)
-        net[v] = supply_of(g, v);
-    net[root] = 0;
-    for (int32_t a = 0; a < ns->nsearch; a++) {
-        if (ns->state[a] != NS_TREE && ns->flow[a]) {
-            net[ns->src[a]] -= ns->flow[a];
-            net[ns->tgt[a]] += ns->flow[a];
-        }
-    }
-    /* children before parents: the thread backwards */
-    for (int32_t v = ns->rthread[root]; v != root; v = ns->rthread[v]) {
-        int32_t e = ns->pred[v];
-        int64_t out = net[v]; /* what the subtree of v must send to its parent */
-        net[ns->parent[v]] += out;
-        if (e >= ns->nsearch) {
-            set_artificial(ns, v, out);
-            continue;
-        }
-        int64_t f = ns->up[v] ? out : -out;
-        if (f < 0 || f > ns->cap[e])
-            return false;
-        ns->flow[e] = f;
-    }
-    tree_potentials(ns);
-    return true;
-}
-
 /* Block search: the arc of most negative (state x reduced cost) in the first
  * block of the cyclic scan that has one; -1 when none is left (optimal). */
 __attribute__((noinline)) static int32_t find_entering(struct flow_ns *ns)
@@ -342,6 +291,77 @@ static void rehang(struct flow_ns *ns, int32_t u_in, int32_t v_in, int32_t u_out
         last[y] = tail;
     for (int32_t y = v_in; y != join; y = parent[y])
         succ[y] += s;
+}
+
+/*
+ * Warm start: the last optimal basis with the changed arcs and supplies put in.
+ * A non-tree arc stays at its bound (an arc at its upper bound follows a new
+ * capacity); the tree's flows are then what the supplies and the non-tree flows
+ * force, computed from the leaves up.  An artificial arc may change direction;
+ * a tree arc that would leave its bounds (a task's arc whose capacity went to
+ * 0, say) goes to the nearest bound and out of the tree, and the subtree below
+ * it hangs from the root by its artificial arc, which carries the difference.
+ * Artificial flow is priced out again by big-M, usually in a few pivots.  Then
+ * the potentials follow from the tree.  O(n + m).
+ */
+static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
+{
+    int32_t n = ns->n, root = n;
+    for (size_t i = 0; i < g->ndirty; i++) {
+        int32_t a = g->dirty[i];
+        ns->cap[a] = g->acap[a];
+        ns->cost[a] = g->acost[a];
+        if (ns->state[a] == NS_UPPER)
+            ns->flow[a] = g->acap[a];
+    }
+    if (ns->vs >= 0 && ns->cap[g->m] != g->vcap) {
+        ns->cap[g->m] = g->vcap;
+        if (ns->state[g->m] == NS_UPPER)
+            ns->flow[g->m] = g->vcap;
+    }
+    int64_t *net = ns->net;
+    for (int32_t v = 0; v < n; v++)
+        net[v] = supply_of(g, v);
+    net[root] = 0;
+    for (int32_t a = 0; a < ns->nsearch; a++) {
+        if (ns->state[a] != NS_TREE && ns->flow[a]) {
+            net[ns->src[a]] -= ns->flow[a];
+            net[ns->tgt[a]] += ns->flow[a];
+        }
+    }
+    /* children before parents: the thread backwards */
+    int32_t *cut = g->list, ncut = 0;
+    for (int32_t v = ns->rthread[root]; v != root; v = ns->rthread[v]) {
+        int32_t e = ns->pred[v];
+        int64_t out = net[v]; /* what the subtree of v must send to its parent */
+        if (e >= ns->nsearch) {
+            net[ns->parent[v]] += out;
+            set_artificial(ns, v, out);
+            continue;
+        }
+        int64_t f = ns->up[v] ? out : -out;
+        if (f < 0 || f > ns->cap[e]) {
+            /* e cannot carry it: e goes to its nearest bound and the subtree
+             * will hang from the root by its artificial arc, which takes the
+             * rest (big-M prices it out again) */
+            f = f < 0 ? 0 : ns->cap[e];
+            int64_t sent = ns->up[v] ? f : -f;
+            set_artificial(ns, v, out - sent);
+            cut[ncut++] = v;
+            out = sent;
+        }
+        net[ns->parent[v]] += out;
+        ns->flow[e] = f;
+    }
+    for (int32_t i = 0; i < ncut; i++) {
+        int32_t v = cut[i], e = ns->pred[v], art = ns->nsearch + v;
+        ns->state[e] = ns->flow[e] == 0 ? NS_LOWER : NS_UPPER;
+        ns->state[art] = NS_TREE;
+        ns->cap[art] = NS_INF;
+        rehang(ns, v, root, v, art, root);
+    }
+    ns->cuts = ncut;
+    tree_potentials(ns);
 }
 
 /* One pivot on entering arc `in`; returns true when the tree changed. */
@@ -486,7 +506,9 @@ int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
         art += FLOW_BIG;
     ns_size(ns, (size_t)ns->narc, (size_t)g->n + 1);
     ns->art_cost = art; /* a warm basis re-prices its artificial arcs */
-    bool warm = same && warm_basis(ns, g);
+    bool warm = same;
+    if (warm)
+        warm_basis(ns, g);
     if (!warm)
         cold_basis(ns, g);
     ns->valid = false;
