@@ -162,6 +162,8 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err);
  * left are what could not be routed).
  */
 int flow_simplex(struct hrm_flow *g, struct hrm_error *err);
+/* Whether the next simplex solve can start from its last basis. */
+bool flow_simplex_warm_ok(const struct hrm_flow *g);
 /* Whether the simplex's big-M prices fit int64_t for this graph. */
 bool flow_simplex_fits(const struct hrm_flow *g);
 /* The basis no longer matches the graph's flow (another engine ran, or a reset). */

@@ -477,6 +477,19 @@ static void store_state(struct flow_ns *ns, struct hrm_flow *g)
     }
 }
 
+/* The basis of the last (successful) simplex solve, for the graph as it is now. */
+static bool basis_fits(const struct flow_ns *ns, const struct hrm_flow *g)
+{
+    int32_t vs = g->mode == FLOW_MODE_MAX ? g->vs : -1;
+    return ns && ns->valid && ns->n == g->n && ns->m == g->m && ns->vs == vs &&
+           (vs < 0 || ns->vt == g->vt);
+}
+
+bool flow_simplex_warm_ok(const struct hrm_flow *g)
+{
+    return g->warm && basis_fits(g->ns, g);
+}
+
 bool flow_simplex_fits(const struct hrm_flow *g)
 {
     /* potentials stay within art_cost + n max|cost| + FLOW_BIG; reduced costs
@@ -491,8 +504,7 @@ int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
         g->ns = hrm_calloc(1, sizeof(*g->ns));
     struct flow_ns *ns = g->ns;
     int32_t vs = g->mode == FLOW_MODE_MAX ? g->vs : -1;
-    bool same = ns->valid && ns->n == g->n && ns->m == g->m && ns->vs == vs &&
-                (vs < 0 || ns->vt == g->vt);
+    bool same = g->warm && basis_fits(ns, g);
     ns->n = g->n;
     ns->m = g->m;
     ns->vs = vs;

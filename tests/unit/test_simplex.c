@@ -426,3 +426,55 @@ Test(simplex, degenerate_ties_terminate)
         inst_free(&I);
     }
 }
+
+/*
+ * What auto runs: the simplex from scratch where costs take many values, and
+ * again from its basis after a cost change; shortest paths where costs take
+ * few values (a scheduling graph), and for a warm solve after the graph grew.
+ */
+Test(simplex, auto_chooses_by_costs_and_warm_state)
+{
+    struct netgen_parm p = {.nodes = 400,
+                            .sources = 8,
+                            .sinks = 8,
+                            .arcs = 3000,
+                            .cost_min = 1,
+                            .cost_max = 100000,
+                            .supply = 500,
+                            .cap_min = 1,
+                            .cap_max = 30,
+                            .pct_hicost = 5,
+                            .pct_capacitated = 80};
+    struct inst I = {0};
+    netgen(&I, &p, 5);
+    struct hrm_flow *g = inst_graph(&I);
+    cr_assert(solve_like_glpk(g, &I));
+    stats_simplex(g, 0);
+    I.cost[7] += 50;
+    cr_assert_eq(hrm_flow_set_arc(g, 7, I.cap[7], I.cost[7]), 0);
+    cr_assert(solve_like_glpk(g, &I));
+    stats_simplex(g, 1);
+    cr_assert_eq(hrm_flow_add_arc(g, 3, 9, 4, 2), inst_arc(&I, 3, 9, 4, 2));
+    cr_assert(solve_like_glpk(g, &I));
+    struct hrm_flow_stats st;
+    hrm_flow_stats(g, &st);
+    cr_assert(!st.simplex && !st.scaling && st.warm, "a grown graph: warm shortest paths");
+    hrm_flow_free(g);
+    inst_free(&I);
+
+    struct sched_parm sp = {.jobs = 8,
+                            .tasks_max = 20,
+                            .racks = 3,
+                            .machines_per_rack = 4,
+                            .gpus_per_machine = 2,
+                            .mem_classes = 2,
+                            .unscheduled = true};
+    int32_t s, t;
+    sched_graph(&I, &sp, 6, &s, &t);
+    g = inst_graph(&I);
+    max_like_glpk(g, &I, s, t);
+    hrm_flow_stats(g, &st);
+    cr_assert(!st.simplex && !st.scaling, "few distinct costs: shortest paths");
+    hrm_flow_free(g);
+    inst_free(&I);
+}
