@@ -100,7 +100,8 @@ struct hrm_flow_stats {
     int warm;              /* the last solve started from the previous flow */
     int scaling;           /* the last solve used cost scaling */
     int simplex;           /* the last solve used the network simplex (phases = pivots,
-                            * augmentations = pivots that changed the tree) */
+                            * scanned = potentials shifted, augmentations = pivots that
+                            * changed the tree) */
     int64_t phases;        /* shortest-path searches (SSP) or refine phases (scaling) */
     int64_t scanned;       /* vertices settled by searches, or relabels (scaling) */
     int64_t augmentations; /* augmenting paths (SSP) or pushes (scaling) */
