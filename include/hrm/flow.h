@@ -82,9 +82,12 @@ int64_t hrm_flow_potential(const struct hrm_flow *g, int32_t vertex);
 /* ---- algorithm control and statistics ---- */
 
 enum hrm_flow_algo {
-    HRM_FLOW_AUTO = 0, /* the measured best: today successive shortest paths (default) */
+    HRM_FLOW_AUTO = 0, /* chosen per solve by size, shape and warm state (default;
+                        * docs/flow-solver.md "What auto runs") */
     HRM_FLOW_SSP,      /* successive shortest paths, from the last state when warm */
     HRM_FLOW_SCALING,  /* cost scaling, always from scratch (no warm start) */
+    HRM_FLOW_SIMPLEX,  /* primal network simplex, block search; warm from its last
+                        * basis when only capacities, costs or supplies changed */
 };
 
 /* Chooses the algorithm of the next solves. */
@@ -96,6 +99,9 @@ void hrm_flow_reset(struct hrm_flow *g);
 struct hrm_flow_stats {
     int warm;              /* the last solve started from the previous flow */
     int scaling;           /* the last solve used cost scaling */
+    int simplex;           /* the last solve used the network simplex (phases = pivots,
+                            * scanned = potentials shifted, augmentations = pivots that
+                            * changed the tree) */
     int64_t phases;        /* shortest-path searches (SSP) or refine phases (scaling) */
     int64_t scanned;       /* vertices settled by searches, or relabels (scaling) */
     int64_t augmentations; /* augmenting paths (SSP) or pushes (scaling) */

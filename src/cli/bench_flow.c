@@ -38,11 +38,15 @@ static void usage(FILE *out)
     fprintf(
         out,
         "usage: hrm bench flow [--dimacs FILE | --gpus N --jobs J --tasks-per-job K ...]\n"
-        "                      [--algo auto|ssp|scaling] [--full F] [--repeat R]\n"
+        "                      [--algo auto|ssp|scaling|simplex] [--full F] [--repeat R]\n"
         "                      [--write-dimacs FILE]\n\n"
         "Solves a min-cost flow problem from scratch F times (default 3; the best time\n"
         "counts), then re-solves it R times (default 20) after one small change each,\n"
         "from the previous flow.\n\n"
+        "  --algo A               auto (default: the simplex where costs take many values,\n"
+        "                         shortest paths where few, and for warm re-solves the\n"
+        "                         engine that can reuse the last solve), ssp, scaling or\n"
+        "                         simplex (network simplex, block search)\n"
         "  --dimacs FILE          a DIMACS min-cost flow problem ('p min', 'n', 'a' lines);\n"
         "                         warm steps change one random arc's cost\n"
         "  --gpus N               generated P1 scheduling graph (default 2000 GPUs,\n"
@@ -114,8 +118,10 @@ static int parse(int argc, char **argv, struct opts *o)
                 o->algo = HRM_FLOW_SSP;
             else if (strcmp(optarg, "scaling") == 0)
                 o->algo = HRM_FLOW_SCALING;
+            else if (strcmp(optarg, "simplex") == 0)
+                o->algo = HRM_FLOW_SIMPLEX;
             else {
-                fprintf(stderr, "hrm bench flow: --algo: '%s' is not auto, ssp or scaling\n",
+                fprintf(stderr, "hrm bench flow: --algo: '%s' is not auto, ssp, scaling or simplex\n",
                         optarg);
                 bad = 1;
             }
@@ -215,7 +221,9 @@ static void print_stats(const char *what, const struct hrm_flow *g)
     hrm_flow_stats(g, &st);
     fprintf(stderr,
             "flow: %s: %s%s, %" PRId64 " phases, %" PRId64 " scanned, %" PRId64 " augmentations\n",
-            what, st.warm ? "warm " : "", st.scaling ? "cost scaling" : "shortest paths", st.phases,
+            what, st.warm ? "warm " : "", st.simplex   ? "network simplex"
+            : st.scaling ? "cost scaling"
+                         : "shortest paths", st.phases,
             st.scanned, st.augmentations);
 }
 

@@ -1,4 +1,5 @@
 /* Min-cost flow graph: user arcs, residual graph, warm-start bookkeeping, solve entry points. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "flow_private.h"
@@ -7,6 +8,12 @@
 /* The per-vertex capacity sums only bound the virtual arc of solve_max, so
  * they saturate instead of overflowing; a saturated sum stays an upper bound. */
 #define SUM_LIM ((int64_t)1 << 61)
+
+/* auto_algo: arcs sampled, and the most distinct costs among them for which
+ * shortest paths are chosen (scheduling graphs have 20-30, random families
+ * thousands; docs/flow-solver.md "What auto runs") */
+#define AUTO_SAMPLE 2048
+#define AUTO_FEW_COSTS 256
 
 static int64_t sum_add(int64_t a, int64_t b)
 {
@@ -75,6 +82,7 @@ void hrm_flow_free(struct hrm_flow *g)
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
     flow_ssp_free(g->rq);
+    flow_simplex_free(g->ns);
     hrm_free(g);
 }
 
@@ -249,6 +257,7 @@ void hrm_flow_set_algo(struct hrm_flow *g, enum hrm_flow_algo algo)
 void hrm_flow_reset(struct hrm_flow *g)
 {
     g->warm = false;
+    flow_simplex_forget(g->ns);
 }
 
 void hrm_flow_stats(const struct hrm_flow *g, struct hrm_flow_stats *out)
@@ -544,15 +553,61 @@ static void set_mode_max(struct hrm_flow *g, int32_t s, int32_t t)
     g->shape = true;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Distinct arc costs among up to AUTO_SAMPLE arcs spread evenly over the graph. */
+static int32_t distinct_costs(const struct hrm_flow *g)
+{
+    int64_t sample[AUTO_SAMPLE];
+    int32_t k = 0;
+    int64_t step = g->m > AUTO_SAMPLE ? g->m / AUTO_SAMPLE : 1;
+    for (int64_t a = 0; a < g->m && k < AUTO_SAMPLE; a += step)
+        sample[k++] = g->acost[a];
+    qsort(sample, (size_t)k, sizeof(sample[0]), cmp_i64);
+    int32_t d = k > 0;
+    for (int32_t i = 1; i < k; i++)
+        d += sample[i] != sample[i - 1];
+    return d;
+}
+
+/*
+ * What HRM_FLOW_AUTO runs (measured: docs/flow-solver.md, "What auto runs").
+ *
+ * Warm: the network simplex when its last basis still fits the graph (only
+ * capacities, costs or supplies changed since a simplex solve); otherwise
+ * shortest paths, which patch the last optimal state in O(changes) whichever
+ * engine left it (a job's arrival, a node's loss: new vertices and arcs).
+ *
+ * Cold: the number of shortest-path phases grows with the number of distinct
+ * path lengths, so shortest paths win where costs take few values (scheduling
+ * graphs: tens of distinct costs, 2-4x faster than the simplex) and the
+ * simplex wins where they take many (random families: thousands of distinct
+ * costs, 15-60x faster than shortest paths).  The threshold sits between the
+ * two by a wide margin on every family of `hrm bench flow-gen`.  Cost scaling
+ * is never chosen: it is slower than the simplex on every family measured.
+ */
+static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
+{
+    if (g->warm)
+        return flow_simplex_warm_ok(g) ? HRM_FLOW_SIMPLEX : HRM_FLOW_SSP;
+    return distinct_costs(g) <= AUTO_FEW_COSTS ? HRM_FLOW_SSP : HRM_FLOW_SIMPLEX;
+}
+
 static int run(struct hrm_flow *g, struct hrm_error *err)
 {
     if (g->shape)
         build(g);
     memset(&g->stats, 0, sizeof(g->stats));
     flow_scratch(g);
-    /* Measured on P1 graphs (docs/flow-solver.md), shortest paths from terminals
-     * pre-saturated beat our cost scaling 3-4x from scratch, so AUTO is SSP. */
-    bool scaling = g->algo == HRM_FLOW_SCALING;
+    enum hrm_flow_algo algo = g->algo == HRM_FLOW_AUTO ? auto_algo(g) : g->algo;
+    if (algo == HRM_FLOW_SIMPLEX && flow_simplex_fits(g))
+        return flow_simplex(g, err);
+    flow_simplex_forget(g->ns);
+    bool scaling = algo == HRM_FLOW_SCALING;
     /* cost scaling multiplies costs by 16 n and its prices can drift by about
      * 3 n times that: beyond int64_t, shortest paths do the job alone */
     double bound = 48.0 * (double)g->n * (double)g->n * (double)(g->cost_max + 1);

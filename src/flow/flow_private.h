@@ -102,6 +102,7 @@ struct hrm_flow {
     int32_t *cur, *stack, *list;
     int32_t *lvl, *queue; /* ssp.c's routing: BFS level and queue */
     struct flow_radix *rq; /* ssp.c's priority queue, allocated on first use */
+    struct flow_ns *ns;    /* simplex.c's basis, allocated on first use */
     int32_t *sc_i32;
     int32_t epoch;
 
@@ -151,6 +152,23 @@ void flow_ssp_free(struct flow_radix *rq);
  * -HRM_EINFEASIBLE (the state is then reset to zero flow by the caller).
  */
 int flow_scaling(struct hrm_flow *g, struct hrm_error *err);
+
+/*
+ * Primal network simplex (simplex.c) on the user's arcs (and the virtual arc
+ * in max mode): from its last optimal basis when only capacities, costs or
+ * supplies changed since and that basis stays feasible, else from the star of
+ * artificial arcs.  Leaves the residual graph in the state of the invariants
+ * above (optimal, warm for any engine).  0 or -HRM_EINFEASIBLE (the excesses
+ * left are what could not be routed).
+ */
+int flow_simplex(struct hrm_flow *g, struct hrm_error *err);
+/* Whether the next simplex solve can start from its last basis. */
+bool flow_simplex_warm_ok(const struct hrm_flow *g);
+/* Whether the simplex's big-M prices fit int64_t for this graph. */
+bool flow_simplex_fits(const struct hrm_flow *g);
+/* The basis no longer matches the graph's flow (another engine ran, or a reset). */
+void flow_simplex_forget(struct flow_ns *ns);
+void flow_simplex_free(struct flow_ns *ns); /* NULL-safe */
 
 /* hrm_flow_read_dimacs with a smaller vertex limit (the fuzz target's, to
  * keep its memory small). */

@@ -11,8 +11,8 @@
 /* Vertices a fuzzed file may declare: small, so memory stays small. */
 #define DIMACS_FUZZ_MAX_VERTICES 4096
 
-/* Reads data as a DIMACS file; when it is accepted and small, solves it with both
- * algorithms and writes it back.  Aborts when an error does not name the file (and
+/* Reads data as a DIMACS file; when it is accepted and small, solves it with each
+ * algorithm and writes it back.  Aborts when an error does not name the file (and
  * the sanitizers catch the rest).  Returns 1 when the reader accepted the file. */
 static int dimacs_fuzz_one(const uint8_t *data, size_t size)
 {
@@ -31,7 +31,7 @@ static int dimacs_fuzz_one(const uint8_t *data, size_t size)
         return 0;
     }
     if (hrm_flow_vertices(g) <= 256 && hrm_flow_arcs(g) <= 1024) {
-        enum hrm_flow_algo algos[] = {HRM_FLOW_SSP, HRM_FLOW_SCALING};
+        enum hrm_flow_algo algos[] = {HRM_FLOW_SSP, HRM_FLOW_SCALING, HRM_FLOW_SIMPLEX};
         for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++) {
             hrm_flow_reset(g);
             hrm_flow_set_algo(g, algos[i]);

@@ -1,0 +1,561 @@
+/* Primal network simplex with block-search pivoting: the engine for general graphs. */
+#include <math.h>
+#include <string.h>
+
+#include "flow_private.h"
+#include "hrm/alloc.h"
+
+/*
+ * The textbook primal network simplex (Ahuja, Magnanti and Orlin, ch. 11) on a
+ * spanning tree rooted at an extra vertex, with the block-search pivot rule
+ * that Kovács (2015) found fastest on most families: scan the arcs in blocks
+ * of about sqrt(arcs), starting where the last scan stopped, and take the arc
+ * of most negative reduced cost of the first block that has one.
+ *
+ * Arcs: the user's arcs 0 .. m-1, then the virtual arc t -> s of solve_max
+ * (cost -FLOW_BIG, see flow_private.h), then one artificial arc per vertex
+ * between it and the root (big-M, cost 0 towards the root or art_cost away from
+ * it, unbounded).  The first basis is the star of artificial arcs, which is
+ * strongly feasible; the leaving-arc rule (the last blocking arc met along the
+ * cycle, oriented from the apex) keeps every later basis strongly feasible, so
+ * degenerate pivots cannot cycle (Cunningham 1976).  Artificial arcs never
+ * re-enter: once out of the basis they are gone.  An artificial arc that still
+ * carries flow at the optimum means the supplies are infeasible.
+ *
+ * The tree: parent, the arc to the parent and its direction, and a preorder
+ * thread (next and previous vertex in depth-first order, the size of each
+ * subtree and its last vertex in the thread), so that every subtree is one
+ * contiguous piece of the thread.  A pivot finds the apex by subtree sizes
+ * (an ancestor's is larger), pushes the flow round the cycle, re-hangs the
+ * subtree cut off by the leaving arc from the end of the entering arc
+ * (reversing the parent links along the path between them and splicing the
+ * thread in O(path)), then walks that subtree along the thread once to shift
+ * its potentials: one dependent load per vertex.  (A first version kept depths
+ * and child lists; walking those was 70 % of the time on NETGEN graphs.)
+ */
+
+enum { NS_UPPER = -1, NS_TREE = 0, NS_LOWER = 1 };
+
+#define NS_INF INT64_MAX
+#define NS_MIN_BLOCK 10
+/* |potential of the root| allowed before renormalising: leaves 2^62 of room
+ * for the tree's own spread (< 2^59, see flow_simplex_fits) */
+#define NS_DRIFT ((int64_t)1 << 61)
+
+struct flow_ns {
+    int32_t n, m;         /* user vertices and arcs the basis was built for */
+    int32_t nsearch;      /* arcs that may enter: user arcs + the virtual one */
+    int32_t narc;         /* nsearch + n artificial arcs */
+    int32_t vs, vt;       /* terminals of the virtual arc (vs < 0: none) */
+    int64_t art_cost;
+    size_t arc_cap, node_cap;
+    int32_t *src, *tgt;
+    int64_t *cap, *cost, *flow;
+    int8_t *state;
+    /* the tree, over n + 1 vertices (the root is n) */
+    int32_t *parent, *pred, *thread, *rthread, *succ, *last;
+    int32_t *path, *plast, *pprev, *pafter; /* scratch of a pivot, per path vertex */
+    int8_t *up; /* the arc to the parent leaves the vertex */
+    int64_t *pi;
+    int64_t *net; /* scratch of the warm start */
+    int32_t block, next;
+    int64_t visits;
+    int32_t cuts; /* tree arcs the last warm start took out */
+    bool valid; /* the basis is the optimum of the graph's last solve */
+};
+
+void flow_simplex_free(struct flow_ns *ns)
+{
+    if (!ns)
+        return;
+    void *arrays[] = {ns->src,   ns->tgt,   ns->cap,    ns->cost, ns->flow, ns->state,
+                      ns->parent, ns->pred, ns->thread, ns->rthread, ns->succ, ns->last,
+                      ns->path, ns->plast, ns->pprev, ns->pafter,
+                      ns->up,    ns->pi,    ns->net};
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+        hrm_free(arrays[i]);
+    hrm_free(ns);
+}
+
+void flow_simplex_forget(struct flow_ns *ns)
+{
+    if (ns)
+        ns->valid = false;
+}
+
+static void ns_size(struct flow_ns *ns, size_t arcs, size_t nodes)
+{
+    if (arcs > ns->arc_cap) {
+        ns->src = hrm_reallocarray(ns->src, arcs, sizeof(*ns->src));
+        ns->tgt = hrm_reallocarray(ns->tgt, arcs, sizeof(*ns->tgt));
+        ns->cap = hrm_reallocarray(ns->cap, arcs, sizeof(*ns->cap));
+        ns->cost = hrm_reallocarray(ns->cost, arcs, sizeof(*ns->cost));
+        ns->flow = hrm_reallocarray(ns->flow, arcs, sizeof(*ns->flow));
+        ns->state = hrm_reallocarray(ns->state, arcs, sizeof(*ns->state));
+        ns->arc_cap = arcs;
+    }
+    if (nodes > ns->node_cap) {
+        ns->parent = hrm_reallocarray(ns->parent, nodes, sizeof(*ns->parent));
+        ns->pred = hrm_reallocarray(ns->pred, nodes, sizeof(*ns->pred));
+        int32_t **i32[] = {&ns->thread, &ns->rthread, &ns->succ,  &ns->last,
+                           &ns->path,   &ns->plast,   &ns->pprev, &ns->pafter};
+        for (size_t i = 0; i < sizeof(i32) / sizeof(i32[0]); i++)
+            *i32[i] = hrm_reallocarray(*i32[i], nodes, sizeof(int32_t));
+        ns->up = hrm_reallocarray(ns->up, nodes, sizeof(*ns->up));
+        ns->pi = hrm_reallocarray(ns->pi, nodes, sizeof(*ns->pi));
+        ns->net = hrm_reallocarray(ns->net, nodes, sizeof(*ns->net));
+        ns->node_cap = nodes;
+    }
+}
+
+static inline void link(struct flow_ns *ns, int32_t a, int32_t b)
+{
+    ns->thread[a] = b;
+    ns->rthread[b] = a;
+}
+
+static int64_t supply_of(const struct hrm_flow *g, int32_t v)
+{
+    return g->mode == FLOW_MODE_SUPPLY ? g->supply[v] : 0;
+}
+
+/* Sets vertex v's artificial arc to carry f units (either way) to or from the root. */
+static void set_artificial(struct flow_ns *ns, int32_t v, int64_t f)
+{
+    int32_t e = ns->nsearch + v, root = ns->n;
+    if (f >= 0) {
+        ns->src[e] = v, ns->tgt[e] = root, ns->cost[e] = 0, ns->flow[e] = f;
+        ns->up[v] = 1;
+    } else {
+        ns->src[e] = root, ns->tgt[e] = v, ns->cost[e] = ns->art_cost, ns->flow[e] = -f;
+        ns->up[v] = 0;
+    }
+}
+
+/* Copies the user's arcs and the virtual arc; every one starts at flow 0. */
+static void load_arcs(struct flow_ns *ns, const struct hrm_flow *g)
+{
+    for (int32_t a = 0; a < g->m; a++) {
+        ns->src[a] = g->afrom[a];
+        ns->tgt[a] = g->ato[a];
+        ns->cap[a] = g->acap[a];
+        ns->cost[a] = g->acost[a];
+        ns->flow[a] = 0;
+        ns->state[a] = NS_LOWER;
+    }
+    if (ns->vs >= 0) {
+        ns->src[g->m] = ns->vt;
+        ns->tgt[g->m] = ns->vs;
+        ns->cap[g->m] = g->vcap;
+        ns->cost[g->m] = -FLOW_BIG;
+        ns->flow[g->m] = 0;
+        ns->state[g->m] = NS_LOWER;
+    }
+}
+
+/* The star basis: every vertex hangs from the root by its artificial arc. */
+static void cold_basis(struct flow_ns *ns, const struct hrm_flow *g)
+{
+    int32_t n = ns->n, root = n;
+    load_arcs(ns, g);
+    ns->parent[root] = -1;
+    ns->pred[root] = -1;
+    ns->pi[root] = 0;
+    ns->succ[root] = n + 1;
+    ns->last[root] = n > 0 ? n - 1 : root;
+    link(ns, root, 0 < n ? 0 : root);
+    for (int32_t v = 0; v < n; v++) {
+        int32_t e = ns->nsearch + v;
+        set_artificial(ns, v, supply_of(g, v));
+        ns->cap[e] = NS_INF;
+        ns->state[e] = NS_TREE;
+        ns->parent[v] = root;
+        ns->pred[v] = e;
+        ns->succ[v] = 1;
+        ns->last[v] = v;
+        link(ns, v, v + 1 < n ? v + 1 : root);
+        ns->pi[v] = ns->up[v] ? 0 : ns->art_cost;
+    }
+    ns->next = 0;
+}
+
+/* Potentials from the root down, in thread order (parents first). */
+static void tree_potentials(struct flow_ns *ns)
+{
+    int32_t root = ns->n;
+    for (int32_t x = ns->thread[root]; x != root; x = ns->thread[x]) {
+        int32_t p = ns->parent[x], e = ns->pred[x];
+        ns->pi[x] = ns->up[x] ? ns->pi[p] - ns->cost[e] : ns->pi[p] + ns->cost[e];
+    }
+}
+
+/* Block search: the arc of most negative (state x reduced cost) in the first
+ * block of the cyclic scan that has one; -1 when none is left (optimal).
+ * (This and pivot are kept out of line so that a profile splits the time
+ * between pricing and tree updates; inlining them measured no faster.) */
+__attribute__((noinline)) static int32_t find_entering(struct flow_ns *ns)
+{
+    const int32_t *src = ns->src, *tgt = ns->tgt;
+    const int64_t *cost = ns->cost, *pi = ns->pi;
+    const int8_t *state = ns->state;
+    int32_t S = ns->nsearch, block = ns->block, cnt = block, best = -1;
+    int64_t min = 0;
+    int32_t e = ns->next;
+    for (int32_t k = 0; k < S; k++) {
+        int64_t c = state[e] * (cost[e] + pi[src[e]] - pi[tgt[e]]);
+        if (c < min) {
+            min = c;
+            best = e;
+        }
+        if (++e == S)
+            e = 0;
+        if (--cnt == 0) {
+            if (min < 0)
+                break;
+            cnt = block;
+        }
+    }
+    ns->next = e;
+    return best;
+}
+
+/*
+ * Cuts the subtree T of u_out off its parent and hangs it from v_in by arc
+ * `in`, rooted at u_in (a vertex of T).  On the path u_in = x0, x1, .., xk =
+ * u_out the parent links reverse.  T's new preorder is x0's old piece of the
+ * thread, then for each xi the rest of xi's old piece around x(i-1)'s: the
+ * part before it and the part after it.  Subtree sizes change on that path
+ * and between the old and new parents and the apex; last vertices change on
+ * the path and on the chains of ancestors whose piece ended where T's did.
+ */
+static void rehang(struct flow_ns *ns, int32_t u_in, int32_t v_in, int32_t u_out, int32_t in,
+                   int32_t join)
+{
+    int32_t *parent = ns->parent, *pred = ns->pred, *succ = ns->succ, *last = ns->last;
+    int32_t *thread = ns->thread, *rthread = ns->rthread;
+    int32_t *path = ns->path, *plast = ns->plast, *pprev = ns->pprev, *pafter = ns->pafter;
+    int8_t *up = ns->up;
+    int32_t k = 0;
+    for (int32_t x = u_in;; x = parent[x]) {
+        path[k] = x;
+        plast[k] = last[x];
+        pprev[k] = rthread[x];
+        pafter[k] = thread[last[x]];
+        if (x == u_out)
+            break;
+        k++;
+    }
+    int32_t s = succ[u_out], oldp = parent[u_out];
+    int32_t lo = plast[k], prev_t = pprev[k], next_t = pafter[k];
+    /* cut T out of the thread */
+    link(ns, prev_t, next_t);
+    for (int32_t y = oldp; y >= 0 && last[y] == lo; y = parent[y])
+        last[y] = prev_t;
+    for (int32_t y = oldp; y != join; y = parent[y])
+        succ[y] -= s;
+    /* T's new preorder */
+    int32_t tail = plast[0];
+    for (int32_t i = 1; i <= k; i++) {
+        link(ns, tail, path[i]);
+        tail = pprev[i - 1];
+        if (plast[i - 1] != plast[i]) {
+            link(ns, tail, pafter[i - 1]);
+            tail = plast[i];
+        }
+    }
+    /* sizes on the path, from u_out down, before the parents change */
+    int32_t below = 0;
+    for (int32_t i = k; i >= 1; i--) {
+        int32_t ns_i = succ[path[i]] - succ[path[i - 1]] + below;
+        succ[path[i]] = ns_i;
+        below = ns_i;
+    }
+    succ[u_in] = s;
+    /* reverse the parent links */
+    int32_t newp = v_in, newpred = in;
+    int8_t newup = ns->src[in] == u_in;
+    for (int32_t i = 0; i <= k; i++) {
+        int32_t x = path[i], opred = pred[x];
+        int8_t oup = up[x];
+        parent[x] = newp;
+        pred[x] = newpred;
+        up[x] = newup;
+        last[x] = tail;
+        newp = x;
+        newpred = opred;
+        newup = (int8_t)!oup;
+    }
+    /* hang T' at the end of v_in's piece */
+    int32_t lv = last[v_in], after = thread[lv];
+    link(ns, lv, u_in);
+    link(ns, tail, after);
+    for (int32_t y = v_in; y >= 0 && last[y] == lv; y = parent[y])
+        last[y] = tail;
+    for (int32_t y = v_in; y != join; y = parent[y])
+        succ[y] += s;
+}
+
+/*
+ * Warm start: the last optimal basis with the changed arcs and supplies put in.
+ * A non-tree arc stays at its bound (an arc at its upper bound follows a new
+ * capacity); the tree's flows are then what the supplies and the non-tree flows
+ * force, computed from the leaves up.  An artificial arc may change direction;
+ * a tree arc that would leave its bounds (a task's arc whose capacity went to
+ * 0, say) goes to the nearest bound and out of the tree, and the subtree below
+ * it hangs from the root by its artificial arc, which carries the difference.
+ * Artificial flow is priced out again by big-M, usually in a few pivots.  Then
+ * the potentials follow from the tree.  O(n + m).
+ */
+static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
+{
+    int32_t n = ns->n, root = n;
+    for (size_t i = 0; i < g->ndirty; i++) {
+        int32_t a = g->dirty[i];
+        ns->cap[a] = g->acap[a];
+        ns->cost[a] = g->acost[a];
+        if (ns->state[a] == NS_UPPER)
+            ns->flow[a] = g->acap[a];
+    }
+    if (ns->vs >= 0 && ns->cap[g->m] != g->vcap) {
+        ns->cap[g->m] = g->vcap;
+        if (ns->state[g->m] == NS_UPPER)
+            ns->flow[g->m] = g->vcap;
+    }
+    int64_t *net = ns->net;
+    for (int32_t v = 0; v < n; v++)
+        net[v] = supply_of(g, v);
+    net[root] = 0;
+    for (int32_t a = 0; a < ns->nsearch; a++) {
+        if (ns->state[a] != NS_TREE && ns->flow[a]) {
+            net[ns->src[a]] -= ns->flow[a];
+            net[ns->tgt[a]] += ns->flow[a];
+        }
+    }
+    /* children before parents: the thread backwards */
+    int32_t *cut = g->list, ncut = 0;
+    for (int32_t v = ns->rthread[root]; v != root; v = ns->rthread[v]) {
+        int32_t e = ns->pred[v];
+        int64_t out = net[v]; /* what the subtree of v must send to its parent */
+        if (e >= ns->nsearch) {
+            net[ns->parent[v]] += out;
+            set_artificial(ns, v, out);
+            continue;
+        }
+        int64_t f = ns->up[v] ? out : -out;
+        if (f < 0 || f > ns->cap[e]) {
+            /* e cannot carry it: e goes to its nearest bound and the subtree
+             * will hang from the root by its artificial arc, which takes the
+             * rest (big-M prices it out again) */
+            f = f < 0 ? 0 : ns->cap[e];
+            int64_t sent = ns->up[v] ? f : -f;
+            set_artificial(ns, v, out - sent);
+            cut[ncut++] = v;
+            out = sent;
+        }
+        net[ns->parent[v]] += out;
+        ns->flow[e] = f;
+    }
+    for (int32_t i = 0; i < ncut; i++) {
+        int32_t v = cut[i], e = ns->pred[v], art = ns->nsearch + v;
+        ns->state[e] = ns->flow[e] == 0 ? NS_LOWER : NS_UPPER;
+        ns->state[art] = NS_TREE;
+        ns->cap[art] = NS_INF;
+        rehang(ns, v, root, v, art, root);
+    }
+    ns->cuts = ncut;
+    tree_potentials(ns);
+}
+
+/* One pivot on entering arc `in`; returns true when the tree changed. */
+__attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
+{
+    int32_t *parent = ns->parent, *pred = ns->pred, *succ = ns->succ;
+    int8_t *up = ns->up;
+    int64_t *flow = ns->flow, *cap = ns->cap;
+    int32_t first, second;
+    if (ns->state[in] == NS_LOWER)
+        first = ns->src[in], second = ns->tgt[in];
+    else
+        first = ns->tgt[in], second = ns->src[in];
+    int32_t a = first, b = second;
+    while (a != b) { /* the smaller subtree is not an ancestor of the other */
+        if (succ[a] < succ[b])
+            a = parent[a];
+        else
+            b = parent[b];
+    }
+    int32_t join = a;
+    /* The cycle carries flow from first over `in` to second, up to the apex
+     * and down to first.  Ties: the last blocking arc in that orientation
+     * ('<' on the way down to first, '<=' up from second) keeps the tree
+     * strongly feasible. */
+    int64_t delta = cap[in];
+    int32_t u_out = -1, side = 0;
+    for (int32_t u = first; u != join; u = parent[u]) {
+        int32_t e = pred[u];
+        int64_t d = up[u] ? flow[e] : cap[e] - flow[e];
+        if (d < delta)
+            delta = d, u_out = u, side = 1;
+    }
+    for (int32_t u = second; u != join; u = parent[u]) {
+        int32_t e = pred[u];
+        int64_t d = up[u] ? cap[e] - flow[e] : flow[e];
+        if (d <= delta)
+            delta = d, u_out = u, side = 2;
+    }
+    if (delta > 0) {
+        for (int32_t u = first; u != join; u = parent[u])
+            flow[pred[u]] += up[u] ? -delta : delta;
+        for (int32_t u = second; u != join; u = parent[u])
+            flow[pred[u]] += up[u] ? delta : -delta;
+        flow[in] += ns->state[in] == NS_LOWER ? delta : -delta;
+    }
+    if (side == 0) { /* the entering arc itself blocks: it goes to its other bound */
+        ns->state[in] = (int8_t)-ns->state[in];
+        return false;
+    }
+    int32_t out = pred[u_out];
+    ns->state[out] = flow[out] == 0 ? NS_LOWER : NS_UPPER;
+    ns->state[in] = NS_TREE;
+    int32_t u_in = side == 1 ? first : second, v_in = side == 1 ? second : first;
+    rehang(ns, u_in, v_in, u_out, in, join);
+    /* the subtree's potentials all shift by one amount: make `in` tight */
+    int64_t *pi = ns->pi;
+    int64_t want = up[u_in] ? pi[v_in] - ns->cost[in] : pi[v_in] + ns->cost[in];
+    int64_t sigma = want - pi[u_in];
+    const int32_t *thread = ns->thread;
+    int32_t root = ns->n, s = succ[u_in];
+    if (2 * s <= ns->n + 1) {
+        int32_t x = u_in;
+        for (int32_t k = s; k > 0; k--, x = thread[x])
+            pi[x] += sigma;
+        ns->visits += s;
+        return true;
+    }
+    /* Only differences of potentials matter: when the subtree is the larger
+     * part, shift the rest the other way (the root's potential drifts; it is
+     * brought back to 0 before it could approach the int64_t range). */
+    for (int32_t x = thread[ns->last[u_in]]; x != u_in; x = thread[x])
+        pi[x] -= sigma;
+    ns->visits += ns->n + 1 - s;
+    if (pi[root] > NS_DRIFT || pi[root] < -NS_DRIFT) {
+        int64_t p0 = pi[root];
+        for (int32_t v = 0; v <= root; v++)
+            pi[v] -= p0;
+    }
+    return true;
+}
+
+/* Writes the basis's flow and potentials into the residual graph, so that the
+ * other engines (and a later warm shortest-path solve) see an optimal state:
+ * every residual reduced cost >= 0 and, when feasible, no excess left. */
+static void store_state(struct flow_ns *ns, struct hrm_flow *g)
+{
+    for (int32_t a = 0; a < g->m; a++) {
+        int32_t f = g->apos[a];
+        g->rcost[f] = g->acost[a];
+        g->rcost[g->rev[f]] = -g->acost[a];
+        g->rcap[f] = g->acap[a] - ns->flow[a];
+        g->rcap[g->rev[f]] = ns->flow[a];
+        g->adirty[a] = 0;
+    }
+    g->ndirty = 0;
+    if (g->vpos >= 0) {
+        g->rcap[g->vpos] = g->vcap - ns->flow[g->m];
+        g->rcap[g->rev[g->vpos]] = ns->flow[g->m];
+    }
+    g->vdirty = false;
+    for (size_t i = 0; i < g->npend; i++)
+        g->vpend[g->pend[i]] = 0;
+    g->npend = 0;
+    /* an artificial arc's flow is supply (or demand) the user's arcs did not route */
+    int64_t p0 = ns->pi[ns->n]; /* report potentials with the root at 0 */
+    for (int32_t v = 0; v < ns->n; v++) {
+        int32_t e = ns->nsearch + v;
+        g->vx[v].pi = ns->pi[v] - p0;
+        g->ex[v] = ns->up[v] ? ns->flow[e] : -ns->flow[e];
+        if (g->ex[v])
+            flow_pend(g, v);
+    }
+}
+
+/* The basis of the last (successful) simplex solve, for the graph as it is now. */
+static bool basis_fits(const struct flow_ns *ns, const struct hrm_flow *g)
+{
+    int32_t vs = g->mode == FLOW_MODE_MAX ? g->vs : -1;
+    return ns && ns->valid && ns->n == g->n && ns->m == g->m && ns->vs == vs &&
+           (vs < 0 || ns->vt == g->vt);
+}
+
+bool flow_simplex_warm_ok(const struct hrm_flow *g)
+{
+    return g->warm && basis_fits(g->ns, g);
+}
+
+bool flow_simplex_fits(const struct hrm_flow *g)
+{
+    /* potentials stay within art_cost + n max|cost| + FLOW_BIG; reduced costs
+     * within twice that: far inside int64_t when art_cost < 2^58 */
+    double art = ((double)g->n + 2) * ((double)g->cost_max + 1);
+    return art < (double)((int64_t)1 << 55);
+}
+
+int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
+{
+    if (!g->ns)
+        g->ns = hrm_calloc(1, sizeof(*g->ns));
+    struct flow_ns *ns = g->ns;
+    int32_t vs = g->mode == FLOW_MODE_MAX ? g->vs : -1;
+    bool same = g->warm && basis_fits(ns, g);
+    ns->n = g->n;
+    ns->m = g->m;
+    ns->vs = vs;
+    ns->vt = vs >= 0 ? g->vt : -1;
+    ns->nsearch = g->m + (vs >= 0 ? 1 : 0);
+    ns->narc = ns->nsearch + g->n;
+    /* big-M: an artificial arc must cost more than any path of user arcs, and in
+     * max mode more than a path through the virtual arc too */
+    int64_t art = ((int64_t)g->n + 2) * (g->cost_max + 1);
+    if (vs >= 0)
+        art += FLOW_BIG;
+    ns_size(ns, (size_t)ns->narc, (size_t)g->n + 1);
+    ns->art_cost = art; /* a warm basis re-prices its artificial arcs */
+    bool warm = same;
+    if (warm)
+        warm_basis(ns, g);
+    if (!warm)
+        cold_basis(ns, g);
+    ns->valid = false;
+    double b = sqrt((double)ns->nsearch);
+    ns->block = b < NS_MIN_BLOCK ? NS_MIN_BLOCK : (int32_t)b;
+    if (ns->block > ns->nsearch && ns->nsearch > 0)
+        ns->block = ns->nsearch;
+    g->stats.warm = warm;
+    g->stats.simplex = 1;
+    int64_t pivots = 0, changes = 0;
+    if (ns->nsearch > 0) {
+        for (int32_t in; (in = find_entering(ns)) >= 0; pivots++)
+            changes += pivot(ns, in);
+    }
+    g->stats.phases = pivots;
+    g->stats.scanned = ns->visits;
+    ns->visits = 0;
+    g->stats.augmentations = changes;
+    store_state(ns, g);
+    g->warm = true;
+    int32_t bad = -1;
+    int64_t left = 0;
+    for (int32_t v = 0; v < g->n; v++)
+        if (g->ex[v] > 0) {
+            left += g->ex[v];
+            if (bad < 0)
+                bad = v;
+        }
+    if (bad >= 0)
+        return hrm_errorf(err, -HRM_EINFEASIBLE,
+                          "flow: %lld units of supply cannot reach any demand (vertex %d "
+                          "has %lld of them)",
+                          (long long)left, bad, (long long)g->ex[bad]);
+    ns->valid = true;
+    return 0;
+}
