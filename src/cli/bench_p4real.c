@@ -33,9 +33,9 @@
  *              the response had every task started the moment the job was sent;
  *   wait     = for each task, its start (the agent's clock, execve returned) - the send.
  *
- * All clocks are this host's CLOCK_REALTIME.  The output is one `JOB` line per job and one
- * `WAIT` line per job with its tasks' waits, for bench/p4-testbed to summarise, and BENCH
- * lines with the daemons' CPU per task.
+ * All clocks are this host's CLOCK_REALTIME.  The output is, per job, one `JOB` line and one
+ * `WAIT` and one `RUN` line with its tasks' waits and run times, for bench/p4-testbed to
+ * summarise; then BENCH lines with the daemons' CPU per task.
  */
 
 #define DRAIN_CAP_S 300.0
@@ -60,9 +60,11 @@ struct p4job {
     int ntasks;
     int *run_ms;       /* owned: declared run time of each task */
     double sent_s;     /* wall clock when sent */
+    double ack_s;      /* the submission's round trip: sent -> "submitted" received */
     long long id;      /* the master's job id, once accepted */
     double response_s, ideal_s;
     double *wait_s;    /* owned: per task */
+    double *run_s;     /* owned: per task, as its agent measured it */
     bool ended, ok;    /* record read back; the job ended done */
 };
 
@@ -202,6 +204,7 @@ static int read_back(struct p4job *j, const json_t *info)
         if (s <= 0 || e < s)
             return -1;
         j->wait_s[t] = (double)s / 1e6 - j->sent_s;
+        j->run_s[t] = (double)(e - s) / 1e6;
         if ((double)(e - s) / 1e6 > j->ideal_s)
             j->ideal_s = (double)(e - s) / 1e6;
         if (e > end_us)
@@ -239,6 +242,7 @@ static int on_reply(struct client *c, struct req_log *l, struct p4job *jobs, jso
     switch ((enum req_kind)l->kind[req - l->base]) {
     case REQ_SUBMIT:
     {
+        j->ack_s = wall_now_s() - j->sent_s;
         j->id = json_integer_value(json_object_get(r, "id"));
         json_t *w = hrm_wire_new(HRM_WIRE_WAIT);
         json_object_set_new(w, "id", json_integer(j->id));
@@ -327,8 +331,9 @@ static void usage(FILE *out)
             "usage: hrm bench p4real --workload FILE [options]\n\n"
             "Starts a local cluster (as hrm up does), replays the jobs of FILE at their arrival\n"
             "times (each task a /bin/sleep of its run time) and prints, per job, its response\n"
-            "and ideal (JOB INDEX TASKS RESPONSE_MS IDEAL_MS) and its tasks' waits from\n"
-            "submission to start (WAIT INDEX MS...).  bench/p4-testbed runs it per policy.\n\n"
+            "and ideal (JOB INDEX TASKS RESPONSE_MS IDEAL_MS STATE), its tasks' waits from\n"
+            "submission to start (WAIT INDEX MS...) and run times (RUN INDEX MS...).\n"
+            "bench/p4-testbed runs it per policy.\n\n"
             "FILE: one job per line, its arrival offset in seconds then each task's run time\n"
             "in whole milliseconds ('0.25 80 120 97'); offsets never decrease; '#' comments.\n\n"
             "options:\n"
@@ -345,8 +350,27 @@ static void usage(FILE *out)
             "  -h, --help       this help\n");
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void print_results(const struct p4job *jobs, int n)
 {
+    /* The submissions' round trips: two one-way messages through this host's loopback,
+     * CURVE and a process to wake, the cost every hop of a placement pays here. */
+    double *rtt = hrm_calloc((size_t)n, sizeof(double));
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (jobs[i].id > 0)
+            rtt[k++] = jobs[i].ack_s;
+    qsort(rtt, (size_t)k, sizeof(double), cmp_double);
+    if (k > 0) {
+        printf("BENCH p4real.submit_rtt_p50_ms %.3f ms\n", rtt[k / 2] * 1e3);
+        printf("BENCH p4real.submit_rtt_p95_ms %.3f ms\n", rtt[(k - 1) * 95 / 100] * 1e3);
+    }
+    hrm_free(rtt);
     for (int i = 0; i < n; i++) {
         const struct p4job *j = &jobs[i];
         if (!j->ended)
@@ -356,6 +380,9 @@ static void print_results(const struct p4job *jobs, int n)
         printf("WAIT %d", i);
         for (int t = 0; t < j->ntasks; t++)
             printf(" %.3f", j->wait_s[t] * 1e3);
+        printf("\nRUN %d", i);
+        for (int t = 0; t < j->ntasks; t++)
+            printf(" %.3f", j->run_s[t] * 1e3);
         printf("\n");
     }
 }
@@ -440,6 +467,7 @@ int bench_p4real(int argc, char **argv)
     long long ntasks = 0;
     for (int i = 0; i < n; i++) {
         jobs[i].wait_s = hrm_calloc((size_t)jobs[i].ntasks, sizeof(double));
+        jobs[i].run_s = hrm_calloc((size_t)jobs[i].ntasks, sizeof(double));
         ntasks += jobs[i].ntasks;
     }
     char tmp_state[64] = "";
@@ -471,7 +499,9 @@ int bench_p4real(int argc, char **argv)
         for (int t = 0; t < warm.ntasks; t++)
             warm.run_ms[t] = 10;
         int code;
-        json_t *r = client_call(c, job_request(&warm, -1), &code);
+        json_t *req = job_request(&warm, -1);
+        json_t *r = client_call(c, req, &code); /* borrows req */
+        json_decref(req);
         long long id = r ? json_integer_value(json_object_get(r, "id")) : -1;
         json_decref(r);
         hrm_free(warm.run_ms);
@@ -515,6 +545,7 @@ out:
     for (int i = 0; i < n; i++) {
         hrm_free(jobs[i].run_ms);
         hrm_free(jobs[i].wait_s);
+        hrm_free(jobs[i].run_s);
     }
     hrm_free(jobs);
     return rc;
