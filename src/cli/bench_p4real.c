@@ -38,7 +38,6 @@
  * summarise; then BENCH lines with the daemons' CPU per task.
  */
 
-#define DRAIN_CAP_S 300.0
 
 static volatile sig_atomic_t interrupted;
 
@@ -285,7 +284,7 @@ static void cpu_use(const struct up_cluster *u, struct cpu_use *c)
 }
 
 /* Submits every job at its offset and collects the records; the number of jobs ended. */
-static int replay(struct client *c, struct p4job *jobs, int n, double *lag_s)
+static int replay(struct client *c, struct p4job *jobs, int n, double drain_s, double *lag_s)
 {
     struct req_log l = {0};
     int next = 0, ended = 0;
@@ -302,10 +301,10 @@ static int replay(struct client *c, struct p4job *jobs, int n, double *lag_s)
             next++;
         }
         if (next == n && drain_end == 0)
-            drain_end = now + DRAIN_CAP_S;
+            drain_end = now + drain_s;
         if (drain_end > 0 && now > drain_end) {
             fprintf(stderr, "hrm bench p4real: %d of %d jobs ended within %.0f s of the last "
-                    "arrival\n", ended, n, DRAIN_CAP_S);
+                    "arrival (--drain)\n", ended, n, drain_s);
             break;
         }
         double wait = next < n ? t0 + jobs[next].at_s - now : 0.2;
@@ -347,6 +346,8 @@ static void usage(FILE *out)
             "  --param K=V      a policy parameter (repeatable, at most 8)\n"
             "  --state DIR      state folder (default: a new folder under /tmp, removed)\n"
             "  --log-level L    daemons' log level (default notice)\n"
+            "  --drain S        give up S seconds after the last arrival if jobs are still\n"
+            "                   running: an overloaded cluster (default 300)\n"
             "  -h, --help       this help\n");
 }
 
@@ -387,14 +388,16 @@ static void print_results(const struct p4job *jobs, int n)
     }
 }
 
-static int parse_args(int argc, char **argv, struct up_cluster *u, const char **workload)
+static int parse_args(int argc, char **argv, struct up_cluster *u, const char **workload,
+                      double *drain_s)
 {
     static const struct option lopts[] = {
         {"workload", required_argument, NULL, 'w'}, {"nodes", required_argument, NULL, 'n'},
         {"cpus", required_argument, NULL, 'c'},     {"policy", required_argument, NULL, 'p'},
         {"sched-procs", required_argument, NULL, 'X'}, {"param", required_argument, NULL, 'P'},
         {"state", required_argument, NULL, 's'},    {"log-level", required_argument, NULL, 'L'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"drain", required_argument, NULL, 'D'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     int ch;
     long long v;
@@ -428,6 +431,11 @@ static int parse_args(int argc, char **argv, struct up_cluster *u, const char **
             break;
         case 's': u->state = optarg; break;
         case 'L': u->log_level = optarg; break;
+        case 'D':
+            if (cli_parse_int("bench p4real", "--drain", optarg, 1, 86400, &v) < 0)
+                return CLI_USAGE;
+            *drain_s = (double)v;
+            break;
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return CLI_USAGE;
         }
@@ -453,7 +461,8 @@ int bench_p4real(int argc, char **argv)
     u.no_cgroup = true; /* as hrm bench throughput: a task costs no cgroup */
     u.state = NULL;
     const char *workload = NULL;
-    int prc = parse_args(argc, argv, &u, &workload);
+    double drain_s = 300;
+    int prc = parse_args(argc, argv, &u, &workload, &drain_s);
     if (prc != CLI_OK)
         return prc < 0 ? CLI_OK : prc;
     struct p4job *jobs = NULL;
@@ -518,7 +527,7 @@ int bench_p4real(int argc, char **argv)
     struct cpu_use a, b;
     cpu_use(&u, &a);
     double lag = 0, t0 = cli_mono_s();
-    int ended = replay(c, jobs, n, &lag);
+    int ended = replay(c, jobs, n, drain_s, &lag);
     double wall = cli_mono_s() - t0;
     cpu_use(&u, &b);
     print_results(jobs, n);
