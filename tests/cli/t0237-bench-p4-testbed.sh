@@ -27,6 +27,15 @@ expect_exit 2 "$HRM" bench p4real --workload "$TMP/zero.txt"
 expect_exit 2 "$HRM" bench p4real --workload "$TMP/nosuch.txt"
 matches "nosuch.txt" <"$TMP/err" || fail "a missing workload file is not named"
 
+# A cluster that cannot keep up: 8 tasks of 3 s on one slot need 24 s; --drain 1 gives up 1 s
+# after the last arrival, says so and how many jobs ended, and exits 1.
+printf '0 3000 3000 3000 3000 3000 3000 3000 3000\n' >"$TMP/long.txt"
+expect_exit 1 timeout 120 "$HRM" bench p4real --workload "$TMP/long.txt" --nodes 1 --cpus 1 --drain 1 \
+  --state "$TMP/st"
+matches "0 of 1 jobs ended within 1 s of the last arrival (--drain)" <"$TMP/err" \
+  || fail "no overload message: $(cat "$TMP/err")"
+matches "^BENCH p4real.jobs_ended 0 " <"$TMP/out" || fail "jobs_ended is not 0"
+
 # The tiny testbed, every policy, the raw outputs kept.
 expect_exit 0 timeout 600 "$TB" "$HRM" --loads 50 --seconds 3 --nodes 2 --cpus 2 --sched-procs 1 \
   --keep "$TMP/k"
