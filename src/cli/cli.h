@@ -46,6 +46,7 @@ int bench_flowgen(int argc, char **argv); /* bench_flowgen.c: hrm bench flow-gen
 int bench_dhrm(int argc, char **argv); /* bench_dhrm.c: hrm bench dhrm */
 int bench_throughput(int argc, char **argv); /* bench_throughput.c: hrm bench throughput */
 void bench_remove_tree(const char *dir);      /* bench_throughput.c: rm -rf DIR */
+int bench_p4real(int argc, char **argv);     /* bench_p4real.c: hrm bench p4real */
 int bench_flood(int argc, char **argv);      /* bench_flood.c: hrm bench flood */
 
 /* printable.c: replaces, in place, every control character of every string in a

@@ -31,6 +31,8 @@ static const struct bench benches[] = {
      bench_throughput},
     {"flood", "runtime: the master's answer time to one client while others flood it",
      bench_flood},
+    {"p4real", "runtime: a workload of sleep-task jobs replayed on a real local cluster (P4)",
+     bench_p4real},
 };
 
 #define NBENCHES (sizeof(benches) / sizeof(benches[0]))
