@@ -2,10 +2,13 @@
 # The killed agent's node comes back under a new name (n4), so a second run on it is told apart
 # from a run that died with n2.
 . "$(dirname "$0")/rtlib.sh"
+# Node timeout and reconcile window leave room for a loaded host: a live agent whose heartbeat
+# is late by more than the timeout is rightly taken as lost and its tasks run again, which the
+# exactly-once checks below would then count.
 keygen
 for pol in dhrm dhrm-batch sparrow d-random; do
   rm -rf "$S/hrm.db"* "$S/endpoint" "$TMP/runs"; mkdir -p "$TMP/runs"
-  start_master --policy "$pol" --param instances=3 --node-timeout 2s --reconcile 3s
+  start_master --policy "$pol" --param instances=3 --node-timeout 6s --reconcile 8s
   for n in n1 n2 n3; do start_agent "$n" --cpus 2; done
   until_ok 60 nodes_up 3 || fail "$pol: nodes did not register"
   ids=()
@@ -19,7 +22,7 @@ for pol in dhrm dhrm-batch sparrow d-random; do
   until_ok 60 sh -c "'$HRM' nodes | grep -q 'n4 .*up'" || fail "$pol: n4 did not register"
   kill -KILL "$MASTER"
   wait "$MASTER" 2>/dev/null || true
-  start_master --policy "$pol" --param instances=3 --node-timeout 2s --reconcile 3s
+  start_master --policy "$pol" --param instances=3 --node-timeout 6s --reconcile 8s
   for id in "${ids[@]}"; do expect_exit 0 timeout 120 "$HRM" wait "$id"; done
   [ "$(ls "$TMP/runs" | wc -l)" -eq 600 ] || fail "$pol: $(ls "$TMP/runs" | wc -l) of 600 tasks ran"
   for f in "$TMP"/runs/*; do

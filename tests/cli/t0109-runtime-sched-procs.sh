@@ -1,5 +1,8 @@
 # Scheduler instances in processes of their own (hrm sched): jobs wait for one, run through them, move to another when one dies with SIGKILL, and survive a master restart; a central master refuses them.
 . "$(dirname "$0")/rtlib.sh"
+# Node timeout and reconcile window leave room for a loaded host: a live agent whose heartbeat
+# is late by more than the timeout is rightly taken as lost and its tasks run again, which the
+# exactly-once checks below would then count.
 keygen
 start_sched() { # name instances
   "$HRM" sched --state "$S" --name "$1" --instances "$2" --log-level info >>"$TMP/$1.log" 2>&1 &
@@ -16,7 +19,7 @@ kill -TERM "$MASTER"; wait "$MASTER" 2>/dev/null || true
 : >"$TMP/master.log" # the logs below are the distributed master's
 
 # Debug: the master logs which scheduler process each job goes to.
-MFLAGS=(--policy dhrm-batch --local-instances 0 --node-timeout 2s --reconcile 3s --log-level debug)
+MFLAGS=(--policy dhrm-batch --local-instances 0 --node-timeout 6s --reconcile 8s --log-level debug)
 start_master "${MFLAGS[@]}"
 start_agent n1 --cpus 2
 start_agent n2 --cpus 2
