@@ -473,11 +473,28 @@ static void client_on_msg(struct sim *s, const struct hrm_msg *m)
 
 /* ---- loop ---- */
 
+static int64_t timing_start(const struct sim *s)
+{
+    struct hrm_sim_timing *t = s->cfg->timing;
+    return t ? t->clock_ns(t->clock_arg) : 0;
+}
+
+static void timing_stop(const struct sim *s, int64_t t0)
+{
+    struct hrm_sim_timing *t = s->cfg->timing;
+    if (!t)
+        return;
+    t->central_ns += (double)(t->clock_ns(t->clock_arg) - t0);
+    t->calls++;
+}
+
 static void deliver(struct sim *s, const struct sim_event *ev)
 {
     const struct hrm_msg *m = &ev->u.msg;
     if (ev->addr == HRM_ADDR_CENTRAL) {
+        int64_t t0 = timing_start(s);
         int rc = hrm_central_on_msg(s->central, &s->env, m);
+        timing_stop(s, t0);
         if (rc < 0 && !s->k.rc)
             s->k.rc = hrm_errorf(s->k.err, rc, "scheduler rejected %s: %s", hrm_msg_name(m->type),
                                  hrm_strerror(rc));
@@ -540,7 +557,9 @@ static void dispatch_event(void *arg, const struct sim_event *ev)
         deliver(s, ev);
         break;
     case EV_TIMER: {
+        int64_t t0 = timing_start(s);
         int rc = hrm_central_on_timer(s->central, &s->env, ev->u.cookie);
+        timing_stop(s, t0);
         if (rc < 0 && !s->k.rc)
             s->k.rc = hrm_errorf(s->k.err, rc, "policy failed at t=%lldus: %s", (long long)s->k.now,
                                  hrm_strerror(rc));
@@ -674,6 +693,10 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     area_update(&s);
     rec->events = events;
     rec->preemptions = hrm_central_stats(s.central)->preemptions;
+    if (cfg->timing) {
+        cfg->timing->decisions = hrm_central_stats(s.central)->decisions;
+        cfg->timing->passes = hrm_central_stats(s.central)->passes;
+    }
     int rc = s.k.rc;
     sim_fini(&s);
     return rc;
