@@ -23,7 +23,10 @@ struct exec {
     int32_t pending; /* input transfers not done yet */
     uint8_t state;   /* enum exec_state */
     uint8_t reading; /* a pooled task holds its memory in the model while reading */
+    uint8_t has_input; /* a killed attempt had read the input and the run keeps it */
     uint32_t gpu_mask;
+    int64_t compute_at; /* when the current attempt started computing (plain path) */
+    int64_t done_us;    /* compute progress kept from killed attempts, in duration units */
 };
 
 struct sim {
@@ -240,7 +243,8 @@ static void exec_compute(struct sim *s, int32_t task)
     struct exec *e = &s->exec[task];
     const struct hrm_task *t = &s->wl->tasks[task];
     double speed = s->speed[e->node];
-    int64_t run = (int64_t)((double)t->duration_us / speed + 0.5); /* >= 0: round half up */
+    int64_t run = (int64_t)((double)(t->duration_us - e->done_us) / speed + 0.5); /* >= 0 */
+    e->compute_at = s->k.now;
     int fail = 0;
     const struct hrm_faults *f = s->cfg->faults;
     double fail_at = 0;
@@ -313,7 +317,7 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
     hrm_run_record_wait(s->rec, s->k.now - st->tasks[task].ready_us);
 
     const struct hrm_task *t = &s->wl->tasks[task];
-    for (int32_t b = 0; b < t->nblocks; b++) {
+    for (int32_t b = 0; b < t->nblocks && !e->has_input; b++) {
         const struct hrm_block *blk = &s->wl->blocks[t->block_first + b];
         int32_t src = pick_replica(s, blk, node);
         if (blk->size <= 0 || src < 0)
@@ -345,11 +349,30 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
     net_schedule(s);
 }
 
+/* What a killed attempt leaves to the next one (execution.preempt): with
+ * keep_input, its input once read; with resume, also the compute it did.  Only
+ * tasks on the plain path (no execution model, no GPU phases) keep progress. */
+static void keep_on_kill(struct sim *s, int32_t task)
+{
+    struct exec *e = &s->exec[task];
+    enum hrm_preempt_cost mode = s->cfg->execution ? s->cfg->execution->preempt : 0;
+    if (mode == HRM_PREEMPT_RESTART || e->state != EXEC_COMPUTE)
+        return;
+    e->has_input = 1;
+    bool plain = !(s->cmp && cmp_pooled(s->cmp, task)) && !gp_owns(s->gp, s->wl, task);
+    if (mode == HRM_PREEMPT_RESUME && plain) {
+        int64_t done = (int64_t)((double)(s->k.now - e->compute_at) * s->speed[e->node]);
+        int64_t dur = s->wl->tasks[task].duration_us;
+        e->done_us = e->done_us + done < dur ? e->done_us + done : dur;
+    }
+}
+
 static void node_kill(struct sim *s, const struct hrm_msg *m)
 {
     struct exec *e = &s->exec[m->task];
     if (e->state == EXEC_IDLE || e->attempt != m->attempt)
         return; /* already ended: the central ignores that end as stale */
+    keep_on_kill(s, m->task);
     exec_abort(s, m->task);
 }
 
