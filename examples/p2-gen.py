@@ -11,6 +11,7 @@ Options for experiments beyond the committed specs:
   --drift X           jobs 51-100 (the later arrivals) read another kind of data of the same
                       size: their maps use X times the cpu (default 1: none)
   --drift-mem         ... and X times the memory too (beyond the requests: tasks may fail)
+  --gap S             online arrivals: mean gap between jobs in seconds (default 1.5)
   --out DIR           write the files there instead of examples/
 """
 import json
@@ -24,6 +25,7 @@ CPU_VARIATION = 0.0
 VOLUME_GB = 400
 DRIFT = 1.0
 DRIFT_MEM = False
+GAP_S = 1.5
 BLOCK_MB = 128
 
 # Job sizes in map tasks: the Facebook 2009 bins of Zaharia et al. (Delay
@@ -145,7 +147,7 @@ def write(name, spec):
 
 
 def main():
-    global OUT, CPU_VARIATION, VOLUME_GB, DRIFT, DRIFT_MEM
+    global OUT, CPU_VARIATION, VOLUME_GB, DRIFT, DRIFT_MEM, GAP_S
     args = sys.argv[1:]
     while args:
         if args[0] == "--out" and len(args) > 1:
@@ -156,6 +158,8 @@ def main():
             VOLUME_GB = float(args[1])
         elif args[0] == "--drift" and len(args) > 1:
             DRIFT = float(args[1])
+        elif args[0] == "--gap" and len(args) > 1:
+            GAP_S = float(args[1])
         elif args[0] == "--drift-mem":
             DRIFT_MEM = True
             args = args[1:]
@@ -168,7 +172,7 @@ def main():
     write("p2-offline-workload.json", workload(random.Random(2020), None))
     # Online: the same mix arriving as a Poisson process, one job per 1.5 s on average
     # (about the rate at which the offline run completes jobs under DRF).
-    write("p2-online-workload.json", workload(random.Random(2020), 1 / 1.5))
+    write("p2-online-workload.json", workload(random.Random(2020), 1 / GAP_S))
     sim = {"policies": POLICIES}
     write("p2-offline.json", {"comment": "P2, offline (all jobs at 0), dedicated cluster.",
                               "cluster": "p2-cluster.json",
