@@ -32,7 +32,7 @@ assert a["windows"] > 0
 PY
 expect_exit 2 "$HRM" sim "$HRM_ROOT/examples/p2-online.json" -q --policy fgm --param "fgm.mode_log=$TMP/no/such/dir/m"
 grep -q "mode_log" "$TMP/err" || fail "unwritable mode_log: message does not name the parameter"
-SEEDS=1 VOLUMES="50 400" DRIFTS="1 3" "$HRM_ROOT/scripts/repro-p2-claims" "$HRM" "$TMP/p2out" >"$TMP/tables" ||
+SEEDS=1 GAPS="" VOLUMES="50 400" DRIFTS="1 3" "$HRM_ROOT/scripts/repro-p2-claims" "$HRM" "$TMP/p2out" >"$TMP/tables" ||
   fail "repro-p2-claims failed"
 for t in "Figs. 13 and 18" "Figs. 12 and 15" "Alg. 3"; do
   grep -q "== $t" "$TMP/tables" || fail "no table '$t'"
