@@ -7,6 +7,11 @@ files.  Run from anywhere: python3 examples/p2-gen.py
 
 Options for experiments beyond the committed specs:
   --cpu-variation X   each job's map cpu demands times U(1-X, 1+X) (default 0: none)
+  --volume GB         total input: every job's maps times GB / 400, at least 1 (default 400)
+  --drift X           jobs 51-100 (the later arrivals) read another kind of data of the same
+                      size: their maps use X times the cpu (default 1: none)
+  --drift-mem         ... and X times the memory too (beyond the requests: tasks may fail)
+  --gap S             online arrivals: mean gap between jobs in seconds (default 1.5)
   --out DIR           write the files there instead of examples/
 """
 import json
@@ -17,6 +22,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = HERE
 CPU_VARIATION = 0.0
+VOLUME_GB = 400
+DRIFT = 1.0
+DRIFT_MEM = False
+GAP_S = 1.5
 BLOCK_MB = 128
 
 # Job sizes in map tasks: the Facebook 2009 bins of Zaharia et al. (Delay
@@ -60,13 +69,19 @@ def jobs(rng, arrival_rate=None):
     rng.shuffle(sizes)
     out, t = [], 0.0
     for i, maps in enumerate(sizes):
+        # The volume sweep scales every job alike; it draws nothing, so 400 GB is the default mix.
+        maps = max(1, round(maps * VOLUME_GB / 400)) if VOLUME_GB != 400 else maps
         prog = NAMES[rng.randrange(len(NAMES))]
         p = PROGRAMS[prog]
         # Jobs of one program differ a little (data skew, another input).
         f_t, f_m = rng.uniform(0.85, 1.15), rng.uniform(0.92, 1.08)
         f_c = rng.uniform(1 - CPU_VARIATION, 1 + CPU_VARIATION) if CPU_VARIATION else 1.0
-        map_phases = [{"duration": fmt_s(d * f_t), "cpu": round(c * f_c, 3),
-                       "mem": fmt_gb(m * f_m)} for d, c, m in p["map"]]
+        # Drift: the same program on other data of the same size (the paper's inputs are
+        # Wikipedia text and random data), which the similar-task key does not tell apart.
+        f_d = DRIFT if i >= len(sizes) // 2 else 1.0
+        f_dm = f_d if DRIFT_MEM else 1.0
+        map_phases = [{"duration": fmt_s(d * f_t), "cpu": round(c * f_c * f_d, 3),
+                       "mem": fmt_gb(m * f_m * f_dm)} for d, c, m in p["map"]]
         reduces = max(1, maps // 20)
         shuffle_gb = maps * BLOCK_MB / 1024 * p["selectivity"] / reduces
         red_time = max(4.0, shuffle_gb * p["red_s_per_gb"]) * f_t
@@ -132,13 +147,23 @@ def write(name, spec):
 
 
 def main():
-    global OUT, CPU_VARIATION
+    global OUT, CPU_VARIATION, VOLUME_GB, DRIFT, DRIFT_MEM, GAP_S
     args = sys.argv[1:]
     while args:
         if args[0] == "--out" and len(args) > 1:
             OUT = args[1]
         elif args[0] == "--cpu-variation" and len(args) > 1:
             CPU_VARIATION = float(args[1])
+        elif args[0] == "--volume" and len(args) > 1:
+            VOLUME_GB = float(args[1])
+        elif args[0] == "--drift" and len(args) > 1:
+            DRIFT = float(args[1])
+        elif args[0] == "--gap" and len(args) > 1:
+            GAP_S = float(args[1])
+        elif args[0] == "--drift-mem":
+            DRIFT_MEM = True
+            args = args[1:]
+            continue
         else:
             sys.exit(__doc__)
         args = args[2:]
@@ -147,7 +172,7 @@ def main():
     write("p2-offline-workload.json", workload(random.Random(2020), None))
     # Online: the same mix arriving as a Poisson process, one job per 1.5 s on average
     # (about the rate at which the offline run completes jobs under DRF).
-    write("p2-online-workload.json", workload(random.Random(2020), 1 / 1.5))
+    write("p2-online-workload.json", workload(random.Random(2020), 1 / GAP_S))
     sim = {"policies": POLICIES}
     write("p2-offline.json", {"comment": "P2, offline (all jobs at 0), dedicated cluster.",
                               "cluster": "p2-cluster.json",

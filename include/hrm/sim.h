@@ -20,6 +20,18 @@ struct hrm_sim_progress {
 
 typedef void (*hrm_sim_progress_f)(void *arg, const struct hrm_sim_progress *p);
 
+/* Optional instrumentation of the central role (a benchmark's, `hrm bench
+ * central`): the driver reads the given clock around every call into the
+ * role and adds up the time.  The simulator itself never reads a clock. */
+struct hrm_sim_timing {
+    int64_t (*clock_ns)(void *arg); /* required */
+    void *clock_arg;
+    double central_ns;   /* out: inside hrm_central_on_msg / on_timer */
+    int64_t calls;       /* out: how many calls were timed */
+    int64_t decisions;   /* out: tasks started by the role */
+    int64_t passes;      /* out: policy passes */
+};
+
 struct hrm_sim_config {
     uint64_t seed;               /* all randomness of the run (failures) derives from it */
     int64_t sample_interval_us;  /* utilisation time series; 0 = none */
@@ -30,6 +42,7 @@ struct hrm_sim_config {
     void *progress_arg;
     int64_t progress_every;      /* default 1<<20 */
     const struct hrm_execution *execution; /* borrowed; NULL = defaults (spec.h) */
+    struct hrm_sim_timing *timing; /* borrowed; NULL = no timing (central path only) */
 };
 
 /*

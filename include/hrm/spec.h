@@ -35,7 +35,16 @@ struct hrm_background {
 
 /* The simulator's node execution model, from the spec's "execution" object
  * (P2: compressible cpu, incompressible memory). */
+/* What a preempted (killed) task keeps for its next attempt (P1's ablation). */
+enum hrm_preempt_cost {
+    HRM_PREEMPT_RESTART,    /* nothing: it reads its input again and computes from the start */
+    HRM_PREEMPT_KEEP_INPUT, /* its input, if it had read it: the next attempt computes from the
+                               start without reading (wherever it runs) */
+    HRM_PREEMPT_RESUME      /* its input and its compute progress (a checkpoint) */
+};
+
 struct hrm_execution {
+    enum hrm_preempt_cost preempt; /* default HRM_PREEMPT_RESTART */
     bool fluid;        /* every task shares cpu by its demand; else only tasks with a profile */
     double contention; /* p: a compressed task progresses at (1 - r_c) / (1 + p); default 0.05 */
     int64_t usage_interval_us; /* usage samples sent to the scheduler; default 1 s, 0 = none */

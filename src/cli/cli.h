@@ -44,6 +44,7 @@ int cli_trace_load(struct hrm_trace *t, const char *cmd, const char *nodes, cons
 int bench_flow(int argc, char **argv); /* bench_flow.c: hrm bench flow */
 int bench_flowgen(int argc, char **argv); /* bench_flowgen.c: hrm bench flow-gen */
 int bench_dhrm(int argc, char **argv); /* bench_dhrm.c: hrm bench dhrm */
+int bench_central(int argc, char **argv); /* bench_central.c: hrm bench central */
 int bench_throughput(int argc, char **argv); /* bench_throughput.c: hrm bench throughput */
 void bench_remove_tree(const char *dir);      /* bench_throughput.c: rm -rf DIR */
 int bench_p4real(int argc, char **argv);     /* bench_p4real.c: hrm bench p4real */

@@ -27,6 +27,8 @@ static const struct bench benches[] = {
      bench_flowgen},
     {"dhrm", "distributed schedulers: decision cost per task, simulated tasks/s (P4 exp. 1)",
      bench_dhrm},
+    {"central", "central scheduler role: decision cost per task on a spec (P4 Fig. 7)",
+     bench_central},
     {"throughput", "runtime: local cluster tasks/s, start latency, CPU and memory per task",
      bench_throughput},
     {"flood", "runtime: the master's answer time to one client while others flood it",

@@ -52,6 +52,8 @@ struct fgm_priv {
     double p, limitation, max_ratio, idle, conf_idle, stretch, headroom;
     struct fgm_thresholds th;
     char history[1024];
+    char mode_log[1024]; /* Alg. 3's record written at the end, or "" */
+    struct fgm_alg3_stats alg3;
     struct hrm_est *est;
     bool est_borrowed; /* taken or lent (hrm/fgm.h): read it, never feed or free it */
     /* per task */
@@ -80,7 +82,7 @@ struct fgm_priv {
 static const char *const fgm_keys[] = {
     "min_obs",         "weight",      "compressed_factor", "max_stages",   "p",     "limitation",
     "max_compression", "idle",        "conf_idle",         "th_fg",        "th_cg", "th_sa",
-    "window",          "qos_stretch", "history",           "mem_headroom", NULL};
+    "window",          "qos_stretch", "history",           "mem_headroom", "mode_log", NULL};
 
 static const char *param_text(const struct hrm_params *params, const char *key)
 {
@@ -182,6 +184,14 @@ static int configure(struct fgm_priv *p, const struct hrm_params *params, struct
         if (rc)
             return hrm_errorf(err, rc, "policy 'fgm': parameter 'history': %s", e2.text);
     }
+    const char *log = param_text(params, "mode_log");
+    if (log) {
+        if (!*log || strlen(log) >= sizeof(p->mode_log))
+            return range_err(err, "mode_log", "a file path of 1..1023 bytes");
+        if ((rc = fgm_modelog_check(log, err)))
+            return rc;
+        snprintf(p->mode_log, sizeof(p->mode_log), "%s", log);
+    }
     return 0;
 }
 
@@ -210,6 +220,8 @@ static void fgm_fini(struct hrm_policy *policy)
      * the run loses it (the next run then starts from the older file). */
     if (p->history[0])
         hrm_est_save(p->est, p->history, NULL);
+    if (p->mode_log[0])
+        fgm_modelog_write(p->mode_log, &p->alg3);
     if (!p->est_borrowed)
         hrm_est_free(p->est);
     for (int32_t n = 0; n < p->nnodes; n++)
@@ -347,6 +359,8 @@ static void roll_windows(struct fgm_priv *p, int32_t node, int64_t now)
         }
         nd->hist[nd->hpos] = f;
         nd->hpos = (nd->hpos + 1) % HIST;
+        p->alg3.windows++;
+        p->alg3.windows_over += f > 0;
         if (nd->nhist < HIST)
             nd->nhist++;
         nd->w_T = 0;
@@ -363,7 +377,12 @@ static void roll_windows(struct fgm_priv *p, int32_t node, int64_t now)
     for (int32_t i = 0; i < nd->nhist; i++)
         sum += nd->hist[i];
     nd->conformity = nd->nhist ? sum / nd->nhist : 0;
-    nd->mode = fgm_adjust(nd->conformity, &p->th);
+    enum fgm_mode mode = fgm_adjust(nd->conformity, &p->th);
+    if (mode != nd->mode)
+        p->alg3.into[mode]++;
+    nd->mode = mode;
+    if (nd->conformity > p->alg3.max_conformity)
+        p->alg3.max_conformity = nd->conformity;
 }
 
 /* Memory is incompressible: a run seen using more than assumed holds at

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hrm/error.h"
+
 /* A stage of a task as the matcher sees it: wall time on the node in question. */
 struct fgm_stage {
     int64_t dur_us;
@@ -99,5 +101,19 @@ struct fgm_thresholds {
 };
 enum fgm_mode fgm_adjust(double conformity, const struct fgm_thresholds *th);
 const char *fgm_mode_name(enum fgm_mode m);
+
+/* What Alg. 3 did over a run (parameter mode_log; fgm_modelog.c). */
+struct fgm_alg3_stats {
+    int64_t into[4];         /* node mode changes, by the mode entered (enum fgm_mode) */
+    int64_t windows;         /* conformity windows closed, over all nodes */
+    int64_t windows_over;    /* of those, windows with F > 0 (use above the estimate, node short) */
+    double max_conformity;   /* the largest node conformity (mean of its last windows) seen */
+};
+
+/* Truncates path so that one that cannot be written is refused before the
+ * run: 0, or a negative code with detail naming the parameter. */
+int fgm_modelog_check(const char *path, struct hrm_error *err);
+/* Writes st to path, one "key value" line each (fini: errors are lost). */
+void fgm_modelog_write(const char *path, const struct fgm_alg3_stats *st);
 
 #endif

@@ -25,10 +25,21 @@ int p1_params_read(struct p1_params *out, const struct hrm_params *params, const
                           .d1 = P1_D1_DEFAULT,
                           .d2 = P1_D2_DEFAULT,
                           .incremental = 1,
-                          .delay = 1};
+                          .delay = 1,
+                          .clamp = 1};
     int rc = hrm_params_check(params, known, policy, err);
     if (rc)
         return rc;
+    int64_t paper = 0;
+    if (listed(known, "paper") && (rc = hrm_params_int(params, "paper", &paper, err)))
+        return rc;
+    if (paper != 0 && paper != 1)
+        return hrm_errorf(err, -HRM_ESPEC, "policy '%s': paper must be 0 or 1", policy);
+    if (paper) {
+        p.delay = 0;
+        p.clamp = 0;
+        p.nj_unfinished = 1;
+    }
     static const char *const alphas[] = {"alpha1", "alpha2", "alpha3"};
     double *slots[] = {&p.alpha1, &p.alpha2, &p.alpha3};
     for (int i = 0; i < 3; i++) {
@@ -58,6 +69,14 @@ int p1_params_read(struct p1_params *out, const struct hrm_params *params, const
         return rc;
     if (p.delay != 0 && p.delay != 1)
         return hrm_errorf(err, -HRM_ESPEC, "policy '%s': delay must be 0 or 1", policy);
+    static const char *const flags[] = {"clamp", "nj_unfinished"};
+    int64_t *fslots[] = {&p.clamp, &p.nj_unfinished};
+    for (int i = 0; i < 2; i++) {
+        if (listed(known, flags[i]) && (rc = hrm_params_int(params, flags[i], fslots[i], err)))
+            return rc;
+        if (*fslots[i] != 0 && *fslots[i] != 1)
+            return hrm_errorf(err, -HRM_ESPEC, "policy '%s': %s must be 0 or 1", policy, flags[i]);
+    }
     *out = p;
     return 0;
 }
@@ -79,8 +98,12 @@ static double block_cost_ms(const struct p1_cost *m, const struct hrm_state *s,
             continue;
         const struct hrm_node *sn = &c->nodes[src];
         double local = size / sn->disk_bw;
-        double rack = fmax(m->alpha1 * size / c->net.rack_bw, local);
-        double cross = fmax(m->alpha2 * size / c->net.core_bw, rack);
+        double rack = m->alpha1 * size / c->net.rack_bw;
+        double cross = m->alpha2 * size / c->net.core_bw;
+        if (!m->literal) { /* the clamp: a farther read also crosses the nearer links */
+            rack = fmax(rack, local);
+            cross = fmax(cross, rack);
+        }
         double v = src == dnode ? local : sn->rack == drack ? rack : cross;
         if (best < 0 || v < best)
             best = v;
@@ -250,8 +273,16 @@ void p1_shares_compute(struct p1_shares *sh, const struct hrm_state *s)
         for (int32_t t = s->nodes[n].run_head; t >= 0; t = s->tasks[t].next)
             if (wl->tasks[t].req.v[HRM_DIM_GPU] > 0)
                 sh->held[sh->slot[wl->tasks[t].job]] += wl->tasks[t].req.v[HRM_DIM_GPU];
-    for (int32_t i = 0; i < sh->njobs; i++)
+    for (int32_t i = 0; i < sh->njobs; i++) {
         sh->demand[i] = sh->held[i] + sh->ready[i];
+        if (!sh->unfinished)
+            continue;
+        /* The paper's N_j: also the GPU tasks of later stages, still blocked. */
+        const struct hrm_job *wj = &wl->jobs[sh->jobs[i]];
+        for (int32_t t = wj->task_first; t < wj->task_first + wj->ntasks; t++)
+            if (s->tasks[t].status == HRM_TASK_BLOCKED)
+                sh->demand[i] += wl->tasks[t].req.v[HRM_DIM_GPU];
+    }
     sh->q = s->up_total.v[HRM_DIM_GPU];
     int32_t k = s->njobs_running > sh->njobs ? s->njobs_running : sh->njobs;
     p1_fair_share(sh->q, k, sh->demand, sh->njobs, sh->share);

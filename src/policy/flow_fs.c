@@ -11,20 +11,26 @@ struct fs_priv {
 static int fs_init_common(struct hrm_policy *policy, const struct hrm_params *params,
                           struct hrm_error *err, const char *name, bool unscheduled, bool preempt)
 {
-    static const char *const known_fs[] = {"alpha1", "alpha2",      "alpha3",
-                                           "delay",  "incremental", NULL};
-    static const char *const known_fsu[] = {"alpha1", "alpha2", "incremental", NULL};
+    static const char *const known_fs[] = {"alpha1", "alpha2",        "alpha3", "delay",
+                                           "incremental", "clamp", "nj_unfinished", "paper",
+                                           NULL};
+    static const char *const known_fsu[] = {"alpha1", "alpha2", "incremental", "clamp", "paper",
+                                            NULL};
     struct p1_params prm;
     int rc = p1_params_read(&prm, params, unscheduled ? known_fs : known_fsu, name, err);
     if (rc)
         return rc;
     struct fs_priv *p = hrm_calloc(1, sizeof(*p));
     p->preempt = preempt;
+    p->sh.unfinished = prm.nj_unfinished != 0;
+    /* Unclamped costs can make a cross-rack read cheaper than an in-rack one,
+     * which the aggregators cannot stand for: the full bipartite graph then. */
     struct flownet_cfg cfg = {.alpha1 = prm.alpha1,
                               .alpha2 = prm.alpha2,
                               .alpha3 = prm.alpha3,
                               .unscheduled = unscheduled,
-                              .aggregate = true,
+                              .aggregate = prm.clamp != 0,
+                              .literal = prm.clamp == 0,
                               .incremental = prm.incremental != 0,
                               .priced = unscheduled && prm.delay != 0};
     p->net = flownet_new(&cfg);

@@ -594,7 +594,8 @@ int flownet_run(struct flownet *net, const struct hrm_state *s, const struct p1_
 {
     const struct hrm_cluster *c = s->cluster;
     const struct hrm_workload *wl = s->wl;
-    struct p1_cost m = {.c = c, .alpha1 = net->cfg.alpha1, .alpha2 = net->cfg.alpha2};
+    struct p1_cost m = {
+        .c = c, .alpha1 = net->cfg.alpha1, .alpha2 = net->cfg.alpha2, .literal = net->cfg.literal};
     if (net->c != c || net->wl != wl)
         model_init(net, s);
     bool rebuild = !net->built || !net->cfg.incremental;

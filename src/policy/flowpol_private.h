@@ -22,11 +22,15 @@ struct p1_params {
     int64_t d1, d2;
     int64_t incremental; /* flow policies: keep the graph between passes (1) or rebuild (0) */
     int64_t delay;       /* fs, fsp: deficits priced by waiting time (1) or forced (0) */
+    int64_t clamp;       /* costs keep local <= in-rack <= cross-rack (1) or the paper's sum (0) */
+    int64_t nj_unfinished; /* N_j counts every GPU task not ended (1) or held + ready (0) */
 };
 
 /* Reads the keys listed in known (a subset of alpha1, alpha2, alpha3, d1, d2,
- * incremental) over the defaults; rejects unknown keys and values out of range
- * (alphas >= 1, 0 <= d1 <= d2). */
+ * incremental, delay, clamp, nj_unfinished, paper) over the defaults; rejects
+ * unknown keys and values out of range (alphas >= 1, 0 <= d1 <= d2, flags 0/1).
+ * paper=1 is the paper-literal parameter set: delay 0, clamp 0, nj_unfinished 1,
+ * read before the other keys so that an explicit key still overrides it. */
 int p1_params_read(struct p1_params *out, const struct hrm_params *params, const char *const *known,
                    const char *policy, struct hrm_error *err);
 
@@ -45,6 +49,7 @@ int p1_params_read(struct p1_params *out, const struct hrm_params *params, const
 struct p1_cost {
     const struct hrm_cluster *c;
     double alpha1, alpha2;
+    bool literal; /* the paper's sum without the max(): s / D_r, alpha1 s / B_r, alpha2 s / B_s */
 };
 
 /* Cost of task on node. */
@@ -82,6 +87,8 @@ struct p1_shares {
     int32_t *slot;   /* per workload job: index in jobs, or -1 */
     size_t cap, cap_num, cap_slot;
     int64_t q; /* GPUs of up nodes */
+    bool unfinished; /* set by the policy: N_j adds the job's blocked GPU tasks (the paper's
+                        "tasks not yet executed"); false: held + ready */
 };
 
 /* Fills sh from the state: O(ready tasks + running tasks + nodes). */
@@ -112,6 +119,7 @@ struct flownet_cfg {
     bool incremental; /* keep the graph and the last flow between passes */
     bool priced;      /* a job below its share may still wait, at a price growing
                          with its wait (false: its deficit is placed whenever GPUs allow) */
+    bool literal;     /* the paper's unclamped costs (struct p1_cost); needs aggregate false */
 };
 
 struct flownet_place {

@@ -29,14 +29,17 @@ struct gs_priv {
 static int gs_init_common(struct hrm_policy *policy, const struct hrm_params *params,
                           struct hrm_error *err, const char *name, bool preempt, bool delay)
 {
-    static const char *const known_gs[] = {"alpha1", "alpha2", NULL};
-    static const char *const known_gsd[] = {"alpha1", "alpha2", "d1", "d2", NULL};
+    static const char *const known_gs[] = {"alpha1", "alpha2", "clamp", "nj_unfinished",
+                                           "paper",  NULL};
+    static const char *const known_gsd[] = {"alpha1",        "alpha2", "d1", "d2", "clamp",
+                                            "nj_unfinished", "paper",  NULL};
     struct p1_params prm;
     int rc = p1_params_read(&prm, params, delay ? known_gsd : known_gs, name, err);
     if (rc)
         return rc;
     struct gs_priv *p = hrm_calloc(1, sizeof(*p));
     p->prm = prm;
+    p->sh.unfinished = prm.nj_unfinished != 0;
     p->preempt = preempt;
     p->delay = delay;
     policy->priv = p;
@@ -266,7 +269,10 @@ static int gs_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
         if (rc < 0)
             return rc;
     }
-    struct p1_cost m = {.c = s->cluster, .alpha1 = p->prm.alpha1, .alpha2 = p->prm.alpha2};
+    struct p1_cost m = {.c = s->cluster,
+                        .alpha1 = p->prm.alpha1,
+                        .alpha2 = p->prm.alpha2,
+                        .literal = p->prm.clamp == 0};
     int declines;
     int rc = offer_round(p, ctx, &m, false, &declines);
     if (rc < 0)

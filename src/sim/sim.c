@@ -24,7 +24,10 @@ struct exec {
     int32_t pending; /* input transfers not done yet */
     uint8_t state;   /* enum exec_state */
     uint8_t reading; /* a pooled task holds its memory in the model while reading */
+    uint8_t has_input; /* a killed attempt had read the input and the run keeps it */
     uint32_t gpu_mask;
+    int64_t compute_at; /* when the current attempt started computing (plain path) */
+    int64_t done_us;    /* compute progress kept from killed attempts, in duration units */
 };
 
 struct sim {
@@ -245,7 +248,8 @@ static void exec_compute(struct sim *s, int32_t task)
     struct exec *e = &s->exec[task];
     const struct hrm_task *t = &s->wl->tasks[task];
     double speed = s->speed[e->node];
-    int64_t run = (int64_t)((double)t->duration_us / speed + 0.5); /* >= 0: round half up */
+    int64_t run = (int64_t)((double)(t->duration_us - e->done_us) / speed + 0.5); /* >= 0 */
+    e->compute_at = s->k.now;
     /* P3: the time its spill to the disk takes, for tasks whose end is timed here. */
     if (__builtin_expect(s->mem != NULL, 0) && !(s->gp && gp_owns(s->gp, s->wl, task)) &&
         !(s->cmp && cmp_pooled(s->cmp, task)))
@@ -324,7 +328,7 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
     hrm_run_record_wait(s->rec, s->k.now - st->tasks[task].ready_us);
 
     const struct hrm_task *t = &s->wl->tasks[task];
-    for (int32_t b = 0; b < t->nblocks; b++) {
+    for (int32_t b = 0; b < t->nblocks && !e->has_input; b++) {
         const struct hrm_block *blk = &s->wl->blocks[t->block_first + b];
         int32_t src = pick_replica(s, blk, node);
         if (blk->size <= 0 || src < 0)
@@ -356,11 +360,30 @@ static void node_launch(struct sim *s, int32_t node, const struct hrm_msg *m)
     net_schedule(s);
 }
 
+/* What a killed attempt leaves to the next one (execution.preempt): with
+ * keep_input, its input once read; with resume, also the compute it did.  Only
+ * tasks on the plain path (no execution model, no GPU phases) keep progress. */
+static void keep_on_kill(struct sim *s, int32_t task)
+{
+    struct exec *e = &s->exec[task];
+    enum hrm_preempt_cost mode = s->cfg->execution ? s->cfg->execution->preempt : 0;
+    if (mode == HRM_PREEMPT_RESTART || e->state != EXEC_COMPUTE)
+        return;
+    e->has_input = 1;
+    bool plain = !(s->cmp && cmp_pooled(s->cmp, task)) && !gp_owns(s->gp, s->wl, task);
+    if (mode == HRM_PREEMPT_RESUME && plain) {
+        int64_t done = (int64_t)((double)(s->k.now - e->compute_at) * s->speed[e->node]);
+        int64_t dur = s->wl->tasks[task].duration_us;
+        e->done_us = e->done_us + done < dur ? e->done_us + done : dur;
+    }
+}
+
 static void node_kill(struct sim *s, const struct hrm_msg *m)
 {
     struct exec *e = &s->exec[m->task];
     if (e->state == EXEC_IDLE || e->attempt != m->attempt)
         return; /* already ended: the central ignores that end as stale */
+    keep_on_kill(s, m->task);
     exec_abort(s, m->task);
 }
 
@@ -486,11 +509,28 @@ static void client_on_msg(struct sim *s, const struct hrm_msg *m)
 
 /* ---- loop ---- */
 
+static int64_t timing_start(const struct sim *s)
+{
+    struct hrm_sim_timing *t = s->cfg->timing;
+    return t ? t->clock_ns(t->clock_arg) : 0;
+}
+
+static void timing_stop(const struct sim *s, int64_t t0)
+{
+    struct hrm_sim_timing *t = s->cfg->timing;
+    if (!t)
+        return;
+    t->central_ns += (double)(t->clock_ns(t->clock_arg) - t0);
+    t->calls++;
+}
+
 static void deliver(struct sim *s, const struct sim_event *ev)
 {
     const struct hrm_msg *m = &ev->u.msg;
     if (ev->addr == HRM_ADDR_CENTRAL) {
+        int64_t t0 = timing_start(s);
         int rc = hrm_central_on_msg(s->central, &s->env, m);
+        timing_stop(s, t0);
         if (rc < 0 && !s->k.rc)
             s->k.rc = hrm_errorf(s->k.err, rc, "scheduler rejected %s: %s", hrm_msg_name(m->type),
                                  hrm_strerror(rc));
@@ -553,7 +593,9 @@ static void dispatch_event(void *arg, const struct sim_event *ev)
         deliver(s, ev);
         break;
     case EV_TIMER: {
+        int64_t t0 = timing_start(s);
         int rc = hrm_central_on_timer(s->central, &s->env, ev->u.cookie);
+        timing_stop(s, t0);
         if (rc < 0 && !s->k.rc)
             s->k.rc = hrm_errorf(s->k.err, rc, "policy failed at t=%lldus: %s", (long long)s->k.now,
                                  hrm_strerror(rc));
@@ -690,6 +732,10 @@ int hrm_sim_run(const struct hrm_cluster *c, const struct hrm_workload *wl, cons
     rec->events = events;
     rec->preemptions = hrm_central_stats(s.central)->preemptions;
     mem_totals(s.mem, &rec->spill_cache_bytes, &rec->spill_disk_bytes);
+    if (cfg->timing) {
+        cfg->timing->decisions = hrm_central_stats(s.central)->decisions;
+        cfg->timing->passes = hrm_central_stats(s.central)->passes;
+    }
     int rc = s.k.rc;
     sim_fini(&s);
     return rc;

@@ -5,11 +5,13 @@
 #include "hrm/spec.h"
 #include "spec/spec_private.h"
 
-static const char *const exec_keys[] = {"model", "contention", "usage_interval", "background",
-                                        NULL};
+static const char *const exec_keys[] = {"model",      "contention", "usage_interval",
+                                        "background", "preempt",    NULL};
 static const char *const bg_keys[] = {"nodes",   "cpu",     "cpu_min", "cpu_max", "mem",
                                       "mem_min", "mem_max", "busy",    "idle",    NULL};
 static const char *const models[] = {"profiled", "fluid", NULL};
+/* In enum hrm_preempt_cost's order. */
+static const char *const preempt_costs[] = {"restart", "keep_input", "resume", NULL};
 
 #define MAX_USAGE_INTERVAL 3600000000ll /* a usage sample covers at most an hour */
 
@@ -57,13 +59,15 @@ static int parse_background(struct spec_ctx *c, const json_t *obj, struct hrm_ba
 
 int spec_execution_parse(struct spec_ctx *c, const json_t *obj, struct hrm_execution *x)
 {
-    int rc, model = 0;
+    int rc, model = 0, preempt = 0;
     if ((rc = spec_object(c, obj, exec_keys)) ||
         (rc = spec_choice(c, obj, "model", 0, models, &model)) ||
+        (rc = spec_choice(c, obj, "preempt", 0, preempt_costs, &preempt)) ||
         (rc = spec_num(c, obj, "contention", 0, 0, 10, &x->contention)) ||
         (rc = spec_duration(c, obj, "usage_interval", 0, &x->usage_interval_us)))
         return rc;
     x->fluid = model == 1;
+    x->preempt = (enum hrm_preempt_cost)preempt;
     if (x->usage_interval_us > MAX_USAGE_INTERVAL)
         return spec_fail_key(c, "usage_interval", "must be at most 1h");
     const json_t *bg = json_object_get(obj, "background");
