@@ -84,7 +84,7 @@ int64_t hrm_flow_potential(const struct hrm_flow *g, int32_t vertex);
 enum hrm_flow_algo {
     HRM_FLOW_AUTO = 0, /* the measured best: today successive shortest paths (default) */
     HRM_FLOW_SSP,      /* successive shortest paths, from the last state when warm */
-    HRM_FLOW_SCALING,  /* cost scaling, always from scratch (no warm start) */
+    HRM_FLOW_SCALING,  /* cost scaling from scratch; re-solves from the last state as SSP */
 };
 
 /* Chooses the algorithm of the next solves. */

@@ -81,6 +81,9 @@ struct hrm_flowgen_sched {
     int32_t *job_arc;    /* S -> job, per job */
     int32_t *place_arcs; /* task -> machine / aggregator arcs, all tasks */
     int32_t nplace;
+    int32_t *task_place; /* per task (+ 1): its first entry in place_arcs, in task order */
+    int32_t *mach_arc;   /* rack aggregator -> machine, per machine: a node's only way in */
+    int32_t nmach;
 };
 
 /* hrm bench flow's defaults: 2000 GPUs (4 per machine, 20 machines per rack),

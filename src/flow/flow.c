@@ -559,7 +559,10 @@ static int run(struct hrm_flow *g, struct hrm_error *err)
     if (bound > 1e18)
         scaling = false;
     int rc;
-    if (scaling) {
+    /* Cost scaling leaves exact potentials (scale.c), so after it, as after
+     * shortest paths, a re-solve patches the changed arcs and routes only the
+     * imbalance they leave: from scratch only when there is no warm state. */
+    if (scaling && !g->warm) {
         zero_state(g);
         g->stats.scaling = 1;
         rc = flow_scaling(g, err);
