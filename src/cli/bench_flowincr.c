@@ -36,6 +36,7 @@ static void usage(FILE *out)
         "  --size S|M        instance size (S)       --name NAME  label in BENCH lines (the size)\n"
         "  --seed N          instance seed (1)       --repeat R   re-solves per kind (10)\n"
         "  --algo A          algorithm of the solves (auto)\n"
+        "  --kind KIND       only this change kind (all of them)\n"
         "  --job-tasks K     tasks (units) of an arriving job (100)\n"
         "  --gpus, --jobs, --tasks-per-job, --gpus-per-machine, --machines-per-rack:\n"
         "                    the P1 shape (defaults of the size, see flow-gen)\n\n"
@@ -57,173 +58,7 @@ struct incr {
     int max; /* P1: min-cost max-flow S -> T; else fixed supplies */
     struct hrm_flowgen_sched s;
     struct hrm_flow *g;
-    int64_t supply; /* total supply at build: arcs with this capacity are skeleton */
-    long long job_tasks;
-    struct hrm_rng rng;
-};
-
-static int32_t pick(struct incr *x, int32_t n)
-{
-    return (int32_t)hrm_rng_below(&x->rng, (uint64_t)n);
-}
-
-/* A random item i in [0, n) with ok(x, i), or -1 after 1000 tries. */
-static int32_t pick_where(struct incr *x, int32_t n, int (*ok)(struct incr *, int32_t))
-{
-    for (int tries = 0; tries < 1000 && n > 0; tries++) {
-        int32_t i = pick(x, n);
-        if (ok(x, i))
-            return i;
-    }
-    return -1;
-}
-
-static int busy_task(struct incr *x, int32_t t)
-{
-    return hrm_flow_arc_flow(x->g, x->s.task_arc[t]) > 0;
-}
-
-static int busy_machine(struct incr *x, int32_t m)
-{
-    return hrm_flow_arc_flow(x->g, x->s.mach_arc[m]) > 0;
-}
-
-/* An arc the change may remove: it carries flow and is not a skeleton arc. */
-static int removable_arc(struct incr *x, int32_t a)
-{
-    return hrm_flow_arc_flow(x->g, a) > 0 && hrm_flow_arc_capacity(x->g, a) < x->supply;
-}
-
-static int transit_vertex(struct incr *x, int32_t v)
-{
-    return hrm_flow_supply(x->g, v) == 0;
-}
-
-static void task_end(struct incr *x)
-{
-    struct hrm_flow *g = x->g;
-    if (!x->max) {
-        int32_t a = pick_where(x, hrm_flow_arcs(g), removable_arc);
-        if (a >= 0)
-            hrm_flow_set_arc(g, a, 0, hrm_flow_arc_cost(g, a));
-        return;
-    }
-    int32_t t = pick_where(x, x->s.ntasks, busy_task);
-    if (t < 0)
-        return;
-    int32_t ja = x->s.job_arc[x->s.task_job[t]];
-    hrm_flow_set_arc(g, x->s.task_arc[t], 0, hrm_flow_arc_cost(g, x->s.task_arc[t]));
-    hrm_flow_set_arc(g, ja, hrm_flow_arc_capacity(g, ja) - 1, hrm_flow_arc_cost(g, ja));
-}
-
-/* P1: a job of K tasks, each reading what a random existing task reads (the
- * same placement targets and costs), with an unscheduled vertex for all K at
- * 4 x its dearest placement, as the generator prices it. */
-static void job_arrive_p1(struct incr *x)
-{
-    struct hrm_flow *g = x->g;
-    const struct hrm_flowgen_sched *s = &x->s;
-    int64_t k = x->job_tasks;
-    int32_t jv = hrm_flow_add_vertex(g, 0);
-    hrm_flow_add_arc(g, s->S, jv, k, 1);
-    int64_t dearest = 1;
-    for (int64_t i = 0; i < k; i++) {
-        int32_t like = pick(x, s->ntasks);
-        int32_t tv = hrm_flow_add_vertex(g, 0);
-        hrm_flow_add_arc(g, jv, tv, 1, 1);
-        for (int32_t p = s->task_place[like]; p < s->task_place[like + 1]; p++) {
-            int32_t a = s->place_arcs[p];
-            int64_t c = hrm_flow_arc_cost(g, a);
-            hrm_flow_add_arc(g, tv, hrm_flow_arc_to(g, a), 1, c);
-            dearest = c > dearest ? c : dearest;
-        }
-    }
-    int32_t uv = hrm_flow_add_vertex(g, 0);
-    hrm_flow_add_arc(g, jv, uv, k, 4 * dearest);
-    hrm_flow_add_arc(g, uv, s->T, k, 0);
-}
-
-/* Fixed supplies: a new source of K units with 8 arcs to random vertices (the
- * first wide enough for all K, so the skeleton keeps the problem feasible),
- * and a random sink's demand grows by K. */
-static void job_arrive_supply(struct incr *x)
-{
-    struct hrm_flow *g = x->g;
-    int32_t n = hrm_flow_vertices(g), sink = -1;
-    for (int tries = 0; tries < 1000 && sink < 0; tries++) {
-        int32_t v = pick(x, n);
-        if (hrm_flow_supply(g, v) < 0)
-            sink = v;
-    }
-    if (sink < 0)
-        return;
-    int64_t k = x->job_tasks, cmax = 1;
-    for (int i = 0; i < 16; i++) {
-        int64_t c = hrm_flow_arc_cost(g, pick(x, hrm_flow_arcs(g)));
-        cmax = c > cmax ? c : cmax;
-    }
-    int32_t v = hrm_flow_add_vertex(g, k);
-    for (int i = 0; i < 8; i++)
-        hrm_flow_add_arc(g, v, pick(x, n), i == 0 ? k : 1 + (int64_t)hrm_rng_below(&x->rng, (uint64_t)k),
-                         1 + (int64_t)hrm_rng_below(&x->rng, (uint64_t)cmax));
-    hrm_flow_set_supply(g, sink, hrm_flow_supply(g, sink) - k);
-}
-
-static void node_dies(struct incr *x)
-{
-    struct hrm_flow *g = x->g;
-    if (x->max) {
-        int32_t m = pick_where(x, x->s.nmach, busy_machine);
-        if (m >= 0)
-            hrm_flow_set_arc(g, x->s.mach_arc[m], 0, hrm_flow_arc_cost(g, x->s.mach_arc[m]));
-        return;
-    }
-    /* a transit vertex that carries flow: every non-skeleton arc at it goes */
-    int32_t a0 = pick_where(x, hrm_flow_arcs(g), removable_arc);
-    if (a0 < 0)
-        return;
-    int32_t v = hrm_flow_arc_to(g, a0);
-    if (!transit_vertex(x, v))
-        v = hrm_flow_arc_from(g, a0);
-    for (int32_t a = 0; a < hrm_flow_arcs(g); a++)
-        if ((hrm_flow_arc_from(g, a) == v || hrm_flow_arc_to(g, a) == v) &&
-            hrm_flow_arc_capacity(g, a) < x->supply)
-            hrm_flow_set_arc(g, a, 0, hrm_flow_arc_cost(g, a));
-}
-
-static void arc_cost(struct incr *x)
-{
-    struct hrm_flow *g = x->g;
-    int32_t a = x->max ? x->s.place_arcs[pick(x, x->s.nplace)] : pick(x, hrm_flow_arcs(g));
-    int64_t c = hrm_flow_arc_cost(g, a);
-    int64_t nc = c / 2 + (int64_t)hrm_rng_below(&x->rng, (uint64_t)(c > 0 ? c : 1) + 1);
-    hrm_flow_set_arc(g, a, hrm_flow_arc_capacity(g, a), nc);
-}
-
-static void job_arrive(struct incr *x)
-{
-    if (x->max)
-        job_arrive_p1(x);
-    else
-        job_arrive_supply(x);
-}
-
-static void batch(struct incr *x)
-{
-    for (int i = 0; i < 10; i++)
-        task_end(x);
-    job_arrive(x);
-    node_dies(x);
-    for (int i = 0; i < 10; i++)
-        arc_cost(x);
-}
-
-static const struct {
-    const char *name;
-    void (*apply)(struct incr *x);
-} kinds[] = {
-    {"task-end", task_end},   {"job-arrive", job_arrive}, {"node-dies", node_dies},
-    {"arc-cost", arc_cost},   {"batch", batch},
+    struct hrm_flowgen_changer ch;
 };
 
 static int solve(struct incr *x, double *cpu, struct hrm_error *err)
@@ -273,9 +108,9 @@ static int run_kind(struct incr *x, int k, long long repeat)
     struct hrm_error err = {{0}};
     double sum = 0, worst = 0, cpu;
     for (long long i = 0; i < repeat; i++) {
-        kinds[k].apply(x);
+        hrm_flowgen_change(&x->ch, (enum hrm_flowgen_change)k);
         if (solve(x, &cpu, &err) < 0) {
-            fprintf(stderr, "hrm bench flow-incr: %s: warm re-solve failed: %s\n", kinds[k].name,
+            fprintf(stderr, "hrm bench flow-incr: %s: warm re-solve failed: %s\n", hrm_flowgen_change_name((enum hrm_flowgen_change)k),
                     err.text);
             return -1;
         }
@@ -290,20 +125,20 @@ static int run_kind(struct incr *x, int k, long long repeat)
     hrm_flow_reset(x->g);
     double scratch;
     if (solve(x, &scratch, &err) < 0) {
-        fprintf(stderr, "hrm bench flow-incr: %s: solve from scratch failed: %s\n", kinds[k].name,
+        fprintf(stderr, "hrm bench flow-incr: %s: solve from scratch failed: %s\n", hrm_flowgen_change_name((enum hrm_flowgen_change)k),
                 err.text);
         return -1;
     }
     if (hrm_flow_total_cost(x->g) != warm_cost || hrm_flow_value(x->g) != warm_value) {
         fprintf(stderr,
                 "hrm bench flow-incr: %s: CHECK FAILED: warm cost %" PRId64 ", from scratch %" PRId64
-                "\n", kinds[k].name, warm_cost, hrm_flow_total_cost(x->g));
+                "\n", hrm_flowgen_change_name((enum hrm_flowgen_change)k), warm_cost, hrm_flow_total_cost(x->g));
         return -1;
     }
     double mean = repeat > 0 ? sum / (double)repeat : 0;
     fprintf(stderr, "flow-incr: %s %s %s: last re-solve %s, %" PRId64 " phases\n", x->family,
-            x->name, kinds[k].name, st.warm ? "warm" : "cold", st.phases);
-    const char *f = x->family, *nm = x->name, *kn = kinds[k].name;
+            x->name, hrm_flowgen_change_name((enum hrm_flowgen_change)k), st.warm ? "warm" : "cold", st.phases);
+    const char *f = x->family, *nm = x->name, *kn = hrm_flowgen_change_name((enum hrm_flowgen_change)k);
     printf("BENCH flow_incr.%s.%s.%s.cpu_ms %.3f ms\n", f, nm, kn, mean);
     printf("BENCH flow_incr.%s.%s.%s.max_cpu_ms %.3f ms\n", f, nm, kn, worst);
     printf("BENCH flow_incr.%s.%s.%s.scratch_cpu_ms %.3f ms\n", f, nm, kn, scratch);
@@ -333,14 +168,15 @@ int bench_flowincr(int argc, char **argv)
         {"tasks-per-job", required_argument, NULL, 't'},
         {"gpus-per-machine", required_argument, NULL, 'G'},
         {"machines-per-rack", required_argument, NULL, 'R'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"kind", required_argument, NULL, 'K'},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     char size = 'S';
     const char *name = NULL;
     long long seed = 1, repeat = 10, job_tasks = 100;
     long long gpus = -1, jobs = -1, tpj = -1, gpm = -1, mpr = -1;
     enum hrm_flow_algo algo = HRM_FLOW_AUTO;
-    int c, bad = 0;
+    int c, bad = 0, only = -1;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1 && !bad) {
         switch (c) {
@@ -391,6 +227,16 @@ int bench_flowincr(int argc, char **argv)
         case 'R':
             bad = cli_parse_int("bench flow-incr", "--machines-per-rack", optarg, 1, 100000, &mpr);
             break;
+        case 'K':
+            for (int k = 0; k < HRM_FLOWGEN_NCHANGES; k++)
+                if (strcmp(optarg, hrm_flowgen_change_name((enum hrm_flowgen_change)k)) == 0)
+                    only = k;
+            if (only < 0) {
+                fprintf(stderr, "hrm bench flow-incr: --kind: '%s' is not task-end, job-arrive, "
+                                "node-dies, arc-cost or batch\n", optarg);
+                return CLI_USAGE;
+            }
+            break;
         case 'h':
             usage(stdout);
             return CLI_OK;
@@ -422,9 +268,9 @@ int bench_flowincr(int argc, char **argv)
         return CLI_USAGE;
     }
     char sz[2] = {size, 0};
-    struct incr x = {.family = fam_name, .name = name ? name : sz, .max = p1,
-                     .job_tasks = job_tasks};
-    hrm_rng_seed(&x.rng, (uint64_t)seed + 17);
+    struct incr x = {.family = fam_name, .name = name ? name : sz, .max = p1};
+    x.ch = (struct hrm_flowgen_changer){.s = &x.s, .job_tasks = job_tasks};
+    hrm_rng_seed(&x.ch.rng, (uint64_t)seed + 17);
     struct hrm_flowgen_params p;
     hrm_flowgen_defaults(families[fi].fam, size, &p);
     p.seed = (uint64_t)seed;
@@ -450,7 +296,7 @@ int bench_flowincr(int argc, char **argv)
         }
         x.s.g = x.g;
         x.s.S = x.s.T = -1;
-        x.supply = p.supply;
+        x.ch.skeleton_cap = p.supply;
     }
     hrm_flow_set_algo(x.g, algo);
     int code = CLI_OK;
@@ -464,8 +310,8 @@ int bench_flowincr(int argc, char **argv)
            hrm_flow_vertices(x.g));
     printf("BENCH flow_incr.%s.%s.arcs %" PRId32 " arcs\n", x.family, x.name, hrm_flow_arcs(x.g));
     printf("BENCH flow_incr.%s.%s.full_cpu_ms %.3f ms\n", x.family, x.name, full);
-    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-        if (run_kind(&x, (int)k, repeat) < 0) {
+    for (int k = 0; k < HRM_FLOWGEN_NCHANGES; k++)
+        if ((only < 0 || k == only) && run_kind(&x, k, repeat) < 0) {
             code = CLI_FAIL;
             break;
         }
