@@ -282,6 +282,41 @@ static int64_t virtual_flow(const struct hrm_flow *g)
 }
 
 /*
+ * New vertices get a potential that makes their arcs from existing vertices
+ * admissible-or-better, so a job that arrives does not throw all its arcs into
+ * the saturation step: the smallest pi[u] + c over arcs u -> v from known
+ * vertices keeps those arcs' reduced costs >= 0; failing that, the largest
+ * pi[w] - c over arcs v -> w.
+ */
+static void price_new_from_sources(struct hrm_flow *g, int32_t old_n, int32_t old_m)
+{
+    if (old_n >= g->n)
+        return;
+    uint8_t *set = hrm_calloc((size_t)(g->n - old_n), 1);
+    for (int32_t v = old_n; v < g->n; v++)
+        g->vx[v].pi = 0;
+    for (int32_t a = old_m; a < g->m; a++) {
+        int32_t u = g->afrom[a], v = g->ato[a];
+        if (v >= old_n && u < old_n && g->acap[a] > 0) {
+            int64_t p = g->vx[u].pi + g->acost[a];
+            if (!set[v - old_n] || p < g->vx[v].pi)
+                g->vx[v].pi = p;
+            set[v - old_n] = 1;
+        }
+    }
+    for (int32_t a = old_m; a < g->m; a++) {
+        int32_t u = g->afrom[a], w = g->ato[a];
+        if (u >= old_n && w < old_n && g->acap[a] > 0 && set[u - old_n] != 1) {
+            int64_t p = g->vx[w].pi - g->acost[a];
+            if (!set[u - old_n] || p > g->vx[u].pi)
+                g->vx[u].pi = p;
+            set[u - old_n] = 2;
+        }
+    }
+    hrm_free(set);
+}
+
+/*
  * New vertices get potentials that keep their arcs towards the rest of the
  * graph admissible-or-better, so that a job that arrives adds its flow where
  * it enters (one saturated arc from the source) rather than at the far end of
@@ -289,9 +324,10 @@ static int64_t virtual_flow(const struct hrm_flow *g)
  * vertex whose out-arcs reach priced vertices gets the largest pi[w] - c over
  * them (the tasks from their placement targets, then the job from its
  * tasks), which leaves every such arc's reduced cost >= 0; what no round
- * reaches is priced from its in-arcs (smallest pi[u] + c), else 0.
+ * reaches is priced from its in-arcs (smallest pi[u] + c), else 0, which keeps
+ * those arcs admissible-or-better.
  */
-static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m)
+static void price_new_from_sinks(struct hrm_flow *g, int32_t old_n, int32_t old_m)
 {
     if (old_n >= g->n)
         return;
@@ -335,6 +371,17 @@ static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m
     hrm_free(set);
     hrm_free(seen);
     hrm_free(cand);
+}
+
+/* The sink-side pricing goes with the warm cost scaling (warm_scaling_pays),
+ * which needs a job's flow to enter at its source arc; AUTO and SSP keep the
+ * source-side pricing, and with it P1's reproduction byte for byte. */
+static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m)
+{
+    if (g->algo == HRM_FLOW_SCALING)
+        price_new_from_sinks(g, old_n, old_m);
+    else
+        price_new_from_sources(g, old_n, old_m);
 }
 
 /* (Re)builds the residual graph from the user's arcs, keeping every flow. */
@@ -575,14 +622,16 @@ static void set_mode_max(struct hrm_flow *g, int32_t s, int32_t t)
  * or two, but a large one (a job of many tasks arriving, many changes at once)
  * takes one phase per distinct path length, each searching most of the graph;
  * a few cost-scaling phases from the kept potentials move it all at once.
- * HRM_FLOW_SSP keeps shortest paths alone.
+ * Only under HRM_FLOW_SCALING: AUTO and SSP keep shortest paths alone, which
+ * keeps P1's reproduction byte-identical (the two engines may pick different
+ * optima among equal-cost ones); AUTO's choice is made in one place.
  */
 static bool warm_scaling_pays(const struct hrm_flow *g)
 {
     /* measured: on the fixed-supply families it wins on a new source of 100
      * units but loses 2-3x on a batch of changes; on P1's max-flow form it
      * wins on both and ties on the rest */
-    if (g->algo == HRM_FLOW_SSP || g->mode != FLOW_MODE_MAX)
+    if (g->algo != HRM_FLOW_SCALING || g->mode != FLOW_MODE_MAX)
         return false;
     int64_t excess = 0;
     for (size_t i = 0; i < g->npend; i++)
