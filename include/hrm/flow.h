@@ -84,7 +84,8 @@ int64_t hrm_flow_potential(const struct hrm_flow *g, int32_t vertex);
 enum hrm_flow_algo {
     HRM_FLOW_AUTO = 0, /* the measured best: today successive shortest paths (default) */
     HRM_FLOW_SSP,      /* successive shortest paths, from the last state when warm */
-    HRM_FLOW_SCALING,  /* cost scaling from scratch; re-solves from the last state as SSP */
+    HRM_FLOW_SCALING,  /* cost scaling from scratch; re-solves from the last state (warm
+                          cost scaling for a large imbalance in solve_max, else as SSP) */
 };
 
 /* Chooses the algorithm of the next solves. */

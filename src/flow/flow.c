@@ -612,9 +612,9 @@ static void set_mode_max(struct hrm_flow *g, int32_t s, int32_t t)
     g->shape = true;
 }
 
-#ifndef WARM_SCALING_EXCESS
+/* Below this many units of imbalance a warm re-solve is a phase or two of
+ * shortest paths, whatever the engine. */
 #define WARM_SCALING_EXCESS 32
-#endif
 
 /*
  * The engine of a warm re-solve, chosen by measurement (docs/flow-solver.md,

@@ -24,12 +24,8 @@
 
 /* Warm start: the first epsilon in units of the original costs, and the
  * relabels (per vertex) after which a phase gives up to the shortest paths. */
-#ifndef WARM_EPS
 #define WARM_EPS 64
-#endif
-#ifndef WARM_RELABELS
 #define WARM_RELABELS 8
-#endif
 
 struct cs {
     struct hrm_flow *g;
