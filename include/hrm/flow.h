@@ -85,7 +85,8 @@ enum hrm_flow_algo {
     HRM_FLOW_AUTO = 0, /* chosen per solve by size, shape and warm state (default;
                         * docs/flow-solver.md "What auto runs") */
     HRM_FLOW_SSP,      /* successive shortest paths, from the last state when warm */
-    HRM_FLOW_SCALING,  /* cost scaling, always from scratch (no warm start) */
+    HRM_FLOW_SCALING,  /* cost scaling from scratch; re-solves from the last state (warm
+                          cost scaling for a large imbalance in solve_max, else as SSP) */
     HRM_FLOW_SIMPLEX,  /* primal network simplex, block search; warm from its last
                         * basis when only capacities, costs or supplies changed */
 };

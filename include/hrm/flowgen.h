@@ -6,6 +6,7 @@
 
 #include "hrm/error.h"
 #include "hrm/flow.h"
+#include "hrm/rng.h"
 
 /*
  * The standard families of min-cost flow benchmarks, written for hrm (no code
@@ -81,6 +82,9 @@ struct hrm_flowgen_sched {
     int32_t *job_arc;    /* S -> job, per job */
     int32_t *place_arcs; /* task -> machine / aggregator arcs, all tasks */
     int32_t nplace;
+    int32_t *task_place; /* per task (+ 1): its first entry in place_arcs, in task order */
+    int32_t *mach_arc;   /* rack aggregator -> machine, per machine: a node's only way in */
+    int32_t nmach;
 };
 
 /* hrm bench flow's defaults: 2000 GPUs (4 per machine, 20 machines per rack),
@@ -90,5 +94,41 @@ void hrm_flowgen_p1_defaults(struct hrm_flowgen_p1 *p);
 /* Builds P1's network (min-cost max-flow S -> T; supplies 0) into s. */
 void hrm_flowgen_p1_build(const struct hrm_flowgen_p1 *p, struct hrm_flowgen_sched *s);
 void hrm_flowgen_sched_fini(struct hrm_flowgen_sched *s);
+
+/* ---- the changes a scheduler makes between solves ---- */
+
+/*
+ * Kinds of change, on a P1 graph (s->S >= 0: min-cost max-flow S -> T) | on a
+ * fixed-supply instance of the other families:
+ *  TASK_END    a scheduled task leaves | an arc carrying flow is removed
+ *  JOB_ARRIVE  a job of job_tasks tasks arrives, each with the placement arcs
+ *              of a random existing task | a new source of job_tasks units
+ *              with 8 arcs, and a random sink's demand grows by as much
+ *  NODE_DIES   a machine with busy GPUs fails (its rack arc goes to 0) |
+ *              every arc at a vertex that carries flow is removed
+ *  ARC_COST    one placement arc's | any arc's cost moves to [c/2, 3c/2]
+ *  BATCH       10 TASK_END, 1 JOB_ARRIVE, 1 NODE_DIES and 10 ARC_COST at once
+ * Removals never touch arcs of capacity >= skeleton_cap (the generators'
+ * skeleton: the total supply), so a feasible instance stays feasible.
+ */
+enum hrm_flowgen_change {
+    HRM_FLOWGEN_TASK_END,
+    HRM_FLOWGEN_JOB_ARRIVE,
+    HRM_FLOWGEN_NODE_DIES,
+    HRM_FLOWGEN_ARC_COST,
+    HRM_FLOWGEN_BATCH,
+    HRM_FLOWGEN_NCHANGES,
+};
+
+struct hrm_flowgen_changer {
+    struct hrm_flowgen_sched *s; /* borrowed; for the other families only g, and S = T = -1 */
+    int64_t skeleton_cap;        /* arcs this wide are never removed */
+    int64_t job_tasks;           /* tasks (units) of an arriving job */
+    struct hrm_rng rng;          /* seed it before use */
+};
+
+const char *hrm_flowgen_change_name(enum hrm_flowgen_change kind);
+/* Makes one change of the kind to x->s->g (a change it finds no place for is skipped). */
+void hrm_flowgen_change(struct hrm_flowgen_changer *x, enum hrm_flowgen_change kind);
 
 #endif

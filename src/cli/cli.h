@@ -43,6 +43,7 @@ int cli_trace_load(struct hrm_trace *t, const char *cmd, const char *nodes, cons
                    bool strict);
 int bench_flow(int argc, char **argv); /* bench_flow.c: hrm bench flow */
 int bench_flowgen(int argc, char **argv); /* bench_flowgen.c: hrm bench flow-gen */
+int bench_flowincr(int argc, char **argv); /* bench_flowincr.c: hrm bench flow-incr */
 int bench_dhrm(int argc, char **argv); /* bench_dhrm.c: hrm bench dhrm */
 int bench_central(int argc, char **argv); /* bench_central.c: hrm bench central */
 int bench_throughput(int argc, char **argv); /* bench_throughput.c: hrm bench throughput */

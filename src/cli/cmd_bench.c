@@ -25,6 +25,8 @@ static const struct bench benches[] = {
      bench_flow},
     {"flow-gen", "min-cost flow instances (NETGEN, GRIDGEN, GOTO, P1) as DIMACS files",
      bench_flowgen},
+    {"flow-incr", "min-cost flow solver: warm re-solves per instance family and change kind",
+     bench_flowincr},
     {"dhrm", "distributed schedulers: decision cost per task, simulated tasks/s (P4 exp. 1)",
      bench_dhrm},
     {"central", "central scheduler role: decision cost per task on a spec (P4 Fig. 7)",

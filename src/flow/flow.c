@@ -297,7 +297,7 @@ static int64_t virtual_flow(const struct hrm_flow *g)
  * vertices keeps those arcs' reduced costs >= 0; failing that, the largest
  * pi[w] - c over arcs v -> w.
  */
-static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m)
+static void price_new_from_sources(struct hrm_flow *g, int32_t old_n, int32_t old_m)
 {
     if (old_n >= g->n)
         return;
@@ -323,6 +323,74 @@ static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m
         }
     }
     hrm_free(set);
+}
+
+/*
+ * New vertices get potentials that keep their arcs towards the rest of the
+ * graph admissible-or-better, so that a job that arrives adds its flow where
+ * it enters (one saturated arc from the source) rather than at the far end of
+ * every one of its arcs.  Priced from the sinks' side first: in rounds, a new
+ * vertex whose out-arcs reach priced vertices gets the largest pi[w] - c over
+ * them (the tasks from their placement targets, then the job from its
+ * tasks), which leaves every such arc's reduced cost >= 0; what no round
+ * reaches is priced from its in-arcs (smallest pi[u] + c), else 0, which keeps
+ * those arcs admissible-or-better.
+ */
+static void price_new_from_sinks(struct hrm_flow *g, int32_t old_n, int32_t old_m)
+{
+    if (old_n >= g->n)
+        return;
+    int32_t k = g->n - old_n;
+    uint8_t *set = hrm_calloc((size_t)k, 1);
+    uint8_t *seen = hrm_alloc((size_t)k);
+    int64_t *cand = hrm_alloc(sizeof(int64_t) * (size_t)k);
+    for (int32_t v = old_n; v < g->n; v++)
+        g->vx[v].pi = 0;
+    for (int round = 0; round < 8; round++) {
+        memset(seen, 0, (size_t)k);
+        bool more = false;
+        for (int32_t a = old_m; a < g->m; a++) {
+            int32_t u = g->afrom[a], w = g->ato[a];
+            if (u < old_n || set[u - old_n] || g->acap[a] == 0 || (w >= old_n && !set[w - old_n]))
+                continue;
+            int64_t p = g->vx[w].pi - g->acost[a];
+            if (!seen[u - old_n] || p > cand[u - old_n])
+                cand[u - old_n] = p;
+            seen[u - old_n] = 1;
+            more = true;
+        }
+        if (!more)
+            break;
+        for (int32_t i = 0; i < k; i++)
+            if (seen[i]) {
+                g->vx[old_n + i].pi = cand[i];
+                set[i] = 1;
+            }
+    }
+    memset(seen, 0, (size_t)k);
+    for (int32_t a = old_m; a < g->m; a++) {
+        int32_t u = g->afrom[a], v = g->ato[a];
+        if (v >= old_n && !set[v - old_n] && u < old_n && g->acap[a] > 0) {
+            int64_t p = g->vx[u].pi + g->acost[a];
+            if (!seen[v - old_n] || p < g->vx[v].pi)
+                g->vx[v].pi = p;
+            seen[v - old_n] = 1;
+        }
+    }
+    hrm_free(set);
+    hrm_free(seen);
+    hrm_free(cand);
+}
+
+/* The sink-side pricing goes with the warm cost scaling (warm_scaling_pays),
+ * which needs a job's flow to enter at its source arc; AUTO and SSP keep the
+ * source-side pricing, and with it P1's reproduction byte for byte. */
+static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m)
+{
+    if (g->algo == HRM_FLOW_SCALING)
+        price_new_from_sinks(g, old_n, old_m);
+    else
+        price_new_from_sources(g, old_n, old_m);
 }
 
 /* (Re)builds the residual graph from the user's arcs, keeping every flow. */
@@ -597,6 +665,34 @@ static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
     return distinct_costs(g) <= AUTO_FEW_COSTS ? HRM_FLOW_SSP : HRM_FLOW_SIMPLEX;
 }
 
+/* Below this many units of imbalance a warm re-solve is a phase or two of
+ * shortest paths, whatever the engine. */
+#define WARM_SCALING_EXCESS 32
+
+/*
+ * The engine of a warm re-solve, chosen by measurement (docs/flow-solver.md,
+ * "Incremental re-solves"): shortest paths route a small imbalance in a phase
+ * or two, but a large one (a job of many tasks arriving, many changes at once)
+ * takes one phase per distinct path length, each searching most of the graph;
+ * a few cost-scaling phases from the kept potentials move it all at once.
+ * Only under HRM_FLOW_SCALING: AUTO and SSP keep shortest paths alone, which
+ * keeps P1's reproduction byte-identical (the two engines may pick different
+ * optima among equal-cost ones); AUTO's choice is made in one place.
+ */
+static bool warm_scaling_pays(const struct hrm_flow *g)
+{
+    /* measured: on the fixed-supply families it wins on a new source of 100
+     * units but loses 2-3x on a batch of changes; on P1's max-flow form it
+     * wins on both and ties on the rest */
+    if (g->algo != HRM_FLOW_SCALING || g->mode != FLOW_MODE_MAX)
+        return false;
+    int64_t excess = 0;
+    for (size_t i = 0; i < g->npend; i++)
+        if (g->ex[g->pend[i]] > 0)
+            excess += g->ex[g->pend[i]];
+    return excess >= WARM_SCALING_EXCESS;
+}
+
 static int run(struct hrm_flow *g, struct hrm_error *err)
 {
     if (g->shape)
@@ -614,7 +710,10 @@ static int run(struct hrm_flow *g, struct hrm_error *err)
     if (bound > 1e18)
         scaling = false;
     int rc;
-    if (scaling) {
+    /* Cost scaling leaves exact potentials (scale.c), so after it, as after
+     * shortest paths, a re-solve patches the changed arcs and routes only the
+     * imbalance they leave: from scratch only when there is no warm state. */
+    if (scaling && !g->warm) {
         zero_state(g);
         g->stats.scaling = 1;
         rc = flow_scaling(g, err);
@@ -623,11 +722,14 @@ static int run(struct hrm_flow *g, struct hrm_error *err)
         return rc;
     }
     g->stats.warm = g->warm;
-    if (g->warm)
+    bool warm = g->warm;
+    if (warm)
         apply_dirty(g);
     else
         cold_state(g);
     g->warm = true;
+    if (warm && warm_scaling_pays(g))
+        return flow_scaling_warm(g, err);
     return flow_ssp(g, err);
 }
 

@@ -12,6 +12,8 @@ void hrm_flowgen_sched_fini(struct hrm_flowgen_sched *s)
     hrm_free(s->task_job);
     hrm_free(s->job_arc);
     hrm_free(s->place_arcs);
+    hrm_free(s->task_place);
+    hrm_free(s->mach_arc);
     *s = (struct hrm_flowgen_sched){0};
 }
 
@@ -61,6 +63,8 @@ void hrm_flowgen_p1_build(const struct hrm_flowgen_p1 *p, struct hrm_flowgen_sch
     int32_t *rack = hrm_alloc(sizeof(int32_t) * (size_t)(racks * nc));
     int32_t *mach = hrm_alloc(sizeof(int32_t) * (size_t)machines);
     int32_t *mclass = hrm_alloc(sizeof(int32_t) * (size_t)machines);
+    s->nmach = (int32_t)machines;
+    s->mach_arc = hrm_alloc(sizeof(int32_t) * (size_t)(machines + 1));
     for (long long c = 0; c < nc; c++) {
         clus[c] = hrm_flow_add_vertex(g, 0);
         if (c > 0)
@@ -83,7 +87,8 @@ void hrm_flowgen_p1_build(const struct hrm_flowgen_p1 *p, struct hrm_flowgen_sch
         if (nc > 2 && mclass[m] == 0)
             mclass[m] = (int32_t)hrm_rng_below(&rng, (uint64_t)nc - 1);
         mach[m] = hrm_flow_add_vertex(g, 0);
-        hrm_flow_add_arc(g, rack[(m / p->machines_per_rack) * nc + mclass[m]], mach[m], k, 0);
+        s->mach_arc[m] =
+            hrm_flow_add_arc(g, rack[(m / p->machines_per_rack) * nc + mclass[m]], mach[m], k, 0);
         if (p->per_gpu) {
             for (long long i = 0; i < k; i++) {
                 int32_t gv = hrm_flow_add_vertex(g, 0);
@@ -104,6 +109,7 @@ void hrm_flowgen_p1_build(const struct hrm_flowgen_p1 *p, struct hrm_flowgen_sch
     s->task_arc = hrm_alloc(sizeof(int32_t) * (size_t)(ntasks + 1));
     s->task_job = hrm_alloc(sizeof(int32_t) * (size_t)(ntasks + 1));
     s->job_arc = hrm_alloc(sizeof(int32_t) * (size_t)(p->jobs + 1));
+    s->task_place = hrm_alloc(sizeof(int32_t) * (size_t)(ntasks + 1));
     size_t place_cap = 0;
     s->place_arcs = NULL;
     s->nplace = 0;
@@ -123,6 +129,7 @@ void hrm_flowgen_p1_build(const struct hrm_flowgen_p1 *p, struct hrm_flowgen_sch
             int32_t tv = hrm_flow_add_vertex(g, 0);
             s->task_arc[t] = hrm_flow_add_arc(g, jv, tv, 1, 1);
             s->task_job[t] = (int32_t)j;
+            s->task_place[t] = s->nplace;
             int32_t need = nc > 1 && (long long)hrm_rng_below(&rng, 100) < p->need_big_pct
                                ? (int32_t)nc - 1
                                : 0;
@@ -196,6 +203,7 @@ void hrm_flowgen_p1_build(const struct hrm_flowgen_p1 *p, struct hrm_flowgen_sch
             hrm_flow_add_arc(g, uv, s->T, p->tasks_per_job - a, 0);
         }
     }
+    s->task_place[t] = s->nplace;
     hrm_free(mcost);
     hrm_free(rcost);
     hrm_free(touched_m);

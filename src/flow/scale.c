@@ -22,6 +22,11 @@
 #define ALPHA 16
 #define PATH_LEN 4
 
+/* Warm start: the first epsilon in units of the original costs, and the
+ * relabels (per vertex) after which a phase gives up to the shortest paths. */
+#define WARM_EPS 64
+#define WARM_RELABELS 8
+
 struct cs {
     struct hrm_flow *g;
     int32_t n;
@@ -32,11 +37,22 @@ struct cs {
     int32_t *rank, *bnext, *bprev, *buckets;
     int32_t max_rank;
     int64_t relabels, next_update, update_skip;
+    /* warm start (flow_scaling_warm): the terminals of solve_max take any
+     * excess (the shortest-path pass after the phases settles it through the
+     * virtual arc), and a phase gives up after relabel_cap relabels */
+    int32_t hold_s, hold_t;
+    int64_t relabel_cap;
+    bool aborted;
 };
+
+static bool held(const struct cs *c, int32_t v)
+{
+    return v == c->hold_s || v == c->hold_t;
+}
 
 static void q_push(struct cs *c, int32_t v)
 {
-    if (c->inq[v])
+    if (c->inq[v] || held(c, v))
         return;
     c->inq[v] = 1;
     c->queue[c->qtail] = v;
@@ -68,7 +84,7 @@ static void global_update(struct cs *c)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n, end_mark = n;
-    const int32_t *first = g->first, *rev = g->rev, *tail = g->tail;
+    const int32_t *first = g->first, *rev = g->rev, *head = g->head;
     const int64_t *rcap = g->rcap, *rcost = g->rcost, *ex = g->ex;
     struct flow_vx *vx = g->vx;
     int32_t *rank = c->rank, *bnext = c->bnext, *bprev = c->bprev, *buckets = c->buckets;
@@ -78,7 +94,7 @@ static void global_update(struct cs *c)
     int64_t total = 0;
     int32_t b0 = end_mark;
     for (int32_t i = 0; i < n; i++) {
-        if (ex[i] < 0) {
+        if (ex[i] < 0 || held(c, i)) {
             rank[i] = 0;
             bnext[i] = b0;
             bprev[b0] = i;
@@ -98,17 +114,17 @@ static void global_update(struct cs *c)
             buckets[r] = bnext[u];
             int64_t pu = vx[u].pi;
             for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
-                int32_t ra = rev[a];
-                if (rcap[ra] <= 0)
-                    continue;
-                int32_t v = tail[ra];
+                /* the arc v -> u is a's reverse: its head is a's head and its
+                 * cost minus a's, read in order; only its capacity is a jump */
+                int32_t v = head[a];
                 int32_t old = rank[v];
-                if (r >= old)
+                if (r >= old || rcap[rev[a]] <= 0)
                     continue;
-                int64_t nrc = (rcost[ra] * c->mult + vx[v].pi - pu) / c->eps;
-                int32_t nr = old;
-                if (nrc < (int64_t)max_rank)
-                    nr = r + 1 + (int32_t)nrc;
+                int64_t rc = vx[v].pi - pu - rcost[a] * c->mult;
+                /* the rank improves only if rc < (old - r - 1) eps: divide only then */
+                if (rc >= (int64_t)(old - r - 1) * c->eps)
+                    continue;
+                int32_t nr = r + 1 + (int32_t)(rc / c->eps);
                 if (nr >= old)
                     continue;
                 rank[v] = nr;
@@ -182,7 +198,7 @@ static void refine(struct cs *c)
             continue;
         }
         int32_t tip = start, len = 0;
-        while (len < PATH_LEN && ex[tip] >= 0) {
+        while (len < PATH_LEN && ex[tip] >= 0 && (len == 0 || !held(c, tip))) {
             int64_t pt = vx[tip].pi, minrc = INT64_MAX;
             int32_t last = first[tip + 1], a = cur[tip];
             for (; a < last; a++) {
@@ -223,7 +239,11 @@ static void refine(struct cs *c)
                 minrc = 0; /* no residual arc at all: cannot happen with excess */
             vx[tip].pi -= minrc + eps;
             cur[tip] = first[tip];
-            c->relabels++;
+            if (++c->relabels > c->relabel_cap) {
+                /* a warm phase that relabels this much is not local: give up */
+                c->aborted = true;
+                return;
+            }
             if (tip != start)
                 tip = tail[path[--len]];
         }
@@ -281,6 +301,62 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
+/* Runs the phases from eps0 down to 1 on prices vx[].pi (scaled by c->mult);
+ * stops early if a phase gives up (c->aborted). */
+static void scale_phases(struct cs *c, int64_t eps0)
+{
+    struct hrm_flow *g = c->g;
+    int32_t n = c->n;
+    c->qsize = n + 1;
+    c->queue = hrm_alloc(sizeof(int32_t) * (size_t)c->qsize);
+    c->inq = hrm_calloc((size_t)n, 1);
+    c->max_rank = ALPHA * n;
+    c->rank = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
+    c->bnext = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
+    c->bprev = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
+    c->buckets = hrm_alloc(sizeof(int32_t) * (size_t)c->max_rank);
+    c->update_skip = n;
+    c->next_update = c->update_skip;
+    for (c->eps = eps0; c->eps >= 1 && !c->aborted;
+         c->eps = c->eps < ALPHA && c->eps > 1 ? 1 : c->eps / ALPHA) {
+        g->stats.phases++;
+        refine(c);
+    }
+    g->stats.scanned += c->relabels;
+    hrm_free(c->queue);
+    hrm_free(c->inq);
+    hrm_free(c->rank);
+    hrm_free(c->bnext);
+    hrm_free(c->bprev);
+    hrm_free(c->buckets);
+}
+
+/* Rounding and the warm start's capped costs may leave a few residual arcs at
+ * a negative reduced cost: saturate them and let the shortest paths re-route
+ * what that moves (and whatever excess is left) with exact potentials. */
+static int settle(struct hrm_flow *g, struct hrm_error *err)
+{
+    int32_t nr = g->first[g->n];
+    for (int32_t r = 0; r < nr; r++)
+        if (g->rcap[r] > 0 && g->rcost[r] + g->vx[g->tail[r]].pi - g->vx[g->head[r]].pi < 0)
+            flow_push(g, r, g->rcap[r]);
+    for (int32_t v = 0; v < g->n; v++)
+        if (g->ex[v])
+            flow_pend(g, v);
+    return flow_ssp(g, err);
+}
+
+static int64_t max_abs_cost(const struct hrm_flow *g)
+{
+    int64_t cmax = 0;
+    for (int32_t a = 0; a < g->m; a++) {
+        int64_t x = g->acost[a] < 0 ? -g->acost[a] : g->acost[a];
+        if (x > cmax && g->acap[a] > 0)
+            cmax = x;
+    }
+    return cmax;
+}
+
 int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
 {
     int32_t n = g->n;
@@ -304,7 +380,7 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         return hrm_errorf(err, -HRM_EINFEASIBLE,
                           "flow: %lld units of supply cannot reach any demand", (long long)left);
     }
-    struct cs c = {.g = g, .n = n};
+    struct cs c = {.g = g, .n = n, .hold_s = -1, .hold_t = -1, .relabel_cap = INT64_MAX};
     /* the scaling keeps the virtual arc frozen */
     int64_t vres[2] = {0, 0};
     if (g->vpos >= 0) {
@@ -312,54 +388,78 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         vres[1] = g->rcap[g->rev[g->vpos]];
         g->rcap[g->vpos] = g->rcap[g->rev[g->vpos]] = 0;
     }
-    int64_t cmax = 0;
-    for (int32_t a = 0; a < g->m; a++) {
-        int64_t x = g->acost[a] < 0 ? -g->acost[a] : g->acost[a];
-        if (x > cmax && g->acap[a] > 0)
-            cmax = x;
-    }
+    int64_t cmax = max_abs_cost(g);
     c.mult = (int64_t)n * ALPHA;
     if (cmax > 0 && n > 1) {
-        c.qsize = n + 1;
-        c.queue = hrm_alloc(sizeof(int32_t) * (size_t)c.qsize);
-        c.inq = hrm_calloc((size_t)n, 1);
-        c.max_rank = ALPHA * n;
-        c.rank = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
-        c.bnext = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
-        c.bprev = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
-        c.buckets = hrm_alloc(sizeof(int32_t) * (size_t)c.max_rank);
-        c.update_skip = n;
-        c.next_update = c.update_skip;
         for (int32_t v = 0; v < n; v++)
             g->vx[v].pi = 0;
-        for (c.eps = cmax * c.mult / ALPHA; c.eps >= 1;
-             c.eps = c.eps < ALPHA && c.eps > 1 ? 1 : c.eps / ALPHA) {
-            g->stats.phases++;
-            refine(&c);
-        }
+        scale_phases(&c, cmax * c.mult / ALPHA);
         for (int32_t v = 0; v < n; v++)
             g->vx[v].pi = floor_div(g->vx[v].pi, c.mult);
-        g->stats.scanned = c.relabels;
-        hrm_free(c.queue);
-        hrm_free(c.inq);
-        hrm_free(c.rank);
-        hrm_free(c.bnext);
-        hrm_free(c.bprev);
-        hrm_free(c.buckets);
     }
     if (g->vpos >= 0) {
         g->rcap[g->vpos] = vres[0];
         g->rcap[g->rev[g->vpos]] = vres[1];
         price_virtual(g);
     }
-    /* rounding may leave a few reduced costs at -1: saturate and re-route them */
+    return settle(g, err);
+}
+
+/*
+ * Warm start: the flow and the integer potentials of the last solve, patched
+ * (every residual reduced cost >= 0, the changes left as excesses), as the
+ * start of a few cost-scaling phases from a small epsilon, which move every
+ * excess at once instead of one shortest-path length per phase.
+ *
+ * The phases work on the current reduced costs (capped at +-limit, so that
+ * scaled values stay inside int64_t: an arc beyond it, such as one across
+ * solve_max's minimum cut, is as good as fixed) with prices starting at 0;
+ * the virtual arc is frozen and its ends take any excess.  Then the potentials
+ * become pi + floor(price / mult), and settle() re-routes with exact costs
+ * whatever the phases left or got wrong: the result is exact either way, the
+ * phases only make it cheap.
+ */
+int flow_scaling_warm(struct hrm_flow *g, struct hrm_error *err)
+{
+    int32_t n = g->n;
+    int64_t cmax = max_abs_cost(g);
+    double limit = 1e18 / (48.0 * (double)n * (double)n);
+    if (n < 2 || cmax == 0 || limit < 4.0 * (double)cmax)
+        return flow_ssp(g, err);
+    int64_t lim = (int64_t)limit;
+    struct cs c = {.g = g, .n = n, .hold_s = g->vpos >= 0 ? g->vs : -1,
+                   .hold_t = g->vpos >= 0 ? g->vt : -1, .mult = (int64_t)n * ALPHA,
+                   .relabel_cap = WARM_RELABELS * (int64_t)n};
+    int64_t vres[2] = {0, 0};
+    if (g->vpos >= 0) {
+        vres[0] = g->rcap[g->vpos];
+        vres[1] = g->rcap[g->rev[g->vpos]];
+        g->rcap[g->vpos] = g->rcap[g->rev[g->vpos]] = 0;
+    }
+    int64_t *pi0 = hrm_alloc(sizeof(int64_t) * (size_t)n);
+    for (int32_t v = 0; v < n; v++)
+        pi0[v] = g->vx[v].pi;
     int32_t nr = g->first[n];
-    for (int32_t r = 0; r < nr; r++)
-        if (g->rcap[r] > 0 && g->rcost[r] + g->vx[g->tail[r]].pi - g->vx[g->head[r]].pi < 0) {
-            int32_t u = g->tail[r], v = g->head[r];
-            flow_push(g, r, g->rcap[r]);
-            flow_pend(g, u);
-            flow_pend(g, v);
-        }
-    return flow_ssp(g, err);
+    for (int32_t r = 0; r < nr; r++) {
+        int64_t rc = g->rcost[r] + pi0[g->tail[r]] - pi0[g->head[r]];
+        g->rcost[r] = rc > lim ? lim : rc < -lim ? -lim : rc;
+    }
+    for (int32_t v = 0; v < n; v++)
+        g->vx[v].pi = 0;
+    scale_phases(&c, WARM_EPS * c.mult);
+    for (int32_t v = 0; v < n; v++)
+        g->vx[v].pi = pi0[v] + floor_div(g->vx[v].pi, c.mult);
+    hrm_free(pi0);
+    for (int32_t a = 0; a < g->m; a++) {
+        int32_t f = g->apos[a];
+        g->rcost[f] = g->acost[a];
+        g->rcost[g->rev[f]] = -g->acost[a];
+    }
+    if (g->vpos >= 0) {
+        g->rcost[g->vpos] = -FLOW_BIG;
+        g->rcost[g->rev[g->vpos]] = FLOW_BIG;
+        g->rcap[g->vpos] = vres[0];
+        g->rcap[g->rev[g->vpos]] = vres[1];
+    }
+    return settle(g, err);
 }

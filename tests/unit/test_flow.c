@@ -489,6 +489,10 @@ Test(flow, reset_and_statistics)
     hrm_flow_set_algo(g, HRM_FLOW_SCALING);
     expect_max(g, &I, S, T);
     hrm_flow_stats(g, &st);
+    cr_assert(st.warm, "cost scaling re-solves from the kept state too");
+    hrm_flow_reset(g);
+    expect_max(g, &I, S, T);
+    hrm_flow_stats(g, &st);
     cr_assert(st.scaling);
     hrm_flow_free(g);
     inst_free(&I);
