@@ -401,6 +401,7 @@ static void dispatch_msg(struct master *m, const struct peer_id *from, int role,
                          json_t *msg)
 {
     const struct handler *h = &handlers[type];
+    metrics_message(&m->counters, type);
     if (!(hrm_wire_senders(type) & role) ||
         (role != HRM_PEER_SCHED && !h->peer && !h->node)) {
         master_reply_error(m, from, HRM_WERR_FORBIDDEN, geti(msg, "req"),
@@ -610,10 +611,15 @@ static int turn(struct master *m, int64_t *next_tick)
             m->stop = true;
         }
     }
+    int64_t passes = m->sched.passes, pass_start = master_mono_us();
     if (!m->stop && (rc = sched_run_timers(m, &err)) < 0) {
         hrm_log(HRM_LOG_CRIT, "%s", err.text);
         m->stop = true;
     }
+    if (m->sched.passes > passes)
+        metrics_passes(&m->counters, m->sched.passes - passes, master_mono_us() - pass_start);
+    bool writes = hrm_store_txn_open(m->store);
+    int64_t commit_start = master_mono_us();
     if (m->stop) {
         hrm_store_rollback(m->store);
     } else if ((rc = hrm_store_commit(m->store, &err)) < 0) {
@@ -622,6 +628,8 @@ static int turn(struct master *m, int64_t *next_tick)
         hrm_log(HRM_LOG_CRIT, "test: dying after the commit of a submission, before the reply");
         raise(SIGKILL);
     }
+    if (writes && !m->stop)
+        metrics_commit(&m->counters, master_mono_us() - commit_start);
     m->turn_accepted_job = false;
     flush_out(m); /* after the commit: nothing is promised that is not durable */
     return m->stop && m->turn_err.text[0] ? -HRM_EIO : 0;

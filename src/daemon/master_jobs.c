@@ -378,6 +378,7 @@ void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t nod
                       uint32_t gpu_mask, bool started)
 {
     struct rtask *t = &j->tasks[idx];
+    metrics_placed(&m->counters, j->queue, t->attempt == 0, master_now_us() - j->submit_us);
     task_set_state(m, j, idx, HRM_RTASK_RUNNING);
     task_set_node(m, j, idx, node);
     t->attempt = attempt;

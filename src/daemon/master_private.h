@@ -12,6 +12,7 @@
 #include "hrm/store.h"
 #include "hrm/transport.h"
 #include "hrm/wire.h"
+#include "master_metrics.h"
 #include "nodeperf.h"
 #include "roletimers.h"
 #include "taskmap.h"
@@ -223,6 +224,7 @@ struct master {
     struct eta_state *eta;  /* run-time history and the latest estimates (master_eta.c) */
     uint64_t task_changes;  /* counts every change of a task's counters (task_count) */
     int64_t events_since_prune, events_pruned_mono_us; /* the event log's retention pass */
+    struct master_counters counters; /* GET /metrics (master_metrics.c) */
 };
 
 struct key_binding {
@@ -254,6 +256,9 @@ void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wir
                         long long req, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* A store write failed: the master stops (the store is the truth; see runtime.md). */
 void master_store_failed(struct master *m, int rc, const struct hrm_error *err);
+
+/* master_metrics.c: the Prometheus text of GET /metrics (malloc'd; the caller frees it). */
+char *master_metrics_render(const struct master *m);
 
 /* master_usage.c: an agent's usage message, checked sample by sample (a bad one is logged,
  * rate-limited, and dropped), kept in the tables and handed to the central role. */
