@@ -5,15 +5,7 @@
 
 #include <stddef.h>
 
-struct http_asset {
-    const char *data; /* static; len bytes (also NUL-terminated) */
-    size_t len;
-    const char *content_type;
-};
-
-/* The file served at path ("/", "/app.js", "/app.css", "/favicon.ico"), or NULL: no such
- * file.  The query string, if any, is ignored. */
-const struct http_asset *http_asset_find(const char *path);
+#include "master_http.h" /* struct http_asset, http_asset_find */
 
 /* The generated table (web_assets.c in the build folder): every file of web/ by its path. */
 struct http_asset_file {

@@ -729,7 +729,7 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
 }
 
 /* A job as listed: O(1), from its counters.  "exit" is null until the job ends. */
-static json_t *job_summary(const struct rjob *j)
+json_t *jobs_summary_json(const struct rjob *j)
 {
     const int32_t *c = j->count.state;
     /* "running" counts the tasks placed on a node; "queued" those of them that
@@ -779,7 +779,7 @@ void on_jobs(struct master *m, const struct peer_id *from, json_t *msg)
     while (i > 0 && n < (size_t)limit) {
         struct rjob *j = m->jobs[--i];
         if (j && (all || jobs_live(j) || latest - i <= 50)) {
-            json_array_append_new(list, job_summary(j));
+            json_array_append_new(list, jobs_summary_json(j));
             n++;
         }
     }
@@ -861,7 +861,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
         return;
     }
     counts_assert(m, j);
-    json_t *o = job_summary(j);
+    json_t *o = jobs_summary_json(j);
     json_t *tasks = json_array();
     int32_t i = (int32_t)lo;
     for (; i < (int32_t)hi && json_array_size(tasks) < (size_t)limit; i++) {
@@ -906,7 +906,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
 
 /* What each node runs and queues comes from the table's counters (exact as of this turn), not
  * from the agents' heartbeats, which lag up to a period behind a job's end. */
-void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
+json_t *jobs_nodes_json(struct master *m)
 {
     json_t *list = json_array();
     int64_t now = master_mono_us();
@@ -950,6 +950,12 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
             json_object_set_new(o, "moved_out", json_integer(rn->moved_out));
         }
     }
+    return list;
+}
+
+void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
+{
+    json_t *list = jobs_nodes_json(m);
     json_t *r = hrm_wire_new(HRM_WIRE_NODES_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
     json_object_set_new(r, "nodes", list);

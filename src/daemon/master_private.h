@@ -225,6 +225,7 @@ struct master {
     uint64_t task_changes;  /* counts every change of a task's counters (task_count) */
     int64_t events_since_prune, events_pruned_mono_us; /* the event log's retention pass */
     struct master_counters counters; /* GET /metrics (master_metrics.c) */
+    struct mhttp *http;     /* the HTTP API (master_http_loop.c); NULL without --http */
 };
 
 struct key_binding {
@@ -245,6 +246,21 @@ void events_housekeeping(struct master *m);
 void events_defaults(struct hrm_master_config *cfg);
 void on_events(struct master *m, const struct peer_id *from, json_t *msg);
 
+/* master_http_loop.c: the HTTP API's side in the loop (docs/runtime.md, "HTTP API").  Without
+ * --http every one is a no-op. */
+void http_config_defaults(struct hrm_master_config *cfg);
+int mhttp_start(struct master *m, struct hrm_error *err); /* server up, DIR/http written */
+void mhttp_stop(struct master *m);
+int mhttp_fd(const struct master *m); /* readable when requests wait; -1 without --http */
+void mhttp_turn(struct master *m);    /* the queued requests, in the turn's transaction */
+/* After the commit, before the replies leave: the snapshot readers asked for, and the event
+ * log's sequence number for the streams waiting on it. */
+void mhttp_after_commit(struct master *m);
+bool mhttp_peer(const struct peer_id *p); /* a request of the HTTP API */
+void mhttp_reply(struct master *m, const struct peer_id *p, const json_t *msg);
+/* master_metrics.c: the Prometheus text of GET /metrics (malloc'd), built on the loop. */
+char *master_metrics_render(const struct master *m);
+
 /* master.c */
 int64_t master_now_us(void);  /* wall clock, µs */
 int64_t master_mono_us(void);
@@ -256,9 +272,6 @@ void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wir
                         long long req, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* A store write failed: the master stops (the store is the truth; see runtime.md). */
 void master_store_failed(struct master *m, int rc, const struct hrm_error *err);
-
-/* master_metrics.c: the Prometheus text of GET /metrics (malloc'd; the caller frees it). */
-char *master_metrics_render(const struct master *m);
 
 /* master_usage.c: an agent's usage message, checked sample by sample (a bad one is logged,
  * rate-limited, and dropped), kept in the tables and handed to the central role. */
@@ -362,6 +375,10 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg);
 void on_jobs(struct master *m, const struct peer_id *from, json_t *msg);
 void on_job(struct master *m, const struct peer_id *from, json_t *msg);
 void on_nodes(struct master *m, const struct peer_id *from, json_t *msg);
+/* A job as listed (hrm jobs, GET /api/v1/jobs): O(1), from its counters (new reference). */
+json_t *jobs_summary_json(const struct rjob *j);
+/* Every node as hrm nodes lists it (new reference). */
+json_t *jobs_nodes_json(struct master *m);
 
 /* master_perf.c: the agents' benches (docs/runtime.md, "Node performance") */
 /* Keeps a register message's "bench" (NULL: the agent sent none); a changed figure rebuilds
