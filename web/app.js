@@ -158,17 +158,15 @@ function bar(kind, used, total, text) {
     );
 }
 
-// One GPU: the shares its tasks hold, stacked (a task list per GPU when the server gives one).
+// One GPU: the shares its tasks hold, one segment per task, stacked (the node gives the share
+// held and the number of tasks holding it; the segments split the share evenly).
 function gpuBox(n, g, share) {
-  const tasks = n.gpu_tasks && n.gpu_tasks[g];
-  const parts = tasks && tasks.length
-    ? tasks.map((t) => ({ share: (t.share || t.gpu_share || 1000) / 1000, who: 'job ' + t.job + ' task ' + t.task }))
-    : share > 0 ? [{ share, who: '' }] : [];
+  const k = n.gpu_tasks ? n.gpu_tasks[g] || 0 : share > 0 ? 1 : 0;
   const box = el('div', { class: 'gpu', 'data-gpu': String(g), 'data-used': String(share),
-                          title: 'GPU ' + g + ': ' + Math.round(share * 100) + '% given' });
-  for (const p of parts)
-    box.append(el('div', { class: 'share', style: 'width:' + Math.min(100, p.share * 100).toFixed(1) + '%',
-                           title: (p.who ? p.who + ': ' : '') + Math.round(p.share * 100) + '% of GPU ' + g }));
+                          'data-tasks': String(k),
+                          title: `GPU ${g}: ${Math.round(share * 100)}% given to ${k} task${k === 1 ? '' : 's'}` });
+  for (let i = 0; i < k; i++)
+    box.append(el('div', { class: 'share', style: 'width:' + Math.min(100, share / k * 100).toFixed(1) + '%' }));
   return box;
 }
 

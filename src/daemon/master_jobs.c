@@ -123,8 +123,10 @@ static void task_count(struct master *m, struct rjob *j, const struct rtask *t, 
     rn->nstarted += sign;
     rn->cpu_used += sign * j->greq[t->group].v[HRM_DIM_CPU];
     rn->mem_used += sign * j->greq[t->group].v[HRM_DIM_MEM];
-    for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1) /* nothing for CPU tasks */
+    for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1) { /* nothing for CPU tasks */
         rn->gpu_milli[__builtin_ctz(mask)] += sign * j->gshare[t->group];
+        rn->gpu_ntasks[__builtin_ctz(mask)] += sign;
+    }
 }
 
 void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state)
@@ -207,8 +209,10 @@ bool jobs_counts_check(const struct master *m, const struct rjob *only, char *wh
             x->nstarted++;
             x->cpu_used += j->greq[t->group].v[HRM_DIM_CPU];
             x->mem_used += j->greq[t->group].v[HRM_DIM_MEM];
-            for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1)
+            for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1) {
                 x->gpu_milli[__builtin_ctz(mask)] += j->gshare[t->group];
+                x->gpu_ntasks[__builtin_ctz(mask)]++;
+            }
         }
     }
     bool ok = true;
@@ -216,7 +220,8 @@ bool jobs_counts_check(const struct master *m, const struct rjob *only, char *wh
         const struct rnode *a = &m->nodes[k], *b = &n[k];
         ok = a->nstarted == b->nstarted && a->nqueued == b->nqueued &&
              a->cpu_used == b->cpu_used && a->mem_used == b->mem_used;
-        if (ok && memcmp(a->gpu_milli, b->gpu_milli, sizeof(a->gpu_milli)) != 0) {
+        if (ok && (memcmp(a->gpu_milli, b->gpu_milli, sizeof(a->gpu_milli)) != 0 ||
+                   memcmp(a->gpu_ntasks, b->gpu_ntasks, sizeof(a->gpu_ntasks)) != 0)) {
             ok = false;
             snprintf(why, len, "node %s: GPU shares counted differ from the recount", a->name);
             break;
@@ -941,6 +946,10 @@ json_t *jobs_nodes_json(struct master *m)
             for (int32_t g = 0; g < rn->gpus && g < HRM_MAX_GPUS_PER_NODE; g++)
                 json_array_append_new(shares, json_integer(rn->gpu_milli[g]));
             json_object_set_new(last, "gpu_shares", shares);
+            json_t *holders = json_array(); /* and how many tasks share each (the page stacks them) */
+            for (int32_t g = 0; g < rn->gpus && g < HRM_MAX_GPUS_PER_NODE; g++)
+                json_array_append_new(holders, json_integer(rn->gpu_ntasks[g]));
+            json_object_set_new(last, "gpu_tasks", holders);
         }
         master_perf_json(m, n, last);
         if (m->dist) {

@@ -107,6 +107,7 @@ struct rnode {
     int32_t nstarted, nqueued;
     int64_t cpu_used, mem_used;
     int32_t gpu_milli[HRM_MAX_GPUS_PER_NODE]; /* per GPU: the shares its started tasks hold */
+    int32_t gpu_ntasks[HRM_MAX_GPUS_PER_NODE]; /* per GPU: how many started tasks hold it */
     int64_t moved_in, moved_out;  /* tasks the negotiator moved here / away */
     /* Its latest usage sample: the load that is not hrm tasks (milli-cores, bytes) and how
      * busy its disks were (per mille of the interval, summed over disks). */

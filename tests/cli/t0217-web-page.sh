@@ -12,11 +12,23 @@ gated="while [ ! -e $TMP/gate/go ]; do sleep 0.05; done"
 
 hello=$("$HRM" submit --name hello --count 2 -- sh -c 'echo "hello from task $HRM_TASK_ID"; echo "to stderr $HRM_TASK_ID" >&2') || fail "submit hello"
 hold=$("$HRM" submit --name hold --cpus 3 -- sh -c "$gated") || fail "submit hold"
-gpu=$("$HRM" submit --name shared-gpu --cpus 0.5 --gpus 0.5 -- sh -c "$gated") || fail "submit gpu"
+gpu=$("$HRM" submit --name shared-gpu --count 3 --cpus 0.5 --gpus 0.5 -- sh -c "$gated") || fail "submit gpu"
 victim=$("$HRM" submit --name victim --cpus 0.5 -- sh -c "$gated") || fail "submit victim"
 expect_exit 0 timeout 120 "$HRM" wait "$hello"
-for j in "$hold" "$gpu" "$victim"; do until_ok 60 started "$j" 1 || fail "job $j never started"; done
-node_of() { "$HRM" job "$1" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); j=d.get("job", d); print(j["tasks"][0]["node"])'; }
+until_ok 60 started "$hold" 1 || fail "job hold never started"
+until_ok 60 started "$gpu" 3 || fail "job shared-gpu never started"
+until_ok 60 started "$victim" 1 || fail "job victim never started"
+# cores JOB=CORES...: the cores the running tasks of these jobs hold per node, as JSON.
+cores() {
+  local a
+  for a in "$@"; do "$HRM" job "${a%=*}" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); j=d.get("job", d)
+for t in j["tasks"]: print(t["node"], sys.argv[1])' "${a#*=}"; done |
+    python3 -c 'import json,sys
+c = {}
+for line in sys.stdin:
+    n, v = line.split(); c[n] = c.get(n, 0) + float(v)
+print(json.dumps(c))'
+}
 job_state() { "$HRM" job "$1" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); j=d.get("job", d); print(j["state"])'; }
 cancelled() { [ "$(job_state "$1")" = cancelled ]; }
 
@@ -27,13 +39,13 @@ X
 chmod +x "$TMP/late.sh"
 
 timeout -k 10 300 python3 - "$HRM_ROOT/tests/cli" "$TMP" "$(cat "$U/http")" "$(cat "$U/keys/http.token")" \
-  "$hello" "$hold" "$gpu" "$victim" "$(node_of "$hold")" "$(node_of "$gpu")" <<'X' || { tail -30 "$TMP/chromedriver.log" >&2; fail "the page test failed"; }
-import subprocess, sys
+  "$hello" "$hold" "$gpu" "$victim" "$(cores "$hold=3" "$gpu=0.5" "$victim=0.5")" <<'X' || { tail -30 "$TMP/chromedriver.log" >&2; fail "the page test failed"; }
+import json, subprocess, sys
 sys.path.insert(0, sys.argv[1])
 from webdriver import Browser
 tmp, url, token = sys.argv[2:5]
 hello, hold, gpu, victim = sys.argv[5:9]
-hold_node, gpu_node = sys.argv[9:11]
+held = json.loads(sys.argv[9])  # node -> cores its running tasks hold
 
 def check(cond, what):
     if not cond:
@@ -57,21 +69,28 @@ with Browser(tmp, log=tmp + '/chromedriver.log') as b:
         b.wait_for(lambda: state_of(j) == 'running', 60, f'job {j} shown running')
     check('hello' in row(hello).text and '2/2' in row(hello).text, 'hello row: ' + row(hello).text)
 
-    # A node's bars: the node running "hold" shows its 3 cores (3.5 when the GPU task is there
-    # too) of 4 allocated, with a visible fill; the GPU task's node shows half a GPU given.
-    want = 3.5 if hold_node == gpu_node else 3.0
-    cpu = b.wait_for(lambda: b.find(f'.node[data-node="{hold_node}"] .bar.cpu'), 30, 'the cpu bar')
-    b.wait_for(lambda: float(cpu.attr('data-used')) == want, 30, f'{hold_node} cpu bar at {want}')
-    check(cpu.attr('data-total') == '4', 'cpu total ' + str(cpu.attr('data-total')))
-    width = b.script('return arguments[0].querySelector(".fill").getBoundingClientRect().width / '
-                     'arguments[0].getBoundingClientRect().width', {'element-6066-11e4-a52e-4f735466cecf': cpu.ref})
-    check(abs(width - want / 4) < 0.05, f'cpu fill is {width:.2f} of the bar, want {want / 4}')
-    check(b.find(f'.node[data-node="{hold_node}"] .bar.mem') is not None, 'no memory bar')
-    gpus = b.find_all(f'.node[data-node="{gpu_node}"] .gpu')
-    check(len(gpus) == 2, f'{len(gpus)} GPU boxes on {gpu_node}')
-    check(sorted(g.attr('data-used') for g in gpus) == ['0', '0.5'], 'GPU shares: ' +
-          str([g.attr('data-used') for g in gpus]))
-    check(len(b.find_all(f'.node[data-node="{gpu_node}"] .gpu .share')) == 1, 'one stacked share')
+    # The nodes' bars: each node's CPU bar shows the cores its running tasks hold, of 4, with a
+    # fill of that width; the three half-GPU tasks show as three segments, stacked on the GPUs
+    # they share, half a GPU each.
+    for node in ('node1', 'node2'):
+        want = held.get(node, 0.0)
+        cpu = b.wait_for(lambda: b.find(f'.node[data-node="{node}"] .bar.cpu'), 30, f'{node} cpu bar')
+        b.wait_for(lambda: float(cpu.attr('data-used')) == want, 30, f'{node} cpu bar at {want}')
+        check(cpu.attr('data-total') == '4', 'cpu total ' + str(cpu.attr('data-total')))
+        width = b.script('const r = arguments[0].getBoundingClientRect().width; '
+                         'return arguments[0].querySelector(".fill").getBoundingClientRect().width / r',
+                         {'element-6066-11e4-a52e-4f735466cecf': cpu.ref})
+        check(abs(width - want / 4) < 0.05, f'{node}: cpu fill is {width:.2f} of the bar, want {want / 4}')
+        check(b.find(f'.node[data-node="{node}"] .bar.mem') is not None, f'{node}: no memory bar')
+    gpus = b.find_all('.node .gpu')
+    check(len(gpus) == 4, f'{len(gpus)} GPU boxes, want 2 nodes x 2')
+    used = sum(float(g.attr('data-used')) for g in gpus)
+    check(used == 1.5, f'GPU shares given sum to {used}, want 1.5')
+    check(sum(int(g.attr('data-tasks')) for g in gpus) == 3, 'GPU tasks shown')
+    for g in gpus:
+        k = int(g.attr('data-tasks'))
+        check(len(g.find_all('.share')) == k, f'a GPU held by {k} tasks shows {len(g.find_all(".share"))} segments')
+        check(float(g.attr('data-used')) == 0.5 * k, 'a GPU\'s share is not half a GPU per task')
     check(len(b.find_all('.rack')) == 2, 'two racks shown')
 
     # A job's tasks, and a task's log.

@@ -193,5 +193,9 @@ class Element:
         self.b._call('POST', self._p('/click'))
 
     def find(self, css):
+        els = self.find_all(css)
+        return els[0] if els else None
+
+    def find_all(self, css):
         v = self.b._call('POST', self._p('/elements'), {'using': 'css selector', 'value': css})
-        return Element(self.b, v[0][ELEMENT]) if v else None
+        return [Element(self.b, e[ELEMENT]) for e in v]
