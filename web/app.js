@@ -453,6 +453,10 @@ async function followEvents() {
 // ---- start ----
 
 function start() {
+  // An address with a new token pasted into this tab changes only the fragment: no page load.
+  window.addEventListener('hashchange', () => {
+    if (/token=/.test(location.hash)) { takeToken(); location.reload(); }
+  });
   state.token = takeToken();
   if (!state.token) {
     $('no-token').hidden = false;
