@@ -415,8 +415,24 @@ function onEvent(data) {
     setTimeout(loadLog, REFRESH_DEBOUNCE_MS);
 }
 
+const EVENTS_AT_START = 50;
+
+// The latest events, shown at once; the stream then continues from the last of them.
+async function recentEvents() {
+  try {
+    const end = await api('/api/v1/events?since=' + Number.MAX_SAFE_INTEGER + '&limit=1');
+    const last = end.last || 0;
+    const page = await api(`/api/v1/events?since=${Math.max(0, last - EVENTS_AT_START)}&limit=${EVENTS_AT_START}`);
+    for (const e of list(page, 'events')) {
+      showEvent(e);
+      state.lastSeq = Math.max(state.lastSeq, e.seq || 0);
+    }
+  } catch (_) { /* the stream alone then */ }
+}
+
 async function followEvents() {
   let delay = 500;
+  await recentEvents();
   for (;;) {
     try {
       const q = state.lastSeq ? '?since=' + state.lastSeq : '';
