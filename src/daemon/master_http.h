@@ -76,8 +76,9 @@ void http_bridge_answer(struct http_bridge *b, uint64_t id, json_t *reply); /* b
 /* Whether a reader asked for a newer snapshot than the one published. */
 bool http_bridge_wanted(struct http_bridge *b);
 void http_bridge_publish(struct http_bridge *b, struct http_snapshot *s); /* takes s */
-/* Whether anyone waits on events (only then is the sequence number read each turn). */
-bool http_bridge_event_waiters(struct http_bridge *b);
+/* Event streams open (delta +1 when one opens, -1 when it closes); only while some are does the
+ * loop read the event log's last sequence number, each turn. */
+int http_bridge_streams(struct http_bridge *b, int delta);
 void http_bridge_events(struct http_bridge *b, int64_t last_seq);
 
 /* ---- the server (master_http.c) ---- */

@@ -82,7 +82,7 @@ struct http_bridge {
     struct http_snapshot *snap;
     bool wanted;
     int64_t last_event;
-    int event_waiters;
+    int streams;
 };
 
 static int64_t mono_us(void)
@@ -227,12 +227,10 @@ json_t *http_bridge_call(struct http_bridge *b, json_t *req, int64_t timeout_us)
 int64_t http_bridge_wait_events(struct http_bridge *b, int64_t seen, int64_t timeout_us)
 {
     pthread_mutex_lock(&b->mu);
-    b->event_waiters++;
     struct timespec until = deadline_in(timeout_us);
     while (!b->closed && b->last_event == seen)
         if (pthread_cond_timedwait(&b->cond, &b->mu, &until) == ETIMEDOUT)
             break;
-    b->event_waiters--;
     int64_t last = b->closed ? -1 : b->last_event;
     pthread_mutex_unlock(&b->mu);
     return last;
@@ -301,12 +299,13 @@ void http_bridge_publish(struct http_bridge *b, struct http_snapshot *s)
     http_snapshot_unref(old);
 }
 
-bool http_bridge_event_waiters(struct http_bridge *b)
+int http_bridge_streams(struct http_bridge *b, int delta)
 {
     pthread_mutex_lock(&b->mu);
-    bool w = b->event_waiters > 0;
+    b->streams += delta;
+    int n = b->streams;
     pthread_mutex_unlock(&b->mu);
-    return w;
+    return n;
 }
 
 void http_bridge_events(struct http_bridge *b, int64_t last_seq)

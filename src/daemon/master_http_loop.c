@@ -298,6 +298,6 @@ void mhttp_after_commit(struct master *m)
     if (h->publish || http_bridge_wanted(h->bridge))
         http_bridge_publish(h->bridge, snapshot_build(m));
     h->publish = false;
-    if (http_bridge_event_waiters(h->bridge))
+    if (http_bridge_streams(h->bridge, 0) > 0)
         http_bridge_events(h->bridge, hrm_store_last_event_seq(m->store));
 }
