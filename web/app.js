@@ -185,6 +185,8 @@ function nodeCard(n) {
   return card;
 }
 
+const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true });
+
 function renderNodes() {
   const racks = new Map();
   for (const n of state.nodes) {
@@ -197,7 +199,7 @@ function renderNodes() {
   for (const rack of [...racks.keys()].sort()) {
     box.append(el('div', { class: 'rack', 'data-rack': rack },
       el('div', { class: 'rack-name' }, 'rack ' + rack),
-      el('div', { class: 'rack-nodes' }, ...racks.get(rack).map(nodeCard))));
+      el('div', { class: 'rack-nodes' }, ...racks.get(rack).sort(byName).map(nodeCard))));
   }
 }
 
@@ -398,7 +400,7 @@ function showEvent(e) {
   const ol = $('events');
   const what = [e.kind, e.job ? 'job ' + e.job : '', e.task >= 0 ? 'task ' + e.task : '',
                 e.node ? 'on ' + e.node : ''].filter(Boolean).join(' ');
-  const when = e.time_us ? new Date(e.time_us / 1000).toLocaleTimeString() : '';
+  const when = e.time_us ? new Date(e.time_us / 1000).toLocaleTimeString([], { hour12: false }) : '';
   ol.prepend(el('li', { 'data-seq': String(e.seq || '') },
     el('span', { class: 'seq' }, String(e.seq || '')), when ? when + ' ' : '', what,
     e.detail && Object.keys(e.detail).length ? el('span', { class: 'muted' }, ' ' + JSON.stringify(e.detail)) : null));
