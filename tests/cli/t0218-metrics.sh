@@ -8,30 +8,17 @@ PIDS+=("$!")
 until_ok 90 nodes_up 2 || { cat "$TMP/up.err" >&2; fail "hrm up did not start"; }
 until_ok 60 test -s "$U/http" || fail "no $U/http"
 
-# scrape FILE: GET /metrics with the read-only token into FILE.
+# scrape FILE: GET /metrics (read-only token) into FILE, which promtool must accept (format,
+# names); value FILE SERIES: one sample; is FILE SERIES WANT: it equals WANT.
+M="$HRM_ROOT/tests/cli/metrics.py"
 scrape() {
-  python3 - "$(cat "$U/http")" "$(cat "$U/keys/http-ro.token")" "$1" <<'X'
-import sys, urllib.request
-url, token, out = sys.argv[1:]
-req = urllib.request.Request(url + '/metrics', headers={'Authorization': 'Bearer ' + token})
-with urllib.request.urlopen(req, timeout=30) as r:
-    assert r.headers.get('Content-Type', '').startswith('text/plain'), r.headers.get('Content-Type')
-    open(out, 'wb').write(r.read())
-X
-}
-# value FILE SERIES: the sample of SERIES (name{labels} exactly as rendered), or "none".
-value() { awk -v s="$2" '$1 == s { print $2; found = 1 } END { if (!found) print "none" }' "$1"; }
-# is FILE SERIES WANT: the sample equals WANT (numerically).
-is() {
-  local v; v=$(value "$1" "$2")
-  python3 -c 'import sys; sys.exit(0 if sys.argv[1] != "none" and float(sys.argv[1]) == float(sys.argv[2]) else 1)' "$v" "$3"
-}
-check() { # FILE: promtool's lint of the exposition format and of the names
+  python3 "$M" fetch "$U" "$1" || fail "GET /metrics"
   promtool check metrics <"$1" >"$TMP/promtool.out" 2>&1 || { cat "$TMP/promtool.out" >&2; fail "promtool check metrics refused $1"; }
 }
+value() { python3 "$M" value "$@"; }
+is() { python3 "$M" is "$@"; }
 
 scrape "$TMP/m0"
-check "$TMP/m0"
 for n in node1 node2; do
   is "$TMP/m0" "hrm_node_cpu_cores{node=\"$n\"}" 4 || fail "$n: cpu cores $(value "$TMP/m0" "hrm_node_cpu_cores{node=\"$n\"}")"
   is "$TMP/m0" "hrm_node_gpus{node=\"$n\"}" 2 || fail "$n: gpus"
@@ -45,7 +32,6 @@ grep -q '^hrm_node_up{node="node1",rack="[^"]*"} 1$' "$TMP/m0" || fail "node1 is
 ok=$("$HRM" submit --count 3 --cpus 1 -- true) || fail "submit"
 expect_exit 0 timeout 120 "$HRM" wait "$ok"
 scrape "$TMP/m1"
-check "$TMP/m1"
 is "$TMP/m1" 'hrm_tasks{state="done"}' 3 || fail "done tasks: $(value "$TMP/m1" 'hrm_tasks{state="done"}')"
 is "$TMP/m1" 'hrm_tasks{state="pending"}' 0 || fail "pending tasks"
 is "$TMP/m1" 'hrm_jobs{queue="default",state="done"}' 1 || fail "done jobs"
@@ -70,7 +56,6 @@ node=$(node_of "$hold"); gnode=$(node_of "$gpu")
 cores=3; [ "$node" = "$gnode" ] && cores=3.5
 wide=$("$HRM" submit --count 2 --cpus 4 -- true) || fail "submit wide"
 scrape "$TMP/m2"
-check "$TMP/m2"
 is "$TMP/m2" "hrm_node_cpu_allocated_cores{node=\"$node\"}" "$cores" || fail "$node: allocated cores $(value "$TMP/m2" "hrm_node_cpu_allocated_cores{node=\"$node\"}"), want $cores"
 is "$TMP/m2" "hrm_node_memory_allocated_bytes{node=\"$node\"}" $((1 << 30)) || fail "$node: allocated memory"
 is "$TMP/m2" "hrm_node_gpus_allocated{node=\"$gnode\"}" 0.5 || fail "$gnode: allocated GPU share"
@@ -84,7 +69,6 @@ expect_exit 0 timeout 120 "$HRM" wait "$wide"
 
 # Counters only grow.
 scrape "$TMP/m3"
-check "$TMP/m3"
 is "$TMP/m3" 'hrm_tasks{state="done"}' 7 || fail "done tasks at the end"
 is "$TMP/m3" "hrm_node_cpu_allocated_cores{node=\"$node\"}" 0 || fail "$node still holds cores"
 dec3=$(value "$TMP/m3" hrm_sched_decisions_total)
