@@ -1,22 +1,7 @@
 # GET /metrics: promtool accepts the text, the gauges match the job and node tables (tasks by state of a finished job, a running task's allocation on its node), and the counters grow.
 . "$(dirname "$0")/rtlib.sh"
-need promtool python3
-U="$TMP/up"
-export HRM_STATE="$U"
-timeout -k 10 500 "$HRM" up --nodes 2 --cpus 4 --mem 8G --gpus 2 --state "$U" >"$TMP/up.out" 2>"$TMP/up.err" &
-PIDS+=("$!")
-until_ok 90 nodes_up 2 || { cat "$TMP/up.err" >&2; fail "hrm up did not start"; }
-until_ok 60 test -s "$U/http" || fail "no $U/http"
-
-# scrape FILE: GET /metrics (read-only token) into FILE, which promtool must accept (format,
-# names); value FILE SERIES: one sample; is FILE SERIES WANT: it equals WANT.
-M="$HRM_ROOT/tests/cli/metrics.py"
-scrape() {
-  python3 "$M" fetch "$U" "$1" || fail "GET /metrics"
-  promtool check metrics <"$1" >"$TMP/promtool.out" 2>&1 || { cat "$TMP/promtool.out" >&2; fail "promtool check metrics refused $1"; }
-}
-value() { python3 "$M" value "$@"; }
-is() { python3 "$M" is "$@"; }
+. "$(dirname "$0")/metrics-lib.sh"
+metrics_up 2 --cpus 4 --mem 8G --gpus 2
 
 scrape "$TMP/m0"
 for n in node1 node2; do

@@ -1,18 +1,7 @@
 # GET /metrics under dhrm-nego: the negotiator's moves are counted (as many as task_migrated events), and tasks placed in nodes' queues are scheduling decisions.
 . "$(dirname "$0")/rtlib.sh"
-need promtool python3
-U="$TMP/up"
-export HRM_STATE="$U"
-timeout -k 10 500 "$HRM" up --nodes 3 --cpus 2 --mem 2G --policy dhrm-nego --param instances=3 \
-  --param hw_ms=50 --state "$U" >"$TMP/up.out" 2>"$TMP/up.err" &
-PIDS+=("$!")
-until_ok 90 nodes_up 3 || { cat "$TMP/up.err" >&2; fail "hrm up did not start"; }
-until_ok 60 test -s "$U/http" || fail "no $U/http"
-M="$HRM_ROOT/tests/cli/metrics.py"
-scrape() {
-  python3 "$M" fetch "$U" "$1" || fail "GET /metrics"
-  promtool check metrics <"$1" >"$TMP/promtool.out" 2>&1 || { cat "$TMP/promtool.out" >&2; fail "promtool check metrics refused $1"; }
-}
+. "$(dirname "$0")/metrics-lib.sh"
+metrics_up 3 --cpus 2 --mem 2G --policy dhrm-nego --param instances=3 --param hw_ms=50
 # As t0106: one node is held by a long task while tasks queue behind it and the others go idle,
 # so the negotiator moves some away.  The long task ends once something has moved.
 long=$("$HRM" submit --cpus 2 -- sh -c "while [ ! -e $TMP/long-go ]; do sleep 0.05; done") || fail "submit long"
@@ -26,9 +15,9 @@ expect_exit 0 timeout 120 "$HRM" wait "$mv"
 expect_exit 0 timeout 120 "$HRM" wait "$long"
 scrape "$TMP/m"
 moves=$(migrated)
-python3 "$M" is "$TMP/m" hrm_negotiator_moves_total "$moves" ||
-  fail "hrm_negotiator_moves_total is $(python3 "$M" value "$TMP/m" hrm_negotiator_moves_total), the event log has $moves task_migrated"
-dec=$(python3 "$M" value "$TMP/m" hrm_sched_decisions_total)
+is "$TMP/m" hrm_negotiator_moves_total "$moves" ||
+  fail "hrm_negotiator_moves_total is $(value "$TMP/m" hrm_negotiator_moves_total), the event log has $moves task_migrated"
+dec=$(value "$TMP/m" hrm_sched_decisions_total)
 [ "$dec" != none ] && [ "$dec" -ge 13 ] || fail "decisions: $dec, 13 tasks were placed"
-python3 "$M" is "$TMP/m" 'hrm_tasks{state="done"}' 13 || fail "done tasks"
-python3 "$M" is "$TMP/m" 'hrm_tasks{state="queued"}' 0 || fail "queued tasks left"
+is "$TMP/m" 'hrm_tasks{state="done"}' 13 || fail "done tasks"
+is "$TMP/m" 'hrm_tasks{state="queued"}' 0 || fail "queued tasks left"
