@@ -56,68 +56,73 @@ def check(cond, what):
 with Browser(tmp, log=tmp + '/chromedriver.log') as b:
     # Without a token: a message that says how to get the address.
     b.get(url + '/')
-    note = b.wait_for(lambda: b.find('#no-token:not([hidden])'), 60, 'the no-token message')
-    check('#token=' in note.text and 'hrm up' in note.text, 'no-token message: ' + note.text)
+    note = b.wait_for(lambda: b.text('#no-token:not([hidden])'), 60, 'the no-token message')
+    check('#token=' in note and 'hrm up' in note, 'no-token message: ' + note)
     check(b.find('#app[hidden]') is not None, 'the cluster is shown without a token')
 
     b.get(url + '/#token=' + token)
     # The token leaves the address bar (it is kept in the tab's sessionStorage).
     b.wait_for(lambda: b.script('return location.hash') == '', 30, 'the token to leave the URL')
-    row = lambda j: b.find(f'tr[data-job="{j}"]')
-    state_of = lambda j: b.find(f'tr[data-job="{j}"] [data-state]').text
-    b.wait_for(lambda: row(hello) and row(victim), 60, 'the job rows')
+    state_of = lambda j: b.text(f'tr[data-job="{j}"] [data-state]')
     b.wait_for(lambda: state_of(hello) == 'done', 60, 'job hello shown done')
     for j in (hold, gpu, victim):
         b.wait_for(lambda: state_of(j) == 'running', 60, f'job {j} shown running')
-    check('hello' in row(hello).text and '2/2' in row(hello).text, 'hello row: ' + row(hello).text)
+    b.wait_for(lambda: 'hello' in b.text(f'tr[data-job="{hello}"]') and
+               '2/2' in b.text(f'tr[data-job="{hello}"]'), 30, 'the hello row with 2/2 tasks')
 
     # The nodes' bars: each node's CPU bar shows the cores its running tasks hold, of 4, with a
-    # fill of that width; the three half-GPU tasks show as three segments, stacked on the GPUs
-    # they share, half a GPU each.
-    for node in ('node1', 'node2'):
-        want = held.get(node, 0.0)
-        cpu = b.wait_for(lambda: b.find(f'.node[data-node="{node}"] .bar.cpu'), 30, f'{node} cpu bar')
-        b.wait_for(lambda: float(cpu.attr('data-used')) == want, 30, f'{node} cpu bar at {want}')
-        check(cpu.attr('data-total') == '4', 'cpu total ' + str(cpu.attr('data-total')))
-        width = b.script('const r = arguments[0].getBoundingClientRect().width; '
-                         'return arguments[0].querySelector(".fill").getBoundingClientRect().width / r',
-                         {'element-6066-11e4-a52e-4f735466cecf': cpu.ref})
-        check(abs(width - want / 4) < 0.05, f'{node}: cpu fill is {width:.2f} of the bar, want {want / 4}')
-        check(b.find(f'.node[data-node="{node}"] .bar.mem') is not None, f'{node}: no memory bar')
-    gpus = b.find_all('.node .gpu')
-    check(len(gpus) == 2, f'{len(gpus)} GPU boxes, want 2 nodes x 1')
-    used = sum(float(g.attr('data-used')) for g in gpus)
-    check(used == 1.5, f'GPU shares given sum to {used}, want 1.5')
-    check(sorted(int(g.attr('data-tasks')) for g in gpus) == [1, 2], 'GPU tasks shown per GPU: ' +
-          str([g.attr('data-tasks') for g in gpus]))
-    for g in gpus:
-        k = int(g.attr('data-tasks'))
-        check(len(g.find_all('.share')) == k, f'a GPU held by {k} tasks shows {len(g.find_all(".share"))} segments')
-        check(float(g.attr('data-used')) == 0.5 * k, 'a GPU\'s share is not half a GPU per task')
-    check(len(b.find_all('.rack')) == 2, 'two racks shown')
+    # fill of that width; the three half-GPU tasks show as three segments, two stacked on one
+    # GPU, half a GPU each.  Read in one script: the page redraws the nodes as events come.
+    seen = lambda: b.script("""
+        return [...document.querySelectorAll('.node')].map((n) => {
+          const cpu = n.querySelector('.bar.cpu');
+          return {node: n.dataset.node, rack: n.closest('.rack').dataset.rack,
+                  used: +cpu.dataset.used, total: +cpu.dataset.total,
+                  fill: cpu.querySelector('.fill').getBoundingClientRect().width /
+                        cpu.getBoundingClientRect().width,
+                  mem: !!n.querySelector('.bar.mem'),
+                  gpus: [...n.querySelectorAll('.gpu')].map((g) => ({
+                    used: +g.dataset.used, tasks: +g.dataset.tasks,
+                    segments: g.querySelectorAll('.share').length}))};
+        });""")
+    def bars_right():
+        nodes = {n['node']: n for n in seen()}
+        if sorted(nodes) != ['node1', 'node2']:
+            return False
+        for name, n in nodes.items():
+            want = held.get(name, 0.0)
+            if n['used'] != want or n['total'] != 4 or abs(n['fill'] - want / 4) > 0.05 or not n['mem']:
+                return False
+        gpus = [g for n in nodes.values() for g in n['gpus']]
+        return (sorted(g['tasks'] for g in gpus) == [1, 2] and
+                all(g['segments'] == g['tasks'] and g['used'] == 0.5 * g['tasks'] for g in gpus) and
+                len({n['rack'] for n in nodes.values()}) == 2)
+    try:
+        b.wait_for(bars_right, 30, 'the nodes\' bars')
+    except TimeoutError:
+        raise SystemExit(f'FAIL: the nodes as shown: {seen()}; cores held per node: {held}')
 
     # A job's tasks, and a task's log.
-    row(hello).click()
+    b.click(f'tr[data-job="{hello}"]')
     b.wait_for(lambda: len(b.find_all('#tasks tr[data-task]')) == 2, 30, "hello's two tasks")
-    b.find('#tasks tr[data-task="1"]').click()
-    b.wait_for(lambda: 'hello from task 1' in b.find('#log').text, 30, "task 1's stdout")
-    b.find('#log-stderr').click()
-    b.wait_for(lambda: 'to stderr 1' in b.find('#log').text, 30, "task 1's stderr")
+    b.click('#tasks tr[data-task="1"]')
+    b.wait_for(lambda: 'hello from task 1' in b.text('#log'), 30, "task 1's stdout")
+    b.click('#log-stderr')
+    b.wait_for(lambda: 'to stderr 1' in b.text('#log'), 30, "task 1's stderr")
 
     # Live: the event stream is on, and a job submitted now appears with its event.
-    b.wait_for(lambda: 'on' in b.find('#live').attr('class').split(), 60, 'the event stream')
+    b.wait_for(lambda: b.find('#live.on'), 60, 'the event stream')
     late = subprocess.run([tmp + '/late.sh'], capture_output=True, text=True, check=True).stdout.strip()
-    b.wait_for(lambda: row(late), 30, f'the new job {late} listed')
-    b.wait_for(lambda: any('job_submitted' in e.text and f'job {late}' in e.text
-                           for e in b.find_all('#events li')), 30, f"job {late}'s job_submitted event")
+    b.wait_for(lambda: b.find(f'tr[data-job="{late}"]'), 30, f'the new job {late} listed')
+    b.wait_for(lambda: f'job_submitted job {late}' in b.text('#events'), 30,
+               f"job {late}'s job_submitted event")
 
     # Cancel: a click, the confirmation, and the job is cancelled in the master.
-    b.find(f'button[data-cancel="{victim}"]').click()
+    b.click(f'button[data-cancel="{victim}"]')
     b.accept_alert()
     b.wait_for(lambda: state_of(victim) == 'cancelled', 60, 'the victim shown cancelled')
     check(b.find(f'button[data-cancel="{victim}"]') is None, 'a cancelled job keeps its button')
-    check(b.find('#error:not([hidden])') is None, 'the page shows an error: ' +
-          (b.find('#error').text if b.find('#error') else ''))
+    check(b.find('#error:not([hidden])') is None, 'the page shows an error: ' + str(b.text('#error')))
 print('page ok')
 X
 cancelled "$victim" || fail "job $victim is $(job_state "$victim") in hrm job, not cancelled"

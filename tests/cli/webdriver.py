@@ -121,6 +121,22 @@ class Browser:
         v = self._call('POST', self._s('/elements'), {'using': 'css selector', 'value': css})
         return [Element(self, e[ELEMENT]) for e in v]
 
+    def text(self, css):
+        """The rendered text of the first element matching css, or None: read in one script,
+        so a page that redraws meanwhile cannot leave a stale reference."""
+        return self.script('const e = document.querySelector(arguments[0]); '
+                           'return e ? e.innerText : null', css)
+
+    def click(self, css, seconds=30):
+        """Clicks the first element matching css, waiting for it (and finding it again when the
+        page redrew it between the finding and the click)."""
+        def attempt():
+            e = self.find(css)
+            if e:
+                e.click()
+            return e is not None
+        self.wait_for(attempt, seconds, 'an element ' + css + ' to click')
+
     def accept_alert(self):
         self._call('POST', self._s('/alert/accept'))
 
