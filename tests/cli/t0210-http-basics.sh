@@ -8,7 +8,15 @@ for f in http.token http-ro.token; do
 done
 [ "$(cat "$S/keys/http.token")" != "$(cat "$S/keys/http-ro.token")" ] || fail "the two tokens are equal"
 
+expect_exit 0 "$HRM" master --help
+for f in "--http ADDR " "DIR/http (default off)" "--http-max-conns N .*(default 256)" "--http-timeout D .*(default 30s)" "--http-max-body SIZE .*(default 1M)"; do
+  matches -- "$f" "$TMP/out" || fail "hrm master --help: no '$f'"
+done
+expect_exit 0 "$HRM" up --help
+matches -- "--http ADDR .*(default 127.0.0.1:0," "$TMP/out" || fail "hrm up --help: no --http"
 expect_exit 2 "$HRM" master --state "$S" --http-timeout 0s
+expect_exit 2 "$HRM" master --state "$S" --http-max-body 12
+matches -- "--http-max-body" "$TMP/err" || fail "bad --http-max-body not named"
 expect_exit 1 "$HRM" master --state "$S" --http 127.0.0.1
 matches -- "--http '127.0.0.1': expected HOST:PORT" "$TMP/err" || fail "bad --http not named"
 start_master --http 127.0.0.1:0
