@@ -51,7 +51,8 @@ python3 -c 'import json, sys; json.load(open(sys.argv[1]))["estimated_start_s"]'
 # Filters and cursor paging (newest first).
 listed() { api GET "/api/v1/jobs?$1" >/dev/null; python3 -c 'import json, sys
 print(" ".join(str(j["id"]) for j in json.load(open(sys.argv[1]))["jobs"]))' "$TMP/resp"; }
-until_ok 30 test "$(listed "state=running")" = "$hog" || fail "state=running: $(listed state=running)"
+running_is_hog() { [ "$(listed "state=running")" = "$hog" ]; }
+until_ok 30 running_is_hog || fail "state=running: $(listed state=running)"
 [ "$(listed "queue=qb")" = "$w $hog" ] || fail "queue=qb: $(listed queue=qb)"
 [ "$(listed "queue=qa&state=done")" = "$a" ] || fail "queue=qa&state=done: $(listed 'queue=qa&state=done')"
 [ -z "$(listed "user=nobody-0213")" ] || fail "user filter"
