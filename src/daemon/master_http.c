@@ -514,6 +514,8 @@ struct http_server *http_server_new(const struct http_server_config *cfg, struct
         MHD_OPTION_CONNECTION_LIMIT, cfg->conn_limit, MHD_OPTION_CONNECTION_TIMEOUT,
         cfg->timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
     if (!s->d) {
+        if (!err)
+            hrm_log(HRM_LOG_INFO, "http: %s is taken; another port", cfg->addr);
         hrm_errorf(err, -EADDRINUSE, "--http %s: cannot listen there (in use, or not an address "
                    "of this host)", cfg->addr);
         hrm_free(s);

@@ -93,11 +93,44 @@ static int write_url(const char *path, const char *url, struct hrm_error *err)
     return 0;
 }
 
+/* When addr asks for any port (HOST:0) and DIR/http names a port on the same HOST: that
+ * HOST:PORT in out. */
+static bool previous_addr(const char *file, const char *addr, char *out, size_t len)
+{
+    size_t hl = strlen(addr) - 2;
+    if (strlen(addr) < 3 || strcmp(addr + hl, ":0") != 0)
+        return false;
+    FILE *f = fopen(file, "re");
+    char line[160] = "";
+    if (!f)
+        return false;
+    bool ok = fgets(line, sizeof(line), f) != NULL;
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    const char *host = ok && strncmp(line, "http://", 7) == 0 ? line + 7 : NULL;
+    const char *colon = host ? strrchr(host, ':') : NULL;
+    char want[80];
+    snprintf(want, sizeof(want), "%.*s", (int)hl, addr);
+    if (strcmp(want, "localhost") == 0)
+        snprintf(want, sizeof(want), "127.0.0.1");
+    if (!colon || (size_t)(colon - host) != strlen(want) || strncmp(host, want, strlen(want)) != 0)
+        return false;
+    long port = strtol(colon + 1, NULL, 10);
+    if (port <= 0 || port > 65535)
+        return false;
+    snprintf(out, len, "%s:%ld", want, port);
+    return true;
+}
+
 int mhttp_start(struct master *m, struct hrm_error *err)
 {
     const char *addr = m->cfg.http;
-    if (!addr || !*addr || strcmp(addr, "off") == 0)
+    if (!addr || !*addr || strcmp(addr, "off") == 0) {
+        char path[1100];
+        snprintf(path, sizeof(path), "%.1000s/http", m->state_dir);
+        unlink(path); /* an earlier run's address would name a server that is not there */
         return 0;
+    }
     http_config_defaults(&m->cfg);
     struct http_server_config sc = {.addr = addr,
                                     .conn_limit = (unsigned)m->cfg.http_conn_limit,
@@ -115,9 +148,19 @@ int mhttp_start(struct master *m, struct hrm_error *err)
     h->sender.role = HRM_PEER_CLIENT;
     http_account(m, h->sender.bound, sizeof(h->sender.bound));
     snprintf(h->sender.pub, sizeof(h->sender.pub), "http");
-    if (!(h->bridge = http_bridge_new(err)) || !(h->srv = http_server_new(&sc, h->bridge, err)))
-        return -HRM_EIO;
     snprintf(h->url_file, sizeof(h->url_file), "%.1000s/http", m->state_dir);
+    if (!(h->bridge = http_bridge_new(err)))
+        return -HRM_EIO;
+    /* A restarted master takes its previous port back when given port 0, so that a page left
+     * open in a browser finds it again (as agents find the ZeroMQ endpoint). */
+    char previous[128];
+    if (previous_addr(h->url_file, addr, previous, sizeof(previous))) {
+        struct http_server_config again = sc;
+        again.addr = previous;
+        h->srv = http_server_new(&again, h->bridge, NULL);
+    }
+    if (!h->srv && !(h->srv = http_server_new(&sc, h->bridge, err)))
+        return -HRM_EIO;
     if (write_url(h->url_file, http_server_url(h->srv), err) < 0)
         return -HRM_EIO;
     hrm_log(HRM_LOG_NOTICE, "HTTP API on %s (jobs submitted there run as %s)",
@@ -132,9 +175,7 @@ void mhttp_stop(struct master *m)
         return;
     http_bridge_close(h->bridge); /* handlers waiting on the loop give up first */
     http_server_free(h->srv);
-    http_bridge_free(h->bridge);
-    if (h->url_file[0] && h->srv)
-        unlink(h->url_file);
+    http_bridge_free(h->bridge); /* DIR/http stays: a restart takes its port back */
     for (size_t i = 0; i < h->cap_done; i++)
         http_text_unref(h->done[i]);
     hrm_free(h->done);

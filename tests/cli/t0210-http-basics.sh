@@ -1,4 +1,4 @@
-# The HTTP API's skeleton: hrm keygen writes the two tokens (0600); hrm master --http serves /healthz without a token, 401 without one elsewhere, GET /api/v1/jobs, /metrics and the page; DIR/http holds the address; hrm up serves it by default and --http off not at all; bad --http refused by name.
+# The HTTP API's skeleton: hrm keygen writes the two tokens (0600); hrm master --http serves /healthz without a token, 401 without one elsewhere, GET /api/v1/jobs, /metrics and the page; DIR/http holds the address, which a restarted master takes back; hrm up serves it by default and --http off not at all; bad --http refused by name.
 . "$(dirname "$0")/rtlib.sh"
 H="$HRM_ROOT/tests/cli/httpapi.py"
 keygen
@@ -8,7 +8,15 @@ for f in http.token http-ro.token; do
 done
 [ "$(cat "$S/keys/http.token")" != "$(cat "$S/keys/http-ro.token")" ] || fail "the two tokens are equal"
 
+expect_exit 0 "$HRM" master --help
+for f in "--http ADDR " "DIR/http (default off)" "--http-max-conns N .*(default 256)" "--http-timeout D .*(default 30s)" "--http-max-body SIZE .*(default 1M)"; do
+  matches -- "$f" "$TMP/out" || fail "hrm master --help: no '$f'"
+done
+expect_exit 0 "$HRM" up --help
+matches -- "--http ADDR .*(default 127.0.0.1:0," "$TMP/out" || fail "hrm up --help: no --http"
 expect_exit 2 "$HRM" master --state "$S" --http-timeout 0s
+expect_exit 2 "$HRM" master --state "$S" --http-max-body 12
+matches -- "--http-max-body" "$TMP/err" || fail "bad --http-max-body not named"
 expect_exit 1 "$HRM" master --state "$S" --http 127.0.0.1
 matches -- "--http '127.0.0.1': expected HOST:PORT" "$TMP/err" || fail "bad --http not named"
 start_master --http 127.0.0.1:0
@@ -17,7 +25,8 @@ matches -x 'http://127.0.0.1:[0-9]*' "$S/http" || fail "DIR/http: $(cat "$S/http
 
 # status METHOD PATH [BODY] [flags]: prints the HTTP status; the body in $TMP/resp
 status() { python3 "$H" "$S" "$@" >"$TMP/raw" 2>"$TMP/hdrs"; tail -n +2 "$TMP/raw" >"$TMP/resp"; head -1 "$TMP/raw"; }
-[ "$(status GET /healthz --token none)" = 200 ] || fail "/healthz without a token"
+healthy() { [ "$(status GET /healthz --token none)" = 200 ]; }
+healthy || fail "/healthz without a token"
 for p in /api/v1/jobs /api/v1/nodes /metrics; do
   [ "$(status GET $p --token none)" = 401 ] || fail "$p without a token"
   matches '"code":"unauthorized"' "$TMP/resp" || fail "$p: 401 body not the error shape"
@@ -43,6 +52,13 @@ d = json.load(open(sys.argv[1]))
 sys.exit(0 if any(j["id"] == int(sys.argv[2]) and j["state"] == "done" for j in d["jobs"]) else 1)' "$TMP/resp" "$id"; }
 until_ok 60 job_listed || fail "the job is not listed done: $(cat "$TMP/resp")"
 [ "$(status GET /api/v1/nodes)" = 200 ] && matches '"name":"n1"' "$TMP/resp" || fail "node n1 not listed"
+
+# A restarted master takes its port back (a page left open finds it again).
+url=$(cat "$S/http")
+kill -TERM "$MASTER"; wait "$MASTER" || true
+start_master --http 127.0.0.1:0
+until_ok 60 healthy || fail "the restarted master does not answer"
+[ "$(cat "$S/http")" = "$url" ] || fail "a restarted master took another port: $(cat "$S/http"), was $url"
 
 # hrm up: on by default, off with --http off.
 U="$TMP/up"
