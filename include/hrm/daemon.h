@@ -34,6 +34,11 @@ struct hrm_master_config {
     int64_t events_keep;            /* the event log keeps the latest this many (default
                                        1,000,000) ... */
     int64_t events_max_age_us;      /* ... and none older than this (default 7 days) */
+    /* The HTTP API (docs/runtime.md, "HTTP API"): HOST:PORT, NULL or "off": none. */
+    const char *http;
+    int32_t http_conn_limit;        /* connections at once (default 256) */
+    int32_t http_timeout_s;         /* an idle connection is closed after this (default 30 s) */
+    int64_t http_body_max;          /* request bodies over it get 413 (default 1 MiB) */
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the

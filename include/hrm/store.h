@@ -75,6 +75,8 @@ int hrm_store_begin(struct hrm_store *s, struct hrm_error *err);
 int hrm_store_commit(struct hrm_store *s, struct hrm_error *err);
 void hrm_store_rollback(struct hrm_store *s);
 bool hrm_store_in_txn(const struct hrm_store *s);
+/* A write opened the transaction (hrm_store_commit will write and sync), for its latency. */
+bool hrm_store_txn_open(const struct hrm_store *s);
 
 /* Integer metadata ("next_job", "boots"); get returns def when absent. */
 int64_t hrm_store_meta_get(struct hrm_store *s, const char *key, int64_t def);

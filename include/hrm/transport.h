@@ -36,6 +36,12 @@ struct hrm_keypair {
  * with detail. */
 int hrm_keys_generate(const char *dir, bool force, const char *client_user,
                       struct hrm_error *err);
+/* The HTTP API's bearer tokens (docs/runtime.md, "HTTP API"): DIR/http.token (read-write) and
+ * DIR/http-ro.token (read-only), 0600, written by hrm_keys_generate too.  An existing token is
+ * kept unless force.  0 or a negative code with detail. */
+#define HRM_HTTP_TOKEN_FILE "http.token"
+#define HRM_HTTP_RO_TOKEN_FILE "http-ro.token"
+int hrm_keys_http_tokens(const char *dir, bool force, struct hrm_error *err);
 /* Adds the scheduler key pair (hrm sched) to a key folder made before it existed: the pair and
  * its line in authorized; 0 when it is there already. */
 int hrm_keys_add_scheduler(const char *dir, struct hrm_error *err);

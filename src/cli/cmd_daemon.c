@@ -126,6 +126,10 @@ int cmd_master(int argc, char **argv)
         {"max-waits", required_argument, NULL, 'W'},
         {"events-keep", required_argument, NULL, 'E'},
         {"events-max-age", required_argument, NULL, 'A'},
+        {"http", required_argument, NULL, 'H'},
+        {"http-max-conns", required_argument, NULL, 'N'},
+        {"http-timeout", required_argument, NULL, 'O'},
+        {"http-max-body", required_argument, NULL, 'B'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -209,6 +213,37 @@ int cmd_master(int argc, char **argv)
             if (parse_dur("events-max-age", optarg, &cfg.events_max_age_us) < 0)
                 return CLI_USAGE;
             break;
+        case 'H':
+            cfg.http = optarg;
+            break;
+        case 'N':
+        {
+            long long v;
+            if (cli_parse_int("master", "--http-max-conns", optarg, 1, 100000, &v) < 0)
+                return CLI_USAGE;
+            cfg.http_conn_limit = (int32_t)v;
+            break;
+        }
+        case 'O':
+        {
+            int64_t us;
+            if (parse_dur("http-timeout", optarg, &us) < 0)
+                return CLI_USAGE;
+            if (us < 1000000 || us > 86400LL * 1000000) {
+                fprintf(stderr, "hrm master: --http-timeout: expected 1s..24h\n");
+                return CLI_USAGE;
+            }
+            cfg.http_timeout_s = (int32_t)(us / 1000000);
+            break;
+        }
+        case 'B':
+            if (hrm_parse_size(optarg, &cfg.http_body_max) < 0 || cfg.http_body_max < 1024 ||
+                cfg.http_body_max > ((int64_t)1 << 30)) {
+                fprintf(stderr, "hrm master: --http-max-body: expected a size in 1K..1G, like "
+                                "4M\n");
+                return CLI_USAGE;
+            }
+            break;
         case 'L':
             if (parse_level(optarg, &level) < 0)
                 return CLI_USAGE;
@@ -236,6 +271,11 @@ int cmd_master(int argc, char **argv)
                    "  --events-keep N     the event log (hrm events) keeps the latest N events\n"
                    "                      (default 1000000)\n"
                    "  --events-max-age D  ... and none older than D (default 168h, 7 days)\n"
+                   "  --http ADDR         serve the HTTP API on HOST:PORT (IPv4; port 0: a free\n"
+                   "                      one), written to DIR/http (default off)\n"
+                   "  --http-max-conns N  HTTP connections at once (default 256)\n"
+                   "  --http-timeout D    an idle HTTP connection is closed after D (default 30s)\n"
+                   "  --http-max-body SIZE  larger request bodies get 413 (default 1M)\n"
                    "  --exec-queue SPEC   distributed policies: an execution queue of every node,\n"
                    "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]\n"
                    "                      (repeatable; jobs choose one with their queue; default:\n"

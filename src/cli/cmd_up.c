@@ -218,6 +218,7 @@ void up_init(struct up_cluster *u)
     u->mem = "8G";
     u->gpus = "0";
     u->gpu_mem = "16G";
+    u->http = "127.0.0.1:0";
     u->state = getenv("HRM_STATE") && *getenv("HRM_STATE") ? getenv("HRM_STATE") : ".hrm";
     u->lock_fd = -1;
 }
@@ -296,6 +297,8 @@ static void start_master(struct up_cluster *u)
         margs[k++] = "--local-instances", margs[k++] = "0";
     if (u->node_timeout)
         margs[k++] = "--node-timeout", margs[k++] = (char *)u->node_timeout;
+    if (u->http && strcmp(u->http, "off") != 0)
+        margs[k++] = "--http", margs[k++] = (char *)u->http;
     if (u->log_level)
         margs[k++] = "--log-level", margs[k++] = (char *)u->log_level;
     margs[k] = NULL;
@@ -543,6 +546,8 @@ static void up_usage(FILE *out)
             "  --exec-queue SPEC   an execution queue of every agent (distributed policies;\n"
             "                      NAME[,priority=P][,max=N][,cpus=C][,mem=SIZE]; at most 16)\n"
             "  --node-timeout D    silence after which a node is down (default 5s)\n"
+            "  --http ADDR         the master's HTTP API on HOST:PORT (default 127.0.0.1:0,\n"
+            "                      a free port, written to DIR/http; off: none)\n"
             "  --log-level L       daemons' log level (default notice)\n"
             "  --no-cgroup         agents never limit tasks with cgroups\n"
             "  --task-pids N       agents' pids.max per task (default 4096; 0: no limit)\n"
@@ -582,6 +587,7 @@ int cmd_up(int argc, char **argv)
         {"usage-period", required_argument, NULL, 'U'},
         {"node-speed", required_argument, NULL, 'V'},
         {"node-disk-bps", required_argument, NULL, 'W'},
+        {"http", required_argument, NULL, 'H'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -640,6 +646,9 @@ int cmd_up(int argc, char **argv)
             break;
         case 't':
             u.node_timeout = optarg;
+            break;
+        case 'H':
+            u.http = optarg;
             break;
         case 'L':
             u.log_level = optarg;

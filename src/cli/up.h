@@ -14,6 +14,7 @@ struct up_cluster {
     int nodes, racks;
     const char *cpus, *mem, *gpus, *gpu_mem; /* per agent, as the agent's flags take them */
     const char *policy, *node_timeout, *log_level;
+    const char *http;             /* the master's --http (default 127.0.0.1:0; "off": none) */
     const char *params[8];        /* the master's --param K=V */
     int nparams;
     const char *exec_queues[16];  /* the master's --exec-queue SPEC */

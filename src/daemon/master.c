@@ -401,6 +401,7 @@ static void dispatch_msg(struct master *m, const struct peer_id *from, int role,
                          json_t *msg)
 {
     const struct handler *h = &handlers[type];
+    metrics_message(&m->counters, type);
     if (!(hrm_wire_senders(type) & role) ||
         (role != HRM_PEER_SCHED && !h->peer && !h->node)) {
         master_reply_error(m, from, HRM_WERR_FORBIDDEN, geti(msg, "req"),
@@ -551,6 +552,10 @@ static void flush_out(struct master *m)
         struct outmsg *o = &m->out[i];
         if (!o->msg)
             continue;
+        if (mhttp_peer(&o->to)) { /* an HTTP request's answer goes to its handler thread */
+            mhttp_reply(m, &o->to, o->msg);
+            continue;
+        }
         if (node_of_peer(m, &o->to) < 0 && !dist_is_sched_peer(m, &o->to)) {
             send_one(m, &o->to, o->msg);
             continue;
@@ -600,6 +605,8 @@ static int turn(struct master *m, int64_t *next_tick)
         }
         dispatch(m, &in);
     }
+    if (!m->stop)
+        mhttp_turn(m);
     if (master_mono_us() >= *next_tick) {
         housekeeping(m);
         *next_tick = master_mono_us() + TICK_US;
@@ -610,10 +617,15 @@ static int turn(struct master *m, int64_t *next_tick)
             m->stop = true;
         }
     }
+    int64_t passes = m->sched.passes, pass_start = master_mono_us();
     if (!m->stop && (rc = sched_run_timers(m, &err)) < 0) {
         hrm_log(HRM_LOG_CRIT, "%s", err.text);
         m->stop = true;
     }
+    if (m->sched.passes > passes)
+        metrics_passes(&m->counters, m->sched.passes - passes, master_mono_us() - pass_start);
+    bool writes = hrm_store_txn_open(m->store);
+    int64_t commit_start = master_mono_us();
     if (m->stop) {
         hrm_store_rollback(m->store);
     } else if ((rc = hrm_store_commit(m->store, &err)) < 0) {
@@ -622,7 +634,11 @@ static int turn(struct master *m, int64_t *next_tick)
         hrm_log(HRM_LOG_CRIT, "test: dying after the commit of a submission, before the reply");
         raise(SIGKILL);
     }
+    if (writes && !m->stop)
+        metrics_commit(&m->counters, master_mono_us() - commit_start);
     m->turn_accepted_job = false;
+    if (!m->stop)
+        mhttp_after_commit(m); /* readers see this turn's writes before their answers leave */
     flush_out(m); /* after the commit: nothing is promised that is not durable */
     return m->stop && m->turn_err.text[0] ? -HRM_EIO : 0;
 }
@@ -649,6 +665,7 @@ static void master_free(struct master *m)
         return;
     for (size_t i = 0; i < m->nout; i++)
         json_decref(m->out[i].msg);
+    mhttp_stop(m); /* first: its threads wait on the loop, which stops here */
     hrm_free(m->out);
     hrm_free(m->logs);
     sched_fini(m);
@@ -771,7 +788,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         hrm_errorf(err, -errno, "signalfd: %s", strerror(errno));
         goto fail;
     }
-    if (write_endpoint(m, err) < 0)
+    if (write_endpoint(m, err) < 0 || mhttp_start(m, err) < 0)
         goto fail;
     m->start_mono_us = master_mono_us();
     return m;
@@ -804,13 +821,14 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
         }
         if (m->sched.dirty && !m->reconciling)
             wait_us = 0;
-        zmq_pollitem_t items[3] = {
+        zmq_pollitem_t items[4] = {
             {hrm_server_zsock(m->srv, 0), 0, ZMQ_POLLIN, 0},
             {hrm_server_zsock(m->srv, 1), 0, ZMQ_POLLIN, 0},
             {NULL, m->sigfd, ZMQ_POLLIN, 0},
+            {NULL, mhttp_fd(m), ZMQ_POLLIN, 0}, /* the HTTP API's requests */
         };
         long timeout_ms = wait_us <= 0 ? 0 : (long)((wait_us + 999) / 1000);
-        if (zmq_poll(items, 3, timeout_ms) < 0 && zmq_errno() != EINTR) {
+        if (zmq_poll(items, m->http ? 4 : 3, timeout_ms) < 0 && zmq_errno() != EINTR) {
             rc = hrm_errorf(err, -zmq_errno(), "poll: %s", zmq_strerror(zmq_errno()));
             break;
         }

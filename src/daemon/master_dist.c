@@ -760,6 +760,7 @@ static void on_migrated_run(struct master *m, int32_t n, int32_t to, json_t *msg
         return;
     }
     task_set_node(m, j, r->task, to);
+    m->counters.negotiator_moves++;
     jobs_persist_task(m, j, r->task);
     events_task(m, "task_migrated", j, r->task, json_pack("{s:s}", "from", m->nodes[n].name));
     relay_to_node(m, n, to, msg, r);

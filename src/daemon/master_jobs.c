@@ -123,8 +123,10 @@ static void task_count(struct master *m, struct rjob *j, const struct rtask *t, 
     rn->nstarted += sign;
     rn->cpu_used += sign * j->greq[t->group].v[HRM_DIM_CPU];
     rn->mem_used += sign * j->greq[t->group].v[HRM_DIM_MEM];
-    for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1) /* nothing for CPU tasks */
+    for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1) { /* nothing for CPU tasks */
         rn->gpu_milli[__builtin_ctz(mask)] += sign * j->gshare[t->group];
+        rn->gpu_ntasks[__builtin_ctz(mask)] += sign;
+    }
 }
 
 void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state)
@@ -207,8 +209,10 @@ bool jobs_counts_check(const struct master *m, const struct rjob *only, char *wh
             x->nstarted++;
             x->cpu_used += j->greq[t->group].v[HRM_DIM_CPU];
             x->mem_used += j->greq[t->group].v[HRM_DIM_MEM];
-            for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1)
+            for (uint32_t mask = t->gpu_mask; mask; mask &= mask - 1) {
                 x->gpu_milli[__builtin_ctz(mask)] += j->gshare[t->group];
+                x->gpu_ntasks[__builtin_ctz(mask)]++;
+            }
         }
     }
     bool ok = true;
@@ -216,7 +220,8 @@ bool jobs_counts_check(const struct master *m, const struct rjob *only, char *wh
         const struct rnode *a = &m->nodes[k], *b = &n[k];
         ok = a->nstarted == b->nstarted && a->nqueued == b->nqueued &&
              a->cpu_used == b->cpu_used && a->mem_used == b->mem_used;
-        if (ok && memcmp(a->gpu_milli, b->gpu_milli, sizeof(a->gpu_milli)) != 0) {
+        if (ok && (memcmp(a->gpu_milli, b->gpu_milli, sizeof(a->gpu_milli)) != 0 ||
+                   memcmp(a->gpu_ntasks, b->gpu_ntasks, sizeof(a->gpu_ntasks)) != 0)) {
             ok = false;
             snprintf(why, len, "node %s: GPU shares counted differ from the recount", a->name);
             break;
@@ -378,6 +383,7 @@ void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t nod
                       uint32_t gpu_mask, bool started)
 {
     struct rtask *t = &j->tasks[idx];
+    metrics_placed(&m->counters, j->queue, t->attempt == 0, master_now_us() - j->submit_us);
     task_set_state(m, j, idx, HRM_RTASK_RUNNING);
     task_set_node(m, j, idx, node);
     t->attempt = attempt;
@@ -728,7 +734,7 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
 }
 
 /* A job as listed: O(1), from its counters.  "exit" is null until the job ends. */
-static json_t *job_summary(const struct rjob *j)
+json_t *jobs_summary_json(const struct rjob *j)
 {
     const int32_t *c = j->count.state;
     /* "running" counts the tasks placed on a node; "queued" those of them that
@@ -778,7 +784,7 @@ void on_jobs(struct master *m, const struct peer_id *from, json_t *msg)
     while (i > 0 && n < (size_t)limit) {
         struct rjob *j = m->jobs[--i];
         if (j && (all || jobs_live(j) || latest - i <= 50)) {
-            json_array_append_new(list, job_summary(j));
+            json_array_append_new(list, jobs_summary_json(j));
             n++;
         }
     }
@@ -860,7 +866,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
         return;
     }
     counts_assert(m, j);
-    json_t *o = job_summary(j);
+    json_t *o = jobs_summary_json(j);
     json_t *tasks = json_array();
     int32_t i = (int32_t)lo;
     for (; i < (int32_t)hi && json_array_size(tasks) < (size_t)limit; i++) {
@@ -905,7 +911,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
 
 /* What each node runs and queues comes from the table's counters (exact as of this turn), not
  * from the agents' heartbeats, which lag up to a period behind a job's end. */
-void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
+json_t *jobs_nodes_json(struct master *m)
 {
     json_t *list = json_array();
     int64_t now = master_mono_us();
@@ -940,6 +946,10 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
             for (int32_t g = 0; g < rn->gpus && g < HRM_MAX_GPUS_PER_NODE; g++)
                 json_array_append_new(shares, json_integer(rn->gpu_milli[g]));
             json_object_set_new(last, "gpu_shares", shares);
+            json_t *holders = json_array(); /* and how many tasks share each (the page stacks them) */
+            for (int32_t g = 0; g < rn->gpus && g < HRM_MAX_GPUS_PER_NODE; g++)
+                json_array_append_new(holders, json_integer(rn->gpu_ntasks[g]));
+            json_object_set_new(last, "gpu_tasks", holders);
         }
         master_perf_json(m, n, last);
         if (m->dist) {
@@ -949,6 +959,12 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
             json_object_set_new(o, "moved_out", json_integer(rn->moved_out));
         }
     }
+    return list;
+}
+
+void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
+{
+    json_t *list = jobs_nodes_json(m);
     json_t *r = hrm_wire_new(HRM_WIRE_NODES_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
     json_object_set_new(r, "nodes", list);

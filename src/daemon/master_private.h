@@ -12,6 +12,7 @@
 #include "hrm/store.h"
 #include "hrm/transport.h"
 #include "hrm/wire.h"
+#include "master_metrics.h"
 #include "nodeperf.h"
 #include "roletimers.h"
 #include "taskmap.h"
@@ -106,6 +107,7 @@ struct rnode {
     int32_t nstarted, nqueued;
     int64_t cpu_used, mem_used;
     int32_t gpu_milli[HRM_MAX_GPUS_PER_NODE]; /* per GPU: the shares its started tasks hold */
+    int32_t gpu_ntasks[HRM_MAX_GPUS_PER_NODE]; /* per GPU: how many started tasks hold it */
     int64_t moved_in, moved_out;  /* tasks the negotiator moved here / away */
     /* Its latest usage sample: the load that is not hrm tasks (milli-cores, bytes) and how
      * busy its disks were (per mille of the interval, summed over disks). */
@@ -223,6 +225,8 @@ struct master {
     struct eta_state *eta;  /* run-time history and the latest estimates (master_eta.c) */
     uint64_t task_changes;  /* counts every change of a task's counters (task_count) */
     int64_t events_since_prune, events_pruned_mono_us; /* the event log's retention pass */
+    struct master_counters counters; /* GET /metrics (master_metrics.c) */
+    struct mhttp *http;     /* the HTTP API (master_http_loop.c); NULL without --http */
 };
 
 struct key_binding {
@@ -242,6 +246,21 @@ void events_task_retried(struct master *m, const struct rjob *j, int32_t idx, co
 void events_housekeeping(struct master *m);
 void events_defaults(struct hrm_master_config *cfg);
 void on_events(struct master *m, const struct peer_id *from, json_t *msg);
+
+/* master_http_loop.c: the HTTP API's side in the loop (docs/runtime.md, "HTTP API").  Without
+ * --http every one is a no-op. */
+void http_config_defaults(struct hrm_master_config *cfg);
+int mhttp_start(struct master *m, struct hrm_error *err); /* server up, DIR/http written */
+void mhttp_stop(struct master *m);
+int mhttp_fd(const struct master *m); /* readable when requests wait; -1 without --http */
+void mhttp_turn(struct master *m);    /* the queued requests, in the turn's transaction */
+/* After the commit, before the replies leave: the snapshot readers asked for, and the event
+ * log's sequence number for the streams waiting on it. */
+void mhttp_after_commit(struct master *m);
+bool mhttp_peer(const struct peer_id *p); /* a request of the HTTP API */
+void mhttp_reply(struct master *m, const struct peer_id *p, const json_t *msg);
+/* master_metrics.c: the Prometheus text of GET /metrics (malloc'd), built on the loop. */
+char *master_metrics_render(const struct master *m);
 
 /* master.c */
 int64_t master_now_us(void);  /* wall clock, µs */
@@ -357,6 +376,10 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg);
 void on_jobs(struct master *m, const struct peer_id *from, json_t *msg);
 void on_job(struct master *m, const struct peer_id *from, json_t *msg);
 void on_nodes(struct master *m, const struct peer_id *from, json_t *msg);
+/* A job as listed (hrm jobs, GET /api/v1/jobs): O(1), from its counters (new reference). */
+json_t *jobs_summary_json(const struct rjob *j);
+/* Every node as hrm nodes lists it (new reference). */
+json_t *jobs_nodes_json(struct master *m);
 
 /* master_perf.c: the agents' benches (docs/runtime.md, "Node performance") */
 /* Keeps a register message's "bench" (NULL: the agent sent none); a changed figure rebuilds

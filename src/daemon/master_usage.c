@@ -228,11 +228,14 @@ void usage_on_message(struct master *m, int32_t node, const json_t *msg)
         struct rjob *j;
         int32_t idx;
         struct hrm_usage u;
+        bool ok = json_is_object(e) && usage_task_convert(m, node, e, &j, &idx, &u, why,
+                                                           sizeof(why)) == 0;
+        metrics_usage_sample(&m->counters, false, ok);
         if (!json_is_object(e)) {
             complain(m, node, "sample", "not an object");
             continue;
         }
-        if (usage_task_convert(m, node, e, &j, &idx, &u, why, sizeof(why)) < 0) {
+        if (!ok) {
             snprintf(what, sizeof(what), "task sample %zu", i);
             complain(m, node, what, why);
             continue;
@@ -253,7 +256,9 @@ void usage_on_message(struct master *m, int32_t node, const json_t *msg)
     struct rnode *rn = &m->nodes[node];
     struct hrm_usage u;
     int64_t disk;
-    if (!json_is_object(n) || usage_node_convert(rn, n, &u, &disk, why, sizeof(why)) < 0) {
+    bool ok = json_is_object(n) && usage_node_convert(rn, n, &u, &disk, why, sizeof(why)) == 0;
+    metrics_usage_sample(&m->counters, true, ok);
+    if (!ok) {
         complain(m, node, "node sample", json_is_object(n) ? why : "not an object");
         return;
     }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -118,7 +119,30 @@ int hrm_keys_generate(const char *dir, bool force, const char *client_user,
              "#   first registration); client: user=ACCOUNT is the account its jobs run as\n"
              "agent %s\nclient %s user=%s\nscheduler %s\n",
              kp[1].pub, kp[2].pub, client_user, kp[3].pub);
-    return write_file(path, text, 0600, force, err);
+    int rc = write_file(path, text, 0600, force, err);
+    return rc < 0 ? rc : hrm_keys_http_tokens(dir, force, err);
+}
+
+/* A bearer token: 32 random bytes in hex, so it can be pasted into a header or a URL. */
+static int http_token_write(const char *dir, const char *name, bool force, struct hrm_error *err)
+{
+    unsigned char raw[32];
+    if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+        return hrm_errorf(err, -errno, "getrandom: %s", strerror(errno));
+    char text[2 * sizeof(raw) + 2];
+    for (size_t i = 0; i < sizeof(raw); i++)
+        snprintf(text + 2 * i, 3, "%02x", raw[i]);
+    strcat(text, "\n");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    int rc = write_file(path, text, 0600, force, err);
+    return rc == -EEXIST && !force ? 0 : rc;
+}
+
+int hrm_keys_http_tokens(const char *dir, bool force, struct hrm_error *err)
+{
+    int rc = http_token_write(dir, HRM_HTTP_TOKEN_FILE, force, err);
+    return rc < 0 ? rc : http_token_write(dir, HRM_HTTP_RO_TOKEN_FILE, force, err);
 }
 
 /* Rewrites DIR/authorized with `line` added, dropping the line of `old_pub` if given: a

@@ -295,6 +295,15 @@ static int check_object_limits(const json_t *obj, int blob_type, struct hrm_erro
     {
         if (blob_type >= 0 && json_is_string(item) && schema_is_blob(blob_type, key))
             continue;
+        /* A batch's items are checked one by one as messages of their own types
+         * (hrm_wire_check_item), whose 'B' fields may exceed the string limit: a logs_data
+         * batched with a heartbeat is as valid as one sent alone. */
+        if (blob_type == HRM_WIRE_BATCH && strcmp(key, "msgs") == 0 && json_is_array(item)) {
+            if (json_array_size(item) > HRM_WIRE_MAX_ITEMS)
+                return hrm_errorf(err, -EPROTO, "field 'msgs': more than %d items",
+                                  HRM_WIRE_MAX_ITEMS);
+            continue;
+        }
         if (strlen(key) > HRM_WIRE_MAX_STRING)
             return hrm_errorf(err, -EPROTO, "a field name is longer than %d bytes",
                               HRM_WIRE_MAX_STRING);

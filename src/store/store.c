@@ -318,6 +318,11 @@ bool hrm_store_in_txn(const struct hrm_store *s)
     return s->want_txn || s->in_txn;
 }
 
+bool hrm_store_txn_open(const struct hrm_store *s)
+{
+    return s->in_txn;
+}
+
 int64_t hrm_store_meta_get(struct hrm_store *s, const char *key, int64_t def)
 {
     sqlite3_stmt *st = s->stmt[STMT_META_GET];
