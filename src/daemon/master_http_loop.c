@@ -267,8 +267,7 @@ static struct http_text *job_row_text(struct master *m, struct rjob *j, json_t *
         }
         return http_text_ref(h->done[k]);
     }
-    json_t *o = jobs_summary_json(j);
-    json_array_append(live, o);
+    json_array_append_new(live, jobs_summary_json(j));
     return NULL; /* made once the live list is annotated */
 }
 

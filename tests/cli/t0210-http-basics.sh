@@ -50,9 +50,17 @@ sys.exit(0 if any(j["id"] == int(sys.argv[2]) and j["state"] == "done" for j in 
 until_ok 60 job_listed || fail "the job is not listed done: $(cat "$TMP/resp")"
 [ "$(api GET /api/v1/nodes)" = 200 ] && matches '"name":"n1"' "$TMP/resp" || fail "node n1 not listed"
 
-# A restarted master takes its port back (a page left open finds it again).
+# A restarted master takes its port back (a page left open finds it again).  Before: listings
+# with an unfinished job in them; the master then stops cleanly (in the test build, a leak of a
+# snapshot's rows makes its exit status non-zero).
+live=$("$HRM" submit -- sleep 30.0210) || fail "submit live"
+running_listed() { api GET /api/v1/jobs >/dev/null; matches "\"id\":$live,[^}]*\"state\":\"running\"" "$TMP/resp"; }
+until_ok 60 running_listed || fail "the running job is not listed: $(cat "$TMP/resp")"
 url=$(cat "$S/http")
-kill -TERM "$MASTER"; wait "$MASTER" || true
+kill -TERM "$MASTER"
+rc=0; wait "$MASTER" || rc=$?
+[ "$rc" -eq 0 ] || fail "the master stopped with status $rc"
+! matches LeakSanitizer "$TMP/master.log" || fail "the master leaked"
 start_master --http 127.0.0.1:0
 until_ok 60 healthy || fail "the restarted master does not answer"
 [ "$(cat "$S/http")" = "$url" ] || fail "a restarted master took another port: $(cat "$S/http"), was $url"
