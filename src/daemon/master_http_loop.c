@@ -251,7 +251,10 @@ static struct http_text *job_row_text(struct master *m, struct rjob *j, json_t *
 {
     struct mhttp *h = m->http;
     size_t k = (size_t)(j->id - 1);
-    if (!jobs_live(j)) {
+    /* Finished with nothing placed: the row cannot change any more (a failed job's runs that
+     * were still being killed change its counters when their ends arrive). */
+    if (!jobs_live(j) && j->count.state[HRM_RTASK_RUNNING] == 0 &&
+        j->count.state[HRM_RTASK_PENDING] == 0) {
         if (k >= h->cap_done) {
             size_t old = h->cap_done;
             HRM_GROW(h->done, h->cap_done, k + 1);
@@ -264,8 +267,7 @@ static struct http_text *job_row_text(struct master *m, struct rjob *j, json_t *
         }
         return http_text_ref(h->done[k]);
     }
-    json_t *o = jobs_summary_json(j);
-    json_array_append(live, o);
+    json_array_append_new(live, jobs_summary_json(j));
     return NULL; /* made once the live list is annotated */
 }
 

@@ -1,6 +1,5 @@
 # The HTTP API's skeleton: hrm keygen writes the two tokens (0600); hrm master --http serves /healthz without a token, 401 without one elsewhere, GET /api/v1/jobs, /metrics and the page; DIR/http holds the address, which a restarted master takes back; hrm up serves it by default and --http off not at all; bad --http refused by name.
-. "$(dirname "$0")/rtlib.sh"
-H="$HRM_ROOT/tests/cli/httpapi.py"
+. "$(dirname "$0")/http-lib.sh"
 keygen
 for f in http.token http-ro.token; do
   [ -s "$S/keys/$f" ] || fail "hrm keygen wrote no keys/$f"
@@ -23,22 +22,20 @@ start_master --http 127.0.0.1:0
 until_ok 60 test -s "$S/http" || fail "no DIR/http"
 matches -x 'http://127.0.0.1:[0-9]*' "$S/http" || fail "DIR/http: $(cat "$S/http")"
 
-# status METHOD PATH [BODY] [flags]: prints the HTTP status; the body in $TMP/resp
-status() { python3 "$H" "$S" "$@" >"$TMP/raw" 2>"$TMP/hdrs"; tail -n +2 "$TMP/raw" >"$TMP/resp"; head -1 "$TMP/raw"; }
-healthy() { [ "$(status GET /healthz --token none)" = 200 ]; }
+healthy() { [ "$(api GET /healthz --token none)" = 200 ]; }
 healthy || fail "/healthz without a token"
 for p in /api/v1/jobs /api/v1/nodes /metrics; do
-  [ "$(status GET $p --token none)" = 401 ] || fail "$p without a token"
+  [ "$(api GET $p --token none)" = 401 ] || fail "$p without a token"
   matches '"code":"unauthorized"' "$TMP/resp" || fail "$p: 401 body not the error shape"
   matches -i '^WWW-Authenticate: Bearer' "$TMP/hdrs" || fail "$p: no WWW-Authenticate"
-  [ "$(status GET $p --token wrong-token-0123456789)" = 401 ] || fail "$p with a wrong token"
-  [ "$(status GET $p --token ro)" = 200 ] || fail "$p with the read-only token"
+  [ "$(api GET $p --token wrong-token-0123456789)" = 401 ] || fail "$p with a wrong token"
+  [ "$(api GET $p --token ro)" = 200 ] || fail "$p with the read-only token"
 done
-[ "$(status GET /api/v1/jobs)" = 200 ] || fail "GET /api/v1/jobs"
+[ "$(api GET /api/v1/jobs)" = 200 ] || fail "GET /api/v1/jobs"
 matches '"jobs":\[\]' "$TMP/resp" || fail "no jobs list: $(cat "$TMP/resp")"
-[ "$(status GET /metrics)" = 200 ] || fail "GET /metrics"
+[ "$(api GET /metrics)" = 200 ] || fail "GET /metrics"
 matches '^# TYPE hrm_' "$TMP/resp" || fail "/metrics is not Prometheus text"
-[ "$(status GET / --token none)" = 200 ] || fail "GET / (the page needs no token)"
+[ "$(api GET / --token none)" = 200 ] || fail "GET / (the page needs no token)"
 matches -i '<html' "$TMP/resp" || fail "GET / is not the page"
 
 # A submission through ZeroMQ shows in the listing.
@@ -46,16 +43,24 @@ start_agent n1 --cpus 2 --mem 2G
 until_ok 60 nodes_up 1 || fail "node did not register"
 id=$("$HRM" submit -- true) || fail "submit"
 expect_exit 0 timeout 120 "$HRM" wait "$id"
-job_listed() { status GET /api/v1/jobs >/dev/null; python3 -c '
+job_listed() { api GET /api/v1/jobs >/dev/null; python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(0 if any(j["id"] == int(sys.argv[2]) and j["state"] == "done" for j in d["jobs"]) else 1)' "$TMP/resp" "$id"; }
 until_ok 60 job_listed || fail "the job is not listed done: $(cat "$TMP/resp")"
-[ "$(status GET /api/v1/nodes)" = 200 ] && matches '"name":"n1"' "$TMP/resp" || fail "node n1 not listed"
+[ "$(api GET /api/v1/nodes)" = 200 ] && matches '"name":"n1"' "$TMP/resp" || fail "node n1 not listed"
 
-# A restarted master takes its port back (a page left open finds it again).
+# A restarted master takes its port back (a page left open finds it again).  Before: listings
+# with an unfinished job in them; the master then stops cleanly (in the test build, a leak of a
+# snapshot's rows makes its exit status non-zero).
+live=$("$HRM" submit -- sleep 30.0210) || fail "submit live"
+running_listed() { api GET /api/v1/jobs >/dev/null; matches "\"id\":$live,[^}]*\"state\":\"running\"" "$TMP/resp"; }
+until_ok 60 running_listed || fail "the running job is not listed: $(cat "$TMP/resp")"
 url=$(cat "$S/http")
-kill -TERM "$MASTER"; wait "$MASTER" || true
+kill -TERM "$MASTER"
+rc=0; wait "$MASTER" || rc=$?
+[ "$rc" -eq 0 ] || fail "the master stopped with status $rc"
+! matches LeakSanitizer "$TMP/master.log" || fail "the master leaked"
 start_master --http 127.0.0.1:0
 until_ok 60 healthy || fail "the restarted master does not answer"
 [ "$(cat "$S/http")" = "$url" ] || fail "a restarted master took another port: $(cat "$S/http"), was $url"

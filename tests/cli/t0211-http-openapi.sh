@@ -1,12 +1,7 @@
 # docs/api.yaml against the server: every documented path and method answers with a documented status and the required fields of its schema, 401 without a token, 404 for a job that does not exist, 405 with an Allow header that lists exactly the documented methods.
-. "$(dirname "$0")/rtlib.sh"
-need python3
+. "$(dirname "$0")/http-lib.sh"
 python3 -c 'import yaml' 2>/dev/null || fail "needs python3-yaml (scripts/install-deps installs it)"
-keygen
-start_master --http 127.0.0.1:0
-start_agent n1 --cpus 2 --mem 2G
-until_ok 60 nodes_up 1 || fail "node did not register"
-until_ok 60 test -s "$S/http" || fail "no DIR/http"
+http_cluster
 id=$("$HRM" submit -- sh -c 'echo out; echo err >&2') || fail "submit"
 expect_exit 0 timeout 120 "$HRM" wait "$id"
 python3 "$HRM_ROOT/tests/cli/http_openapi.py" "$HRM_ROOT/docs/api.yaml" "$S" "$id" >"$TMP/check" 2>&1 ||

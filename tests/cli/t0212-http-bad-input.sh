@@ -1,10 +1,6 @@
 # Bad input to the HTTP API, each answered correctly while the master keeps scheduling: malformed JSON (400), bodies over the cap with and without Content-Length (413), a wrong Content-Type (415), a slowloris client (closed after the idle timeout), path traversal in the log route (404/400, no file read), unknown routes (404), wrong methods (405), missing or wrong tokens (401), the read-only token writing (403, nothing applied), a flood of connections past the limit (refused, the server recovers); jobs sent through ZeroMQ during and after all that complete.
-. "$(dirname "$0")/rtlib.sh"
-keygen
-start_master --http 127.0.0.1:0 --http-max-body 64K --http-timeout 2s --http-max-conns 8
-start_agent n1 --cpus 2 --mem 2G
-until_ok 60 nodes_up 1 || fail "node did not register"
-until_ok 60 test -s "$S/http" || fail "no DIR/http"
+. "$(dirname "$0")/http-lib.sh"
+http_cluster --http-max-body 64K --http-timeout 2s --http-max-conns 8
 id=$("$HRM" submit -- sh -c 'echo hello') || fail "submit"
 expect_exit 0 timeout 120 "$HRM" wait "$id"
 
@@ -141,7 +137,7 @@ during=$("$HRM" submit -- sh -c 'echo during') || fail "submit during the flood"
 expect_exit 0 timeout 120 "$HRM" wait "$during"
 touch "$TMP/flood-stop"
 wait "$FLOOD" || true
-healthy() { [ "$(python3 "$HRM_ROOT/tests/cli/httpapi.py" "$S" GET /healthz --token none 2>/dev/null | head -1)" = 200 ]; }
+healthy() { [ "$(api GET /healthz --token none)" = 200 ]; }
 until_ok 60 healthy || fail "the server did not recover from the flood"
 after=$("$HRM" submit -- true) || fail "submit after"
 expect_exit 0 timeout 120 "$HRM" wait "$after"

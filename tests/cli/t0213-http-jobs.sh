@@ -1,18 +1,6 @@
 # The HTTP API's jobs: POST /api/v1/jobs answers 201 with the id once the job is durable (hrm job sees it; an Idempotency-Key sent twice makes one job), GET jobs filters by state, user and queue and pages with a cursor, GET jobs/{id} pages its tasks and says why a pending job waits, POST jobs/{id}/cancel takes effect, and the error text of a bad job is hrm submit's.
-. "$(dirname "$0")/rtlib.sh"
-keygen
-start_master --http 127.0.0.1:0
-start_agent n1 --cpus 2 --mem 2G
-until_ok 60 nodes_up 1 || fail "node did not register"
-until_ok 60 test -s "$S/http" || fail "no DIR/http"
-H="$HRM_ROOT/tests/cli/httpapi.py"
-# api METHOD PATH [BODY] [flags]: the status; the body in $TMP/resp
-api() { python3 "$H" "$S" "$@" >"$TMP/raw" 2>"$TMP/hdrs"; tail -n +2 "$TMP/raw" >"$TMP/resp"; head -1 "$TMP/raw"; }
-field() { python3 -c 'import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2:]:
-    v = v[int(k)] if isinstance(v, list) else v[k]
-print(json.dumps(v) if isinstance(v, (dict, list)) or v is None else v)' "$TMP/resp" "$@"; }
+. "$(dirname "$0")/http-lib.sh"
+http_cluster
 
 # Submit: 201, Location, and the job is in the store (hrm sees it through ZeroMQ).
 [ "$(api POST /api/v1/jobs '{"name": "web-a", "queue": "qa", "tasks": [{"cmd": ["true"], "count": 3, "cpus": 1}]}')" = 201 ] ||

@@ -1,10 +1,6 @@
 # The HTTP API's task output and event log: a 3 MB stdout (several 256 KiB chunks from the node) comes back byte for byte; Range (A-B, A-, -N) gives 206 with Content-Range, a range past the end 416; offset/length; stderr; a task that has not started is 404 not_started; GET events pages with since; an SSE stream started before a job sees its events live, in order, and resumes after Last-Event-ID.
-. "$(dirname "$0")/rtlib.sh"
-keygen
-start_master --http 127.0.0.1:0
-start_agent n1 --cpus 2 --mem 2G
-until_ok 60 nodes_up 1 || fail "node did not register"
-until_ok 60 test -s "$S/http" || fail "no DIR/http"
+. "$(dirname "$0")/http-lib.sh"
+http_cluster
 
 # The SSE stream, from the end of the log, before anything happens.
 python3 - "$HRM_ROOT/tests/cli" "$S" "$TMP/sse" <<'P' >"$TMP/sse.out" 2>&1 &
