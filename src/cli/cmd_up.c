@@ -571,6 +571,33 @@ static void up_usage(FILE *out)
             UP_MAX_NODES, UP_MAX_RESTARTS);
 }
 
+/* The web page's address with the read-write token in its fragment (the page keeps it and takes
+ * it out of the address bar), from what the master wrote: DIR/http and DIR/keys/http.token.  The
+ * master writes DIR/http once it listens, before any node can register, so it is there now. */
+static void print_http(const struct up_cluster *u, const char *who)
+{
+    if (!u->http || strcmp(u->http, "off") == 0)
+        return;
+    char path[1100], url[256] = "", token[256] = "";
+    snprintf(path, sizeof(path), "%.1000s/http", u->state);
+    FILE *f = fopen(path, "r");
+    bool got_url = f && fgets(url, sizeof(url), f);
+    if (f)
+        fclose(f);
+    snprintf(path, sizeof(path), "%.1000s/keys/" HRM_HTTP_TOKEN_FILE, u->state);
+    f = fopen(path, "r");
+    bool got_token = f && fgets(token, sizeof(token), f);
+    if (f)
+        fclose(f);
+    url[strcspn(url, "\r\n")] = token[strcspn(token, "\r\n")] = '\0';
+    if (!got_url || !got_token || !url[0] || !token[0]) {
+        fprintf(stderr, "%s: the master's HTTP address or token is missing (%s/http, %s)\n", who,
+                u->state, path);
+        return;
+    }
+    fprintf(stderr, "%s: web page %s/#token=%s (HTTP API token: %s)\n", who, url, token, path);
+}
+
 int cmd_up(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -715,6 +742,7 @@ int cmd_up(int argc, char **argv)
             "hrm up: %d nodes (%s CPUs, %s memory, %s GPUs each, %d racks) on 127.0.0.1; "
             "state %s, logs %s\n",
             u.nodes, u.cpus, u.mem, u.gpus, u.racks, u.state, u.logs);
+    print_http(&u, "hrm up");
     int rc = CLI_OK;
     if (optind < argc) {
         pid_t cmd = fork();
