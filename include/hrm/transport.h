@@ -42,6 +42,10 @@ int hrm_keys_add_scheduler(const char *dir, struct hrm_error *err);
 /* Adds DIR/agent-NODE.key/.pub and "agent KEY node=NODE" to authorized.  An
  * existing pair is refused (-EEXIST) unless force, which replaces it and its line. */
 int hrm_keys_add_node(const char *dir, const char *node, bool force, struct hrm_error *err);
+/* agent-PREFIX1..PREFIXcount key pairs, each bound to its node, with one rewrite of
+ * authorized (a fleet of simulated agents); an existing pair is an error. */
+int hrm_keys_add_nodes(const char *dir, const char *prefix, int32_t count,
+                       struct hrm_error *err);
 /* Adds DIR/client-NAME.key/.pub and "client KEY user=USER" to authorized, as above. */
 int hrm_keys_add_client(const char *dir, const char *name, const char *user, bool force,
                         struct hrm_error *err);
