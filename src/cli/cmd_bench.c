@@ -31,6 +31,8 @@ static const struct bench benches[] = {
      bench_throughput},
     {"flood", "runtime: the master's answer time to one client while others flood it",
      bench_flood},
+    {"fleet", "runtime: thousands of simulated agents: placements/s, start p99, reconcile",
+     bench_fleet},
 };
 
 #define NBENCHES (sizeof(benches) / sizeof(benches[0]))
