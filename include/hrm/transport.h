@@ -135,6 +135,9 @@ struct hrm_conn;
 struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
                               const struct hrm_keypair *kp, struct hrm_error *err);
 void hrm_conn_free(struct hrm_conn *c);
+/* Stops watching the connection's events (hrm_conn_wait_ready then returns at once): two
+ * sockets and their descriptors fewer, for processes holding thousands of connections. */
+void hrm_conn_drop_monitor(struct hrm_conn *c);
 void *hrm_conn_zsock(struct hrm_conn *c);
 /* Waits for the handshake's outcome: 0 admitted, -EACCES refused (key not
  * authorised), -ECONNREFUSED nobody listens, -ETIMEDOUT no answer. */

@@ -498,7 +498,8 @@ static int run(struct fopts *o)
     if (!c)
         return CLI_FAIL;
     long long up = 0;
-    while ((up = nodes_up(c)) < o->agents && mono_s() - t0 < 120 && !interrupted)
+    while ((up = nodes_up(c)) < o->agents && mono_s() - t0 < 120 && !interrupted &&
+           waitpid(o->fleet, NULL, WNOHANG) == 0)
         nap_s(0.1);
     double register_s = mono_s() - t0;
     if (up < o->agents) {

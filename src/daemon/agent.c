@@ -16,7 +16,12 @@
 #include "peer.h"
 #include "statedir.h"
 
-#define REGISTER_RETRY_US 1000000
+/* An unanswered registration is sent again after 3 s, then 6, 12, up to 24 s.  ZeroMQ keeps a
+ * registration sent before the connection is up and delivers it, so a resend is for a lost
+ * connection only; when thousands of agents register at once the master answers late, and
+ * resending every second would only queue more registrations behind the first ones. */
+#define REGISTER_RETRY_US 3000000
+#define REGISTER_RETRY_MAX_US 24000000
 /* Messages from the master handled per turn: launches are cheap but a burst
  * of thousands should not delay reaping and heartbeats. */
 #define TURN_MAX_MSGS 512
@@ -117,7 +122,16 @@ static void send_register(struct agent *a)
     agent_flush(a);
     send_now(a, m);
     json_decref(m);
-    a->register_sent_us = agent_mono_us();
+    int64_t now = agent_mono_us();
+    bool retry = !a->registered && a->register_sent_us > 0 &&
+                 now - a->register_sent_us < 2 * REGISTER_RETRY_MAX_US;
+    if (retry)
+        a->register_retry_us = a->register_retry_us * 2 > REGISTER_RETRY_MAX_US
+                                   ? REGISTER_RETRY_MAX_US
+                                   : a->register_retry_us * 2;
+    else
+        a->register_retry_us = REGISTER_RETRY_US;
+    a->register_sent_us = now;
 }
 
 static struct arun *find_run(struct agent *a, const json_t *msg)
@@ -187,7 +201,7 @@ static void on_message(struct agent *a, json_t *msg)
         const char *code = json_string_value(json_object_get(msg, "code"));
         if (code && strcmp(code, "not_registered") == 0) {
             /* The master restarted or declared us down: tell it everything again. */
-            if (a->registered || agent_mono_us() - a->register_sent_us > REGISTER_RETRY_US) {
+            if (a->registered || agent_mono_us() - a->register_sent_us > a->register_retry_us) {
                 a->registered = false;
                 send_register(a);
             }
@@ -222,9 +236,14 @@ static void timers(struct agent *a)
         aout_tick(a);
         cg_retry(a);
     }
-    if (!a->registered && now - a->register_sent_us >= REGISTER_RETRY_US)
+    if (!a->registered && now - a->register_sent_us >= a->register_retry_us)
         send_register(a);
-    if (now >= a->next_heartbeat_us) {
+    /* Not before the welcome: a heartbeat the master gets before the registration is answered
+     * not_registered, and that answer, arriving after the welcome, would start it all over
+     * (with thousands of agents registering at once, a storm of registrations). */
+    if (now >= a->next_heartbeat_us && !a->registered) {
+        a->next_heartbeat_us = now + a->cfg.heartbeat_us;
+    } else if (now >= a->next_heartbeat_us) {
         json_t *h = hrm_wire_new(HRM_WIRE_HEARTBEAT);
         double load;
         int64_t mem_avail;
@@ -382,6 +401,7 @@ struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char
     a->zctx = zctx;
     if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
         goto fail;
+    hrm_conn_drop_monitor(a->conn); /* an agent never waits on it */
     return a;
 fail:
     agent_free(a);
@@ -454,8 +474,8 @@ void agent_start(struct agent *a)
 int64_t agent_next_due(const struct agent *a)
 {
     int64_t t = a->next_heartbeat_us < a->next_usage_us ? a->next_heartbeat_us : a->next_usage_us;
-    if (!a->registered && a->register_sent_us + REGISTER_RETRY_US < t)
-        t = a->register_sent_us + REGISTER_RETRY_US;
+    if (!a->registered && a->register_sent_us + a->register_retry_us < t)
+        t = a->register_sent_us + a->register_retry_us;
     int64_t q = anqs_next_timer(a);
     if (q < t)
         t = q;

@@ -14,9 +14,10 @@
 #include "hrm/log.h"
 
 #define FLEET_MAX 100000
-/* Per agent: its DEALER, its monitor's two PAIR ends, their mailboxes and its TCP connection. */
-#define SOCKETS_PER_AGENT 3
-#define FDS_PER_AGENT 5
+/* Per agent: its DEALER (its mailbox's descriptor and its TCP connection's), with no monitor
+ * (hrm_conn_drop_monitor); the rest is slack for reconnections. */
+#define SOCKETS_PER_AGENT 2
+#define FDS_PER_AGENT 3
 #define LOOP_MAX_WAIT_MS 100
 
 struct fleet {

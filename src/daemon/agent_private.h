@@ -111,6 +111,7 @@ struct agent {
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
+    int64_t register_retry_us; /* wait before sending an unanswered registration again */
     int64_t next_cap_us, next_sweep_us; /* agent_output.c's checks (mono) */
     struct node_counters {
         int64_t mono_us, busy_us, disk_ms;

@@ -83,10 +83,7 @@ static bool peer_eq(const struct peer_id *a, const struct peer_id *b)
 
 static int32_t node_of_peer(struct master *m, const struct peer_id *p)
 {
-    for (int32_t n = 0; n < m->nnodes; n++)
-        if (peer_eq(&m->nodes[n].peer, p))
-            return n;
-    return -1;
+    return nodeidx_find(m, NODEIDX_PEER, p->id, p->len);
 }
 
 static void ack_task(struct master *m, const struct peer_id *to, json_int_t job, json_int_t task,
@@ -203,7 +200,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     /* One peer is one node: a connection that registers under a new name leaves its old one. */
     int32_t old = node_of_peer(m, from);
     if (old >= 0 && strcmp(m->nodes[old].name, name) != 0)
-        m->nodes[old].peer.len = 0;
+        nodeidx_set_peer(m, old, NULL);
     int32_t n = nodes_find(m, name, true);
     struct rnode *rn = &m->nodes[n];
     int32_t cores = (int32_t)(cpu / 1000);
@@ -219,13 +216,14 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     rn->gpus = (int32_t)gpus;
     rn->gpu_mem = gpu_mem;
     snprintf(rn->rack, sizeof(rn->rack), "%s", rack);
-    snprintf(rn->host, sizeof(rn->host), "%s",
-             json_string_value(json_object_get(msg, "host")) ?: "");
+    char host[sizeof(rn->host)];
+    snprintf(host, sizeof(host), "%s", json_string_value(json_object_get(msg, "host")) ?: "");
+    nodeidx_set_host(m, n, host);
     snprintf(rn->cgroup, sizeof(rn->cgroup), "%s",
              json_string_value(json_object_get(msg, "cgroup")) ?: "none");
     /* Only an agent that says it applies task_cpu gets one: older agents never see it. */
     rn->task_cpu = json_is_true(json_object_get(msg, "task_cpu"));
-    rn->peer = *from;
+    nodeidx_set_peer(m, n, from);
     rn->last_seen_us = master_mono_us();
     bool was_up = rn->up;
     rn->up = true;
@@ -234,12 +232,10 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
                    json_pack("{s:s, s:s, s:i, s:I, s:i}", "reason", "registration", "rack",
                              rn->rack, "cpus", rn->cores, "mem", (json_int_t)rn->mem, "gpus",
                              rn->gpus));
-    /* Reconcile: what the agent runs and has finished against the table. */
-    for (size_t i = 0; i < m->njobs; i++) {
-        struct rjob *j = m->jobs[i];
-        for (int32_t k = 0; j && k < j->ntasks; k++)
-            j->tasks[k].seen = false;
-    }
+    /* Reconcile: what the agent runs and has finished against the table.  The node's own
+     * runs only (rn->runs): the cost follows this node, not every task ever submitted. */
+    for (int32_t r = 0; r < rn->nruns; r++)
+        rn->runs[r].job->tasks[rn->runs[r].idx].seen = false;
     size_t i;
     const json_t *e;
     json_array_foreach(json_object_get(msg, "running"), i, e)
@@ -270,16 +266,19 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
         task_ended(m, n, from, e);
     }
     int lost = 0;
-    for (size_t x = 0; x < m->njobs; x++) {
-        struct rjob *j = m->jobs[x];
-        for (int32_t k = 0; j && jobs_live(j) && k < j->ntasks; k++) {
-            struct rtask *t = &j->tasks[k];
-            if (t->state == HRM_RTASK_RUNNING && t->node == n && !t->seen) {
-                jobs_task_lost(m, j, k); /* nobody runs it: placed again */
-                lost++;
-            }
+    /* A copy: placing a task again takes it off the node's list. */
+    size_t nr = (size_t)rn->nruns;
+    struct task_ref *runs = hrm_alloc((nr ? nr : 1) * sizeof(*runs));
+    memcpy(runs, rn->runs, nr * sizeof(*runs));
+    for (size_t r = 0; r < nr; r++) {
+        struct rjob *j = runs[r].job;
+        struct rtask *t = &j->tasks[runs[r].idx];
+        if (jobs_live(j) && t->state == HRM_RTASK_RUNNING && t->node == n && !t->seen) {
+            jobs_task_lost(m, j, runs[r].idx); /* nobody runs it: placed again */
+            lost++;
         }
     }
+    hrm_free(runs);
     if (lost)
         m->sched.dirty = true;
     if (!was_up && !m->sched.dirty) {
@@ -545,8 +544,36 @@ static void send_one(struct master *m, const struct peer_id *to, const json_t *m
  */
 #define BATCH_MAX_ITEMS 512
 
+/*
+ * Links each message to the next one for the same peer (m->flush_next, SIZE_MAX: none), so
+ * that collecting a peer's batch follows its own messages instead of rescanning the turn's:
+ * a turn of launches to thousands of agents stays linear.
+ */
+static void link_by_peer(struct master *m)
+{
+    HRM_GROW(m->flush_next, m->cap_flush_next, m->nout * 3 + 1);
+    size_t *next = m->flush_next, *slot = next + m->nout, cap = m->nout * 2;
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = SIZE_MAX; /* peer hash -> the latest message to it so far */
+    for (size_t i = 0; i < m->nout; i++) {
+        const struct peer_id *p = &m->out[i].to;
+        uint64_t h = 1469598103934665603ull;
+        for (size_t b = 0; b < p->len; b++)
+            h = (h ^ p->id[b]) * 1099511628211ull;
+        size_t k = h % cap;
+        while (slot[k] != SIZE_MAX && !peer_eq(&m->out[slot[k]].to, p))
+            k = (k + 1) % cap;
+        if (slot[k] != SIZE_MAX)
+            next[slot[k]] = i;
+        slot[k] = i;
+        next[i] = SIZE_MAX;
+    }
+}
+
 static void flush_out(struct master *m)
 {
+    if (m->nout)
+        link_by_peer(m);
     for (size_t i = 0; i < m->nout && !m->stop; i++) {
         struct outmsg *o = &m->out[i];
         if (!o->msg)
@@ -556,8 +583,9 @@ static void flush_out(struct master *m)
             continue;
         }
         json_t *items = json_array();
-        for (size_t k = i; k < m->nout && json_array_size(items) < BATCH_MAX_ITEMS; k++) {
-            if (m->out[k].msg && peer_eq(&m->out[k].to, &o->to)) {
+        for (size_t k = i; k != SIZE_MAX && json_array_size(items) < BATCH_MAX_ITEMS;
+             k = m->flush_next[k]) {
+            if (m->out[k].msg) {
                 json_array_append_new(items, m->out[k].msg);
                 m->out[k].msg = NULL;
             }
@@ -655,9 +683,13 @@ static void master_free(struct master *m)
     fgm_free(m);
     dist_free(m);
     jobs_free_all(m);
-    for (int32_t n = 0; n < m->nnodes; n++)
+    for (int32_t n = 0; n < m->nnodes; n++) {
         json_decref(m->nodes[n].gpu_list);
+        hrm_free(m->nodes[n].runs);
+    }
     hrm_free(m->nodes);
+    nodeidx_free(m);
+    hrm_free(m->flush_next);
     if (m->sigfd >= 0)
         close(m->sigfd);
     hrm_server_free(m->srv);

@@ -50,6 +50,13 @@ struct rtask {
      * out that delay, when it may be placed again (wall clock; 0: not waiting). */
     int32_t restarts, crash_streak;
     int64_t backoff_us, restart_at_us;
+    int32_t node_slot; /* while running on a node: its place in that node's runs (task_count) */
+};
+
+/* A running task, as a node's list of them holds it (rnode.runs). */
+struct task_ref {
+    struct rjob *job;
+    int32_t idx;
 };
 
 struct waiter {
@@ -123,6 +130,20 @@ struct rnode {
     /* Its tasks' use in its latest node sample (milli-cores, bytes): a sibling agent on the same
      * host counts them out of its own foreign load (usage_host_foreign). */
     int64_t tasks_cpu_milli, tasks_mem;
+    int32_t host_next; /* the next node of its host (a ring; itself when alone, -1: no host) */
+    /* The tasks running (or queued) here, kept by task_count like the counters above: a
+     * registration reconciles them without a walk of every task of every job. */
+    struct task_ref *runs;
+    int32_t nruns;
+    size_t cap_runs;
+};
+
+/* master_nodeidx.c: nodes by name, by connection and by host (a hash each; O(1) lookups). */
+enum nodeidx_kind { NODEIDX_NAME, NODEIDX_PEER, NODEIDX_HOST, NODEIDX_KINDS };
+struct nodeidx {
+    int32_t *node; /* per slot: a node index, -1 empty */
+    uint64_t *hash;
+    size_t cap, used;
 };
 
 /* A log request forwarded to an agent, waiting for its answer. */
@@ -198,6 +219,9 @@ struct master {
     struct rnode *nodes;
     int32_t nnodes;
     size_t cap_nodes;
+    struct nodeidx nodeidx[NODEIDX_KINDS]; /* master_nodeidx.c */
+    size_t *flush_next;                    /* flush_out's scratch: next message to the same peer */
+    size_t cap_flush_next;
     struct msched sched;
     struct mdist *dist;
     struct outmsg *out;
@@ -318,6 +342,15 @@ bool keys_may_register(struct master *m, const struct peer_id *from, const char 
  * the description names another one. */
 const char *keys_job_user(struct master *m, const struct peer_id *from, const json_t *desc,
                           long long req);
+
+int32_t nodeidx_find(const struct master *m, enum nodeidx_kind kind, const void *key, size_t len);
+void nodeidx_add(struct master *m, enum nodeidx_kind kind, int32_t n); /* by its current key */
+void nodeidx_del(struct master *m, enum nodeidx_kind kind, int32_t n);
+/* Node n's connection becomes p (NULL: none), in the node and in the index. */
+void nodeidx_set_peer(struct master *m, int32_t n, const struct peer_id *p);
+/* Node n's host becomes host: it leaves its old host's ring and joins the new one's. */
+void nodeidx_set_host(struct master *m, int32_t n, const char *host);
+void nodeidx_free(struct master *m);
 
 /* master_jobs.c */
 int32_t nodes_find(struct master *m, const char *name, bool create); /* index or -1 */
