@@ -128,10 +128,14 @@ int agent_fleet_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             f.n, f.n == 1 ? "" : "s", f.agents[0]->name,
             (long long)(f.agents[0]->cpu_milli / 1000), (long long)(f.agents[0]->mem >> 20),
             f.agents[0]->endpoint);
-    for (int32_t i = 0; i < f.n; i++)
+    /* Each agent's first turn reads its socket once: ZeroMQ signals its descriptor only for a
+     * reader that has found its queue empty, so one that never read would never be woken. */
+    for (int32_t i = 0; i < f.n; i++) {
         agent_start(f.agents[i]);
+        f.ready[i] = true;
+    }
     struct epoll_event evs[512];
-    bool stop = false, any_ready = false;
+    bool stop = false, any_ready = true;
     int rc = 0;
     while (!stop && f.live > 0) {
         int64_t now = agent_mono_us(), due = INT64_MAX;

@@ -22,6 +22,13 @@
  * handshakes and scheduling passes, at ~1 ms of work per hundred messages. */
 #define TURN_MAX_MSGS 1024
 #define TICK_US 100000         /* housekeeping: node timeouts, reconciliation */
+/* What a registration or a heartbeat may claim (docs/protocol.md, "Agent ↔ master"). */
+#define NODE_MEM_MIN ((json_int_t)1 << 20)
+#define NODE_MEM_MAX ((json_int_t)1 << 50)
+#define HEARTBEAT_LOAD_MAX 1000000
+/* An agent's memory may be declared smaller than its host's (--mem): free memory above the
+ * declared is fine up to a host this many times larger. */
+#define NODE_MEM_SLACK 4096
 /* Under the client's default 10 s, so that it reads why rather than "no answer". */
 #define LOGS_TIMEOUT_US 5000000
 
@@ -172,6 +179,24 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
                 t->error ? t->error : "");
 }
 
+/*
+ * A node that is up registers from another connection: a restarted agent (its old connection
+ * is dead) or a second agent started with the same name and key.  The newer one is the node
+ * from now on; the older connection is told so and stops (an agent stops on a refused
+ * registration), where otherwise the two would take the name from each other at every message.
+ */
+static void register_takeover(struct master *m, struct rnode *rn)
+{
+    hrm_log(HRM_LOG_WARNING, "node %s registered again from another connection: the new one "
+            "is the node, the previous one is told to stop (two agents with one name?)",
+            rn->name);
+    json_t *e = hrm_wire_error(HRM_WERR_FORBIDDEN, -1, "node '%s' registered again from "
+                               "another connection, which replaces this one: is a second agent "
+                               "running with this name?", rn->name);
+    json_object_set_new(e, "about", json_string("register"));
+    master_send(m, &rn->peer, e);
+}
+
 static void on_register(struct master *m, const struct peer_id *from, json_t *msg)
 {
     const char *name = json_string_value(json_object_get(msg, "name"));
@@ -184,6 +209,15 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
                            "register: name and rack of 1..%d characters, cpu >= 1000 milli-cores,"
                            " at most %d GPUs",
                            NODE_NAME_MAX - 1, HRM_MAX_GPUS_PER_NODE);
+        return;
+    }
+    /* Capacities no machine has would skew every placement and sum (docs/protocol.md). */
+    if (mem < NODE_MEM_MIN || mem > NODE_MEM_MAX || gpu_mem < 0 || gpu_mem > NODE_MEM_MAX) {
+        hrm_log(HRM_LOG_WARNING, "refused a registration as '%.47s': mem %lld or gpu_mem %lld "
+                "bytes outside 1 MiB..1 PiB", name, (long long)mem, (long long)gpu_mem);
+        master_reply_error(m, from, HRM_WERR_BAD_FIELD, -1,
+                           "register: mem %lld and gpu_mem %lld bytes: mem must be 1 MiB..1 PiB,"
+                           " gpu_mem at most 1 PiB", (long long)mem, (long long)gpu_mem);
         return;
     }
     if (!keys_may_register(m, from, name))
@@ -203,6 +237,8 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
         nodeidx_set_peer(m, old, NULL);
     int32_t n = nodes_find(m, name, true);
     struct rnode *rn = &m->nodes[n];
+    if (rn->up && rn->peer.len > 0 && !peer_eq(&rn->peer, from))
+        register_takeover(m, rn);
     int32_t cores = (int32_t)(cpu / 1000);
     if (rn->cores != cores || rn->mem != mem || rn->gpus != gpus || rn->gpu_mem != gpu_mem ||
         strcmp(rn->rack, rack) != 0 || n >= (m->sched.cluster ? m->sched.cluster->nnodes : 0))
@@ -269,7 +305,8 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     /* A copy: placing a task again takes it off the node's list. */
     size_t nr = (size_t)rn->nruns;
     struct task_ref *runs = hrm_alloc((nr ? nr : 1) * sizeof(*runs));
-    memcpy(runs, rn->runs, nr * sizeof(*runs));
+    if (nr)
+        memcpy(runs, rn->runs, nr * sizeof(*runs));
     for (size_t r = 0; r < nr; r++) {
         struct rjob *j = runs[r].job;
         struct rtask *t = &j->tasks[runs[r].idx];
@@ -301,11 +338,24 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
 
 static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
 {
-    (void)from;
     struct rnode *rn = &m->nodes[n];
-    rn->load = json_number_value(json_object_get(msg, "load"));
-    rn->mem_avail = geti(msg, "mem_avail");
-    rn->ntasks_reported = (int32_t)geti(msg, "ntasks");
+    double load = json_number_value(json_object_get(msg, "load"));
+    json_int_t mem_avail = geti(msg, "mem_avail"), ntasks = geti(msg, "ntasks");
+    /* A load beyond what any host runs, or free memory beyond what the node declared: a bug or
+     * a hostile agent.  Kept out of the table (hrm nodes, the policies' view). */
+    if (!(load >= 0 && load <= HEARTBEAT_LOAD_MAX) || mem_avail > NODE_MEM_MAX ||
+        (rn->mem > 0 && mem_avail > rn->mem && mem_avail > NODE_MEM_SLACK * rn->mem)) {
+        hrm_log(HRM_LOG_WARNING, "bad heartbeat from node %s: load %g, mem_avail %lld bytes "
+                "(the node declared %lld): ignored", rn->name, load, (long long)mem_avail,
+                (long long)rn->mem);
+        master_reply_error(m, from, HRM_WERR_BAD_FIELD, -1,
+                           "heartbeat: load %g must be 0..%d, mem_avail %lld bytes at most the "
+                           "host's memory", load, HEARTBEAT_LOAD_MAX, (long long)mem_avail);
+        return;
+    }
+    rn->load = load;
+    rn->mem_avail = mem_avail;
+    rn->ntasks_reported = (int32_t)(ntasks > INT32_MAX ? INT32_MAX : ntasks);
     rn->moved_in = geti(msg, "moved_in");
     rn->moved_out = geti(msg, "moved_out");
 }
