@@ -240,6 +240,7 @@ struct master {
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */
     struct usage_complaints usage_complaints;
+    struct usage_complaints sched_complaints; /* scheduler processes' bad messages (master_remote.c) */
     struct mfgm fgm;
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
