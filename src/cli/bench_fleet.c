@@ -501,7 +501,9 @@ static int run(struct fopts *o)
     while ((up = nodes_up(c)) < o->agents && mono_s() - t0 < 120 && !interrupted &&
            waitpid(o->fleet, NULL, WNOHANG) == 0)
         nap_s(0.1);
-    double register_s = mono_s() - t0;
+    double register_s = mono_s() - t0, n0 = mono_s();
+    nodes_up(c);
+    double nodes_ms = (mono_s() - n0) * 1000; /* one listing of every node */
     if (up < o->agents) {
         fprintf(stderr, "hrm bench fleet: %lld of %lld agents registered in 120 s; see %s\n", up,
                 o->agents, o->logs);
@@ -541,11 +543,16 @@ static int run(struct fopts *o)
     double window = s.last_start_s - s.first_submit_s;
     double rate = window > 0 ? (double)s.nlat / window : 0;
     double rec = o->reconcile ? measure_reconcile(o, &c) : -2;
+    double load[3] = {0};
+    if (getloadavg(load, 3) < 0)
+        load[0] = -1;
     printf("fleet: %lld simulated agents x %lld cpus, policy %s%s, %lld tasks of %.0f ms in %lld "
-           "jobs\n", o->agents, o->cpus, o->policy, o->scheds ? " (scheduler processes)" : "",
-           o->tasks, o->task_s * 1000, njobs);
+           "jobs; host load average %.1f (%ld CPUs)\n", o->agents, o->cpus, o->policy,
+           o->scheds ? " (scheduler processes)" : "", o->tasks, o->task_s * 1000, njobs, load[0],
+           sysconf(_SC_NPROCESSORS_ONLN));
     printf("BENCH fleet.register_s %.2f s\n", register_s);
     printf("BENCH fleet.heartbeat_cpu_us %.1f us\n", hb_us);
+    printf("BENCH fleet.nodes_list_ms %.1f ms\n", nodes_ms);
     printf("BENCH fleet.master_rss_idle_mb %.1f MB\n", (double)rss_idle / 1024);
     printf("BENCH fleet.placements_per_s %.0f tasks/s\n", rate);
     printf("BENCH fleet.start_p50_ms %.1f ms\n", (double)pct(s.lat_us, s.nlat, 0.5) / 1000);

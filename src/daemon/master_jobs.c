@@ -922,6 +922,7 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
     json_t *list = json_array();
     int64_t now = master_mono_us();
     counts_assert(m, NULL);
+    double *scores = master_perf_scores(m);
     for (int32_t n = 0; n < m->nnodes; n++) {
         const struct rnode *rn = &m->nodes[n];
         struct hrm_res fr = {0};
@@ -953,7 +954,7 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
                 json_array_append_new(shares, json_integer(rn->gpu_milli[g]));
             json_object_set_new(last, "gpu_shares", shares);
         }
-        master_perf_json(m, n, last);
+        master_perf_json(m, n, scores, last);
         if (m->dist) {
             json_t *o = json_array_get(list, json_array_size(list) - 1);
             json_object_set_new(o, "queued", json_integer(rn->nqueued));
@@ -961,6 +962,7 @@ void on_nodes(struct master *m, const struct peer_id *from, json_t *msg)
             json_object_set_new(o, "moved_out", json_integer(rn->moved_out));
         }
     }
+    hrm_free(scores);
     json_t *r = hrm_wire_new(HRM_WIRE_NODES_LIST);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
     json_object_set_new(r, "nodes", list);

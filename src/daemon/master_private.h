@@ -400,7 +400,11 @@ void master_node_perf(struct master *m, struct rnode *rn, const json_t *bench);
 void master_perf_map(const struct master *m, double *cpu_speed, double *disk_bw);
 /* Adds node n's figures, the cpu_speed NPARSA reads and its AHP scores per job type to the
  * node's object of hrm nodes --json. */
-void master_perf_json(const struct master *m, int32_t n, json_t *o);
+/* The AHP scores of every node (cpu then mem, 2 x the cluster's nodes), computed once per
+ * listing: per node, they would cost O(nodes) each (malloc'd; NULL: none, distributed or not
+ * built yet). */
+double *master_perf_scores(const struct master *m);
+void master_perf_json(const struct master *m, int32_t n, const double *scores, json_t *o);
 void on_cancel(struct master *m, const struct peer_id *from, json_t *msg);
 void on_wait(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg);
