@@ -70,6 +70,12 @@ struct hrm_agent_config {
     double speed;
     int64_t disk_bps;         /* write throttle on the state folder's disk, bytes/s; 0: none */
     bool rebench;             /* measure the node again at start even if a bench is cached */
+    /* Simulated agents (docs/runtime.md, "Simulated agents"): no process is started; a task
+     * holds its resources for its declared duration.  count agents share this process and one
+     * loop, named name_prefix1..count (count 1: name). */
+    bool simulate_exec;
+    int32_t count;            /* 0: 1 */
+    const char *name_prefix;  /* NULL: name, else "sim" */
 };
 
 #define HRM_AGENT_MAX_OUTPUT_DEFAULT ((int64_t)1 << 30)

@@ -48,6 +48,10 @@ int hrm_keys_add_scheduler(const char *dir, struct hrm_error *err);
 /* Adds DIR/agent-NODE.key/.pub and "agent KEY node=NODE" to authorized.  An
  * existing pair is refused (-EEXIST) unless force, which replaces it and its line. */
 int hrm_keys_add_node(const char *dir, const char *node, bool force, struct hrm_error *err);
+/* agent-PREFIX1..PREFIXcount key pairs, each bound to its node, with one rewrite of
+ * authorized (a fleet of simulated agents); an existing pair is an error. */
+int hrm_keys_add_nodes(const char *dir, const char *prefix, int32_t count,
+                       struct hrm_error *err);
 /* Adds DIR/client-NAME.key/.pub and "client KEY user=USER" to authorized, as above. */
 int hrm_keys_add_client(const char *dir, const char *name, const char *user, bool force,
                         struct hrm_error *err);
@@ -137,6 +141,9 @@ struct hrm_conn;
 struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
                               const struct hrm_keypair *kp, struct hrm_error *err);
 void hrm_conn_free(struct hrm_conn *c);
+/* Stops watching the connection's events (hrm_conn_wait_ready then returns at once): two
+ * sockets and their descriptors fewer, for processes holding thousands of connections. */
+void hrm_conn_drop_monitor(struct hrm_conn *c);
 void *hrm_conn_zsock(struct hrm_conn *c);
 /* Waits for the handshake's outcome: 0 admitted, -EACCES refused (key not
  * authorised), -ECONNREFUSED nobody listens, -ETIMEDOUT no answer. */

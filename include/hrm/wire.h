@@ -47,6 +47,9 @@ enum hrm_peer {
     HRM_PEER_AGENT = 1,  /* a node agent (key listed as "agent") */
     HRM_PEER_CLIENT = 2, /* a user's CLI (key listed as "client") */
     HRM_PEER_SCHED = 4,  /* a scheduler process, hrm sched (key listed as "scheduler") */
+    /* Not a key's role: hrm_wire_decode_from's for a frame the master sent (its listings of
+     * thousands of nodes or jobs may pass HRM_WIRE_MAX_BYTES, up to the 16 MiB ZeroMQ takes). */
+    HRM_PEER_FROM_MASTER = 0x100,
 };
 
 #define HRM_WIRE_MAP(X)                                                                        \

@@ -50,6 +50,7 @@ int bench_throughput(int argc, char **argv); /* bench_throughput.c: hrm bench th
 void bench_remove_tree(const char *dir);      /* bench_throughput.c: rm -rf DIR */
 int bench_p4real(int argc, char **argv);     /* bench_p4real.c: hrm bench p4real */
 int bench_flood(int argc, char **argv);      /* bench_flood.c: hrm bench flood */
+int bench_fleet(int argc, char **argv);      /* bench_fleet.c: hrm bench fleet */
 
 /* printable.c: replaces, in place, every control character of every string in a
  * reply (a JSON value, borrowed) by \xHH before it is printed as text: a job name

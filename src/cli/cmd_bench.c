@@ -37,6 +37,8 @@ static const struct bench benches[] = {
      bench_flood},
     {"p4real", "runtime: a workload of sleep-task jobs replayed on a real local cluster (P4)",
      bench_p4real},
+    {"fleet", "runtime: thousands of simulated agents: placements/s, start p99, reconcile",
+     bench_fleet},
 };
 
 #define NBENCHES (sizeof(benches) / sizeof(benches[0]))

@@ -331,6 +331,8 @@ int cmd_agent(int argc, char **argv)
         {"task-pids", required_argument, NULL, 'P'},
         {"bench", no_argument, NULL, 'B'},        {"rebench", no_argument, NULL, 'E'},
         {"speed", required_argument, NULL, 'S'},  {"disk-bps", required_argument, NULL, 'D'},
+        {"simulate-exec", no_argument, NULL, 'X'}, {"count", required_argument, NULL, 'N'},
+        {"name-prefix", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
@@ -413,6 +415,23 @@ int cmd_agent(int argc, char **argv)
             if (cli_agent_perf_flag(&cfg, c, optarg) < 0)
                 return CLI_USAGE;
             break;
+        case 'X':
+            cfg.simulate_exec = true;
+            break;
+        case 'N': {
+            long long v;
+            if (cli_parse_int("agent", "--count", optarg, 1, 100000, &v) < 0)
+                return CLI_USAGE;
+            cfg.count = (int32_t)v;
+            break;
+        }
+        case 'F':
+            if (!*optarg || strlen(optarg) > 36) {
+                fprintf(stderr, "hrm agent: --name-prefix: expected 1..36 characters\n");
+                return CLI_USAGE;
+            }
+            cfg.name_prefix = optarg;
+            break;
         case 'j':
             json = true;
             break;
@@ -458,6 +477,13 @@ int cmd_agent(int argc, char **argv)
                    "  --disk-bps RATE throttle the node's disk writes to RATE, like 50MB/s\n"
                    "                  (blkio/io.max; default: not throttled)\n"
                    "  --json          with --check or --bench: JSON\n"
+                   "  --simulate-exec start no process: a task holds its cpus and memory for\n"
+                   "                  its duration (sleep N's N, else its env SIMULATE_DURATION,\n"
+                   "                  else 0), then ends; capacity from --cpus/--mem (default\n"
+                   "                  4 CPUs, 8G); no discovery, cgroups, bench or output files\n"
+                   "  --count N       with --simulate-exec: run N agents in this process, named\n"
+                   "                  PREFIX1..PREFIXN, each with agent-NAME.key (default 1)\n"
+                   "  --name-prefix P with --count: the names' prefix (default --name, else sim)\n"
                    "  --log-level L   emerg..debug (default notice)\n"
                    "  -h, --help      this help\n");
             return CLI_OK;
@@ -467,6 +493,11 @@ int cmd_agent(int argc, char **argv)
     }
     if (optind != argc) {
         fprintf(stderr, "hrm agent: unexpected argument '%s'\n", argv[optind]);
+        return CLI_USAGE;
+    }
+    if ((cfg.count || cfg.name_prefix) && !cfg.simulate_exec) {
+        fprintf(stderr, "hrm agent: %s needs --simulate-exec (one real agent per node)\n",
+                cfg.count ? "--count" : "--name-prefix");
         return CLI_USAGE;
     }
     if (check)
@@ -605,6 +636,8 @@ static void keygen_usage(FILE *out)
             "                    (repeatable, or a comma-separated list); hrm agent --name\n"
             "                    NAME uses it when present, else agent.key, which is bound\n"
             "                    to the name it first registers as\n"
+            "  --node-count N    with one --node PREFIX: add the keys of nodes PREFIX1..\n"
+            "                    PREFIXN at once (simulated agents: hrm agent --count)\n"
             "  --client NAME     add client-NAME.key, whose jobs run as --user\n"
             "  --add-scheduler   add the scheduler key pair (hrm sched) to a folder made\n"
             "                    without it, and list it in authorized; other keys stay\n"
@@ -621,15 +654,21 @@ int cmd_keygen(int argc, char **argv)
                                          {"node", required_argument, NULL, 'n'},
                                          {"client", required_argument, NULL, 'c'},
                                          {"user", required_argument, NULL, 'u'},
+                                         {"node-count", required_argument, NULL, 'N'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     bool force = false, json = false, add = false;
     char *nodes[MAX_PARAMS];
     int nnodes = 0, c;
+    long long node_count = 0;
     const char *client = NULL, *user = NULL;
     while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
         if (c == 'f')
             force = true;
+        else if (c == 'N') {
+            if (cli_parse_int("keygen", "--node-count", optarg, 1, 100000, &node_count) < 0)
+                return CLI_USAGE;
+        }
         else if (c == 'a')
             add = true;
         else if (c == 'j')
@@ -678,6 +717,11 @@ int cmd_keygen(int argc, char **argv)
                "restart\n", dir);
         return CLI_OK;
     }
+    if (node_count > 0 && (nnodes != 1 || strchr(nodes[0], ',') || force || client)) {
+        fprintf(stderr, "hrm keygen: --node-count N takes one --node PREFIX (names PREFIX1.."
+                        "PREFIXN), without --force or --client\n");
+        return CLI_USAGE;
+    }
     bool adding = nnodes > 0 || client;
     char path[1200];
     snprintf(path, sizeof(path), "%s/master.key", dir);
@@ -698,6 +742,15 @@ int cmd_keygen(int argc, char **argv)
             printf("{\"dir\": \"%s\", \"master\": \"%s\"}\n", dir, m.pub);
         else
             printf("keys written to %s (master public key %s)\n", dir, m.pub);
+    }
+    if (node_count > 0) { /* --node is a prefix: PREFIX1..PREFIXN, in one go */
+        if (hrm_keys_add_nodes(dir, nodes[0], (int32_t)node_count, &err) < 0) {
+            fprintf(stderr, "hrm keygen: %s\n", err.text);
+            return CLI_FAIL;
+        }
+        printf("%s/agent-%s1.key .. agent-%s%lld.key: the keys of %lld nodes\n", dir, nodes[0],
+               nodes[0], node_count, node_count);
+        return CLI_OK;
     }
     for (int i = 0; i < nnodes; i++)
         if (keygen_nodes(dir, nodes[i], force) < 0)

@@ -16,7 +16,12 @@
 #include "peer.h"
 #include "statedir.h"
 
-#define REGISTER_RETRY_US 1000000
+/* An unanswered registration is sent again after 3 s, then 6, 12, up to 24 s.  ZeroMQ keeps a
+ * registration sent before the connection is up and delivers it, so a resend is for a lost
+ * connection only; when thousands of agents register at once the master answers late, and
+ * resending every second would only queue more registrations behind the first ones. */
+#define REGISTER_RETRY_US 3000000
+#define REGISTER_RETRY_MAX_US 24000000
 /* Messages from the master handled per turn: launches are cheap but a burst
  * of thousands should not delay reaping and heartbeats. */
 #define TURN_MAX_MSGS 512
@@ -103,7 +108,7 @@ static void send_register(struct agent *a)
     json_object_set_new(m, "numa", json_integer(a->hw.numa));
     json_object_set_new(m, "pci", json_integer(a->hw.pci));
     json_object_set_new(m, "host", json_string(a->host));
-    json_object_set_new(m, "cgroup", json_string(a->cfg.no_cgroup ? "off"
+    json_object_set_new(m, "cgroup", json_string(a->cfg.no_cgroup || a->simulate ? "off"
                                                  : a->hw.cg == CG_V2 ? "v2"
                                                  : a->hw.cg == CG_V1 ? "v1"
                                                                      : "none"));
@@ -117,7 +122,16 @@ static void send_register(struct agent *a)
     agent_flush(a);
     send_now(a, m);
     json_decref(m);
-    a->register_sent_us = agent_mono_us();
+    int64_t now = agent_mono_us();
+    bool retry = !a->registered && a->register_sent_us > 0 &&
+                 now - a->register_sent_us < 2 * REGISTER_RETRY_MAX_US;
+    if (retry)
+        a->register_retry_us = a->register_retry_us * 2 > REGISTER_RETRY_MAX_US
+                                   ? REGISTER_RETRY_MAX_US
+                                   : a->register_retry_us * 2;
+    else
+        a->register_retry_us = REGISTER_RETRY_US;
+    a->register_sent_us = now;
 }
 
 static struct arun *find_run(struct agent *a, const json_t *msg)
@@ -146,8 +160,9 @@ static void on_message(struct agent *a, json_t *msg)
         peer_each_item(msg, on_item, a);
         break;
     case HRM_WIRE_WELCOME:
-        if (!a->registered)
-            hrm_log(HRM_LOG_NOTICE, "registered with the master as node %lld",
+        if (!a->registered) /* a fleet's thousands of agents say it at info level */
+            hrm_log(a->simulate ? HRM_LOG_INFO : HRM_LOG_NOTICE,
+                    "%s registered with the master as node %lld", a->name,
                     (long long)json_integer_value(json_object_get(msg, "node")));
         a->registered = true;
         anqs_configure(a, msg);
@@ -186,7 +201,7 @@ static void on_message(struct agent *a, json_t *msg)
         const char *code = json_string_value(json_object_get(msg, "code"));
         if (code && strcmp(code, "not_registered") == 0) {
             /* The master restarted or declared us down: tell it everything again. */
-            if (a->registered || agent_mono_us() - a->register_sent_us > REGISTER_RETRY_US) {
+            if (a->registered || agent_mono_us() - a->register_sent_us > a->register_retry_us) {
                 a->registered = false;
                 send_register(a);
             }
@@ -216,15 +231,30 @@ static void on_message(struct agent *a, json_t *msg)
 static void timers(struct agent *a)
 {
     int64_t now = agent_mono_us();
-    exec_deadlines(a);
-    aout_tick(a);
-    cg_retry(a);
-    if (!a->registered && now - a->register_sent_us >= REGISTER_RETRY_US)
+    if (!a->simulate) {
+        exec_deadlines(a);
+        aout_tick(a);
+        cg_retry(a);
+    }
+    if (!a->registered && now - a->register_sent_us >= a->register_retry_us)
         send_register(a);
-    if (now >= a->next_heartbeat_us) {
+    /* Not before the welcome: a heartbeat the master gets before the registration is answered
+     * not_registered, and that answer, arriving after the welcome, would start it all over
+     * (with thousands of agents registering at once, a storm of registrations). */
+    if (now >= a->next_heartbeat_us && !a->registered) {
+        a->next_heartbeat_us = now + a->cfg.heartbeat_us;
+    } else if (now >= a->next_heartbeat_us) {
         json_t *h = hrm_wire_new(HRM_WIRE_HEARTBEAT);
-        json_object_set_new(h, "load", json_real(hw_loadavg()));
-        json_object_set_new(h, "mem_avail", json_integer(hw_mem_avail()));
+        double load;
+        int64_t mem_avail;
+        if (a->simulate) {
+            simexec_heartbeat(a, &load, &mem_avail);
+        } else {
+            load = hw_loadavg();
+            mem_avail = hw_mem_avail();
+        }
+        json_object_set_new(h, "load", json_real(load));
+        json_object_set_new(h, "mem_avail", json_integer(mem_avail));
         json_object_set_new(h, "ntasks", json_integer((json_int_t)a->nruns));
         anqs_heartbeat(a, h);
         agent_send(a, h);
@@ -233,7 +263,7 @@ static void timers(struct agent *a)
     if (now >= a->next_usage_us) {
         /* Idle or not: the node's own load is part of every sample. */
         if (a->registered)
-            agent_send(a, usage_message(a));
+            agent_send(a, a->simulate ? simexec_usage(a) : usage_message(a));
         a->next_usage_us = now + a->cfg.usage_us;
     }
 }
@@ -275,25 +305,29 @@ static void keys_guard(const struct agent *a)
         closedir(d);
 }
 
-static void agent_free(struct agent *a)
+void agent_free(struct agent *a)
 {
     if (!a)
         return;
-    speed_fini(a);
-    cg_fini(a);
+    if (!a->simulate) {
+        speed_fini(a);
+        cg_fini(a);
+    }
     if (a->sigfd >= 0)
         close(a->sigfd);
     exec_fini(a);
     anqs_free(a);
     json_decref(a->outq);
     hrm_conn_free(a->conn);
-    hrm_zctx_free(a->zctx);
+    if (a->owns_zctx)
+        hrm_zctx_free(a->zctx);
     hrm_free(a->runs);
     hrm_free(a->done);
     hrm_free(a);
 }
 
-static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_error *err)
+/* What every agent sets first, real or simulated: defaults, names and folders. */
+static struct agent *agent_alloc(const struct hrm_agent_config *cfg, const char *name)
 {
     struct agent *a = hrm_calloc(1, sizeof(*a));
     a->sigfd = -1;
@@ -313,7 +347,7 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     if (a->cfg.task_pids == 0)
         a->cfg.task_pids = HRM_TASK_PIDS_DEFAULT;
     gethostname(a->host, sizeof(a->host) - 1);
-    snprintf(a->name, sizeof(a->name), "%.47s", cfg->name ? cfg->name : a->host);
+    snprintf(a->name, sizeof(a->name), "%.47s", name ? name : a->host);
     snprintf(a->rack, sizeof(a->rack), "%s", cfg->rack ? cfg->rack : "r0");
     snprintf(a->state_dir, sizeof(a->state_dir), "%s", cfg->state_dir ? cfg->state_dir : ".");
     if (cfg->keys_dir)
@@ -324,6 +358,60 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
         snprintf(a->work_dir, sizeof(a->work_dir), "%s", cfg->work_dir);
     else
         snprintf(a->work_dir, sizeof(a->work_dir), "%.1000s/agents/%s", a->state_dir, a->name);
+    return a;
+}
+
+/* This agent's own key (hrm keygen --node NAME), else the shared one, and the master's. */
+static int agent_keys(struct agent *a, struct hrm_keypair *mine, struct hrm_keypair *master,
+                      struct hrm_error *err)
+{
+    char key[HRM_KEY_NAME_MAX + 16], path[1300];
+    snprintf(key, sizeof(key), "agent-%s", a->name);
+    snprintf(path, sizeof(path), "%s/%s.key", a->keys_dir, key);
+    if (!hrm_keys_valid_name(a->name) || access(path, F_OK) != 0)
+        snprintf(key, sizeof(key), "agent");
+    if (hrm_keys_load(a->keys_dir, key, false, mine, err) < 0 ||
+        hrm_keys_load(a->keys_dir, "master", true, master, err) < 0)
+        return -1;
+    return 0;
+}
+
+struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char *name,
+                                  void *zctx, struct hrm_error *err)
+{
+    struct agent *a = agent_alloc(cfg, name);
+    a->simulate = true;
+    /* Each simulated node is a host of its own: the master shares no foreign load among them. */
+    snprintf(a->host, sizeof(a->host), "%s", a->name);
+    a->cpu_milli = cfg->cpus_milli > 0 ? cfg->cpus_milli : 4000;
+    a->cpu_milli -= a->cpu_milli % 1000;
+    a->mem = cfg->mem > 0 ? cfg->mem : (int64_t)8 << 30;
+    a->gpus = cfg->gpus > 0 ? cfg->gpus : 0;
+    a->gpu_mem = cfg->gpu_mem > 0 ? cfg->gpu_mem : (int64_t)16 << 30;
+    a->hw.cores = a->hw.pus = (int32_t)(a->cpu_milli / 1000);
+    a->hw.numa = 1;
+    a->hw.nvml_gpus = -1;
+    if (cfg->master)
+        snprintf(a->endpoint, sizeof(a->endpoint), "%s", cfg->master);
+    else if (peer_read_endpoint(a->state_dir, a->endpoint, sizeof(a->endpoint), err) < 0)
+        goto fail;
+    struct hrm_keypair mine, master;
+    if (agent_keys(a, &mine, &master, err) < 0)
+        goto fail;
+    a->zctx = zctx;
+    if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
+        goto fail;
+    hrm_conn_drop_monitor(a->conn); /* an agent never waits on it */
+    return a;
+fail:
+    agent_free(a);
+    return NULL;
+}
+
+static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_error *err)
+{
+    struct agent *a = agent_alloc(cfg, cfg->name);
+    a->owns_zctx = true;
     hw_discover(&a->hw, a->name, false);
     a->cpu_milli = cfg->cpus_milli > 0 ? cfg->cpus_milli : (int64_t)a->hw.pus * 1000;
     a->cpu_milli -= a->cpu_milli % 1000; /* the model counts whole cores */
@@ -344,15 +432,8 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     struct stat st;
     if (stat(a->state_dir, &st) == 0 && statedir_make_private(a->state_dir, NULL, err) < 0)
         goto fail;
-    /* A key of this node's own (hrm keygen --node NAME), else the shared one. */
-    char key[HRM_KEY_NAME_MAX + 16], path[1300];
-    snprintf(key, sizeof(key), "agent-%s", a->name);
-    snprintf(path, sizeof(path), "%s/%s.key", a->keys_dir, key);
-    if (!hrm_keys_valid_name(a->name) || access(path, F_OK) != 0)
-        snprintf(key, sizeof(key), "agent");
     struct hrm_keypair mine, master;
-    if (hrm_keys_load(a->keys_dir, key, false, &mine, err) < 0 ||
-        hrm_keys_load(a->keys_dir, "master", true, &master, err) < 0)
+    if (agent_keys(a, &mine, &master, err) < 0)
         goto fail;
     keys_guard(a);
     /* Task cgroups carry the cluster's identity: two clusters on one host, each with a node1,
@@ -383,8 +464,52 @@ fail:
     return NULL;
 }
 
+void agent_start(struct agent *a)
+{
+    send_register(a);
+    a->next_heartbeat_us = agent_mono_us() + a->cfg.heartbeat_us;
+    a->next_usage_us = agent_mono_us() + a->cfg.usage_us;
+}
+
+int64_t agent_next_due(const struct agent *a)
+{
+    int64_t t = a->next_heartbeat_us < a->next_usage_us ? a->next_heartbeat_us : a->next_usage_us;
+    if (!a->registered && a->register_sent_us + a->register_retry_us < t)
+        t = a->register_sent_us + a->register_retry_us;
+    int64_t q = anqs_next_timer(a);
+    if (q < t)
+        t = q;
+    if (a->simulate && (q = simexec_next_end(a)) < t)
+        t = q;
+    return t;
+}
+
+void agent_turn(struct agent *a)
+{
+    for (int i = 0; i < TURN_MAX_MSGS; i++) {
+        json_t *msg;
+        struct hrm_error rerr;
+        int rc = hrm_conn_recv(a->conn, 0, &msg, &rerr);
+        if (rc == -ETIMEDOUT)
+            break;
+        if (rc < 0) {
+            hrm_log(HRM_LOG_WARNING, "%s", rerr.text);
+            continue;
+        }
+        on_message(a, msg);
+        json_decref(msg);
+    }
+    exec_reap(a); /* a SIGCHLD may have merged with one already read */
+    anqs_drain(a);
+    anqs_run_timers(a);
+    timers(a);
+    agent_flush(a);
+}
+
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
 {
+    if (cfg->simulate_exec)
+        return agent_fleet_run(cfg, err);
     struct agent *a = agent_new(cfg, err);
     if (!a)
         return -HRM_EIO;
@@ -394,9 +519,7 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             a->name, a->rack, (long long)(a->cpu_milli / 1000), (long long)(a->mem >> 20), a->gpus,
             a->cfg.no_cgroup ? "off" : a->hw.cg_why, a->cluster, a->endpoint, a->work_dir);
     cg_sweep(a); /* before any task of ours can be there */
-    send_register(a);
-    a->next_heartbeat_us = agent_mono_us() + a->cfg.heartbeat_us;
-    a->next_usage_us = agent_mono_us() + a->cfg.usage_us;
+    agent_start(a);
     while (!a->stop) {
         zmq_pollitem_t items[2] = {
             {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
@@ -423,24 +546,7 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             }
             exec_reap(a);
         }
-        for (int i = 0; i < TURN_MAX_MSGS; i++) {
-            json_t *msg;
-            struct hrm_error rerr;
-            int rc = hrm_conn_recv(a->conn, 0, &msg, &rerr);
-            if (rc == -ETIMEDOUT)
-                break;
-            if (rc < 0) {
-                hrm_log(HRM_LOG_WARNING, "%s", rerr.text);
-                continue;
-            }
-            on_message(a, msg);
-            json_decref(msg);
-        }
-        exec_reap(a); /* a SIGCHLD may have merged with one already read */
-        anqs_drain(a);
-        anqs_run_timers(a);
-        timers(a);
-        agent_flush(a);
+        agent_turn(a);
     }
     exec_stop_all(a);
     agent_flush(a);

@@ -187,7 +187,7 @@ static size_t utoa(unsigned long v, char *buf)
     return k;
 }
 
-static void report_started(struct agent *a, struct arun *r)
+void exec_report_started(struct agent *a, struct arun *r)
 {
     json_t *m = hrm_wire_new(HRM_WIRE_TASK_STARTED);
     json_object_set_new(m, "job", json_integer(r->job));
@@ -200,7 +200,7 @@ static void report_started(struct agent *a, struct arun *r)
     agent_send(a, m);
 }
 
-static void finish(struct agent *a, struct arun *r)
+void exec_finish(struct agent *a, struct arun *r)
 {
     /* An end in the same flush as the start makes the start redundant. */
     if (r->started_gen == a->flush_gen && r->started_idx < json_array_size(a->outq))
@@ -214,7 +214,8 @@ static void finish(struct agent *a, struct arun *r)
         r->end_us = agent_now_us();
     HRM_GROW(a->done, a->cap_done, a->ndone + 1);
     a->done[a->ndone++] = *r;
-    aout_run_ended(a, r->job, r->task); /* a burst between two checks is bounded now */
+    if (!a->simulate)
+        aout_run_ended(a, r->job, r->task); /* a burst between two checks is bounded now */
     json_t *m = exec_end_json(r);
     agent_send(a, m);
     if (r->via_nqs)
@@ -227,7 +228,7 @@ void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t atte
     struct arun r = {.job = job, .task = task, .attempt = attempt, .exit = 127};
     r.start_us = agent_now_us();
     snprintf(r.error, sizeof(r.error), "%s", why);
-    finish(a, &r);
+    exec_finish(a, &r);
 }
 
 json_t *exec_end_json(const struct arun *r)
@@ -365,6 +366,10 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
 
 void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
 {
+    if (a->simulate) {
+        simexec_launch(a, msg, tag);
+        return;
+    }
     struct arun r = {0};
     if (tag) {
         r.via_nqs = true;
@@ -386,14 +391,14 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     if (agpu_ask_of_launch(msg, &gpu, r.error, sizeof(r.error)) < 0 ||
         agpu_env_check(json_object_get(msg, "env"), r.error, sizeof(r.error)) < 0) {
         r.exit = 127; /* the master checks too: this is the node's own defence */
-        finish(a, &r);
+        exec_finish(a, &r);
         return;
     }
     struct task_user user;
     if (exec_user_resolve(a, json_string_value(json_object_get(msg, "user")), &user, r.error,
                           sizeof(r.error)) < 0) {
         r.exit = 127;
-        finish(a, &r);
+        exec_finish(a, &r);
         return;
     }
     const json_t *cmd = json_object_get(msg, "cmd");
@@ -409,7 +414,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         snprintf(r.error, sizeof(r.error), "%s: command not found",
                  json_string_value(json_array_get(cmd, 0)));
         r.exit = 127;
-        finish(a, &r);
+        exec_finish(a, &r);
         return;
     }
     /* output: false writes to /dev/null: no folder, no files. */
@@ -419,7 +424,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         if (agent_mkdirs(dir, 0700) < 0) { /* private: tasks' output is their owners' */
             snprintf(r.error, sizeof(r.error), "output folder: %.100s", strerror(errno));
             r.exit = 127;
-            finish(a, &r);
+            exec_finish(a, &r);
             return;
         }
         a->dir_job = r.job;
@@ -434,7 +439,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         if (fds[1] >= 0)
             close(fds[1]);
         a->dir_job = 0; /* the folder may have been removed: make it again next time */
-        finish(a, &r);
+        exec_finish(a, &r);
         return;
     }
     if (!discard && user.change) { /* the task's files are its user's */
@@ -493,7 +498,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         snprintf(r.error, sizeof(r.error), "clone: %s", strerror(clone_errno));
         r.exit = 127;
         cg_release(a, &r);
-        finish(a, &r);
+        exec_finish(a, &r);
         return;
     }
     r.pid = pid;
@@ -511,18 +516,22 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
                      in_cwd ? cwd : "", in_cwd ? ")" : "");
         r.exit = 127;
         cg_release(a, &r);
-        finish(a, &r);
+        exec_finish(a, &r);
         return;
     }
     HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
     a->runs[a->nruns++] = r;
-    report_started(a, &r);
+    exec_report_started(a, &r);
     if (r.gpu_mask)
         bind_rebalance(a); /* its GPU's cores are no longer lent to CPU tasks */
 }
 
 void exec_kill(struct agent *a, struct arun *r, int sig)
 {
+    if (a->simulate) {
+        simexec_kill(r, sig);
+        return;
+    }
     if (r->pid > 0)
         kill(-r->pid, sig);
     cg_signal(a, r, sig); /* also what left the process group (setsid, daemons) */
@@ -532,6 +541,8 @@ void exec_kill(struct agent *a, struct arun *r, int sig)
 
 void exec_deadlines(struct agent *a)
 {
+    if (a->simulate)
+        return;
     int64_t now = agent_mono_us();
     for (size_t i = 0; i < a->nruns; i++)
         if (a->runs[i].kill_at_us && now >= a->runs[i].kill_at_us) {
@@ -543,6 +554,10 @@ void exec_deadlines(struct agent *a)
 
 void exec_reap(struct agent *a)
 {
+    if (a->simulate) {
+        simexec_reap(a);
+        return;
+    }
     for (;;) {
         int st;
         struct rusage ru;
@@ -572,7 +587,7 @@ void exec_reap(struct agent *a)
             a->runs[i] = a->runs[--a->nruns];
             if (done.gpu_mask)
                 bind_rebalance(a); /* its GPU's cores may be lent again */
-            finish(a, &done);
+            exec_finish(a, &done);
             break;
         }
     }
@@ -580,6 +595,12 @@ void exec_reap(struct agent *a)
 
 void exec_stop_all(struct agent *a)
 {
+    if (a->simulate) {
+        for (size_t i = 0; i < a->nruns; i++)
+            simexec_kill(&a->runs[i], SIGTERM);
+        simexec_reap(a);
+        return;
+    }
     for (size_t i = 0; i < a->nruns; i++)
         exec_kill(a, &a->runs[i], SIGTERM);
     int64_t deadline = agent_mono_us() + KILL_GRACE_US;

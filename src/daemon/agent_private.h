@@ -58,6 +58,10 @@ struct arun {
     int64_t sample_cpu_us;        /* cpu_us at that sample */
     int64_t sample_wait_us;       /* its main process's run-queue wait then (-1: unreadable) */
     char error[160];
+    /* simulated execution (agent_simexec.c): when it ends (mono), its exit then, its request */
+    int64_t sim_end_mono_us;
+    int sim_exit;
+    int64_t sim_cpu, sim_mem;
 };
 
 struct anqs; /* the node queue system of distributed scheduling (agent_nqs.c) */
@@ -107,6 +111,7 @@ struct agent {
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
+    int64_t register_retry_us; /* wait before sending an unanswered registration again */
     int64_t next_cap_us, next_sweep_us; /* agent_output.c's checks (mono) */
     struct node_counters {
         int64_t mono_us, busy_us, disk_ms;
@@ -114,6 +119,8 @@ struct agent {
     } node_prev;             /* the node's counters at the previous usage sample */
     bool stop;
     struct hrm_error fatal;  /* why the agent stops on its own (the master refused it) */
+    bool simulate;           /* --simulate-exec: runs are simulated (agent_simexec.c) */
+    bool owns_zctx;          /* false in a fleet, whose agents share one context */
 };
 
 /* agent_hw.c */
@@ -191,6 +198,27 @@ int bench_run(struct agent *a, struct node_perf *out, struct hrm_error *err);
 /* agent.c */
 void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes msg */
 void agent_flush(struct agent *a);             /* sends the queue, batched */
+/* A simulated agent (no discovery, cgroups, bench or processes) named `name`, connected
+ * through the borrowed zctx; NULL with err.  agent_free frees it. */
+struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char *name,
+                                  void *zctx, struct hrm_error *err);
+void agent_free(struct agent *a);
+void agent_start(struct agent *a); /* registers and arms the periodic reports */
+/* One turn after a wake-up: the master's messages, ended runs, the queues' timers, reports. */
+void agent_turn(struct agent *a);
+int64_t agent_next_due(const struct agent *a); /* mono µs of its next timer */
+
+/* agent_fleet.c: --simulate-exec, one or --count agents in one process and one loop */
+int agent_fleet_run(const struct hrm_agent_config *cfg, struct hrm_error *err);
+
+/* agent_simexec.c: simulated runs (docs/runtime.md, "Simulated agents") */
+int64_t simexec_duration_us(const json_t *cmd, const json_t *env);
+void simexec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag);
+void simexec_reap(struct agent *a);            /* runs whose time is up end */
+void simexec_kill(struct arun *r, int sig);    /* ends the run at once */
+int64_t simexec_next_end(const struct agent *a); /* mono µs, INT64_MAX none */
+json_t *simexec_usage(struct agent *a);
+void simexec_heartbeat(const struct agent *a, double *load, int64_t *mem_avail);
 
 /* agent_exec.c */
 int agent_mkdirs(const char *path, mode_t mode); /* mkdir -p */
@@ -220,6 +248,8 @@ void exec_kill(struct agent *a, struct arun *r, int sig);
 void exec_reap(struct agent *a);         /* SIGCHLD: collects ended runs into a->done */
 void exec_deadlines(struct agent *a);    /* SIGKILL runs past their grace period */
 json_t *exec_end_json(const struct arun *r); /* fields of a task_end */
+void exec_finish(struct agent *a, struct arun *r);         /* reports a run's end */
+void exec_report_started(struct agent *a, struct arun *r); /* queues its task_started */
 void exec_stop_all(struct agent *a);     /* on shutdown: TERM, grace, KILL, reap */
 
 /* agent_output.c: task output files (docs/runtime.md, "Task output") */

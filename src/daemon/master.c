@@ -22,6 +22,13 @@
  * handshakes and scheduling passes, at ~1 ms of work per hundred messages. */
 #define TURN_MAX_MSGS 1024
 #define TICK_US 100000         /* housekeeping: node timeouts, reconciliation */
+/* What a registration or a heartbeat may claim (docs/protocol.md, "Agent ↔ master"). */
+#define NODE_MEM_MIN ((json_int_t)1 << 20)
+#define NODE_MEM_MAX ((json_int_t)1 << 50)
+#define HEARTBEAT_LOAD_MAX 1000000
+/* An agent's memory may be declared smaller than its host's (--mem): free memory above the
+ * declared is fine up to a host this many times larger. */
+#define NODE_MEM_SLACK 4096
 /* Under the client's default 10 s, so that it reads why rather than "no answer". */
 #define LOGS_TIMEOUT_US 5000000
 
@@ -83,10 +90,7 @@ static bool peer_eq(const struct peer_id *a, const struct peer_id *b)
 
 static int32_t node_of_peer(struct master *m, const struct peer_id *p)
 {
-    for (int32_t n = 0; n < m->nnodes; n++)
-        if (peer_eq(&m->nodes[n].peer, p))
-            return n;
-    return -1;
+    return nodeidx_find(m, NODEIDX_PEER, p->id, p->len);
 }
 
 static void ack_task(struct master *m, const struct peer_id *to, json_int_t job, json_int_t task,
@@ -175,6 +179,24 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
                 t->error ? t->error : "");
 }
 
+/*
+ * A node that is up registers from another connection: a restarted agent (its old connection
+ * is dead) or a second agent started with the same name and key.  The newer one is the node
+ * from now on; the older connection is told so and stops (an agent stops on a refused
+ * registration), where otherwise the two would take the name from each other at every message.
+ */
+static void register_takeover(struct master *m, struct rnode *rn)
+{
+    hrm_log(HRM_LOG_WARNING, "node %s registered again from another connection: the new one "
+            "is the node, the previous one is told to stop (two agents with one name?)",
+            rn->name);
+    json_t *e = hrm_wire_error(HRM_WERR_FORBIDDEN, -1, "node '%s' registered again from "
+                               "another connection, which replaces this one: is a second agent "
+                               "running with this name?", rn->name);
+    json_object_set_new(e, "about", json_string("register"));
+    master_send(m, &rn->peer, e);
+}
+
 static void on_register(struct master *m, const struct peer_id *from, json_t *msg)
 {
     const char *name = json_string_value(json_object_get(msg, "name"));
@@ -187,6 +209,15 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
                            "register: name and rack of 1..%d characters, cpu >= 1000 milli-cores,"
                            " at most %d GPUs",
                            NODE_NAME_MAX - 1, HRM_MAX_GPUS_PER_NODE);
+        return;
+    }
+    /* Capacities no machine has would skew every placement and sum (docs/protocol.md). */
+    if (mem < NODE_MEM_MIN || mem > NODE_MEM_MAX || gpu_mem < 0 || gpu_mem > NODE_MEM_MAX) {
+        hrm_log(HRM_LOG_WARNING, "refused a registration as '%.47s': mem %lld or gpu_mem %lld "
+                "bytes outside 1 MiB..1 PiB", name, (long long)mem, (long long)gpu_mem);
+        master_reply_error(m, from, HRM_WERR_BAD_FIELD, -1,
+                           "register: mem %lld and gpu_mem %lld bytes: mem must be 1 MiB..1 PiB,"
+                           " gpu_mem at most 1 PiB", (long long)mem, (long long)gpu_mem);
         return;
     }
     if (!keys_may_register(m, from, name))
@@ -203,9 +234,11 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     /* One peer is one node: a connection that registers under a new name leaves its old one. */
     int32_t old = node_of_peer(m, from);
     if (old >= 0 && strcmp(m->nodes[old].name, name) != 0)
-        m->nodes[old].peer.len = 0;
+        nodeidx_set_peer(m, old, NULL);
     int32_t n = nodes_find(m, name, true);
     struct rnode *rn = &m->nodes[n];
+    if (rn->up && rn->peer.len > 0 && !peer_eq(&rn->peer, from))
+        register_takeover(m, rn);
     int32_t cores = (int32_t)(cpu / 1000);
     if (rn->cores != cores || rn->mem != mem || rn->gpus != gpus || rn->gpu_mem != gpu_mem ||
         strcmp(rn->rack, rack) != 0 || n >= (m->sched.cluster ? m->sched.cluster->nnodes : 0))
@@ -219,13 +252,14 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     rn->gpus = (int32_t)gpus;
     rn->gpu_mem = gpu_mem;
     snprintf(rn->rack, sizeof(rn->rack), "%s", rack);
-    snprintf(rn->host, sizeof(rn->host), "%s",
-             json_string_value(json_object_get(msg, "host")) ?: "");
+    char host[sizeof(rn->host)];
+    snprintf(host, sizeof(host), "%s", json_string_value(json_object_get(msg, "host")) ?: "");
+    nodeidx_set_host(m, n, host);
     snprintf(rn->cgroup, sizeof(rn->cgroup), "%s",
              json_string_value(json_object_get(msg, "cgroup")) ?: "none");
     /* Only an agent that says it applies task_cpu gets one: older agents never see it. */
     rn->task_cpu = json_is_true(json_object_get(msg, "task_cpu"));
-    rn->peer = *from;
+    nodeidx_set_peer(m, n, from);
     rn->last_seen_us = master_mono_us();
     bool was_up = rn->up;
     rn->up = true;
@@ -234,12 +268,10 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
                    json_pack("{s:s, s:s, s:i, s:I, s:i}", "reason", "registration", "rack",
                              rn->rack, "cpus", rn->cores, "mem", (json_int_t)rn->mem, "gpus",
                              rn->gpus));
-    /* Reconcile: what the agent runs and has finished against the table. */
-    for (size_t i = 0; i < m->njobs; i++) {
-        struct rjob *j = m->jobs[i];
-        for (int32_t k = 0; j && k < j->ntasks; k++)
-            j->tasks[k].seen = false;
-    }
+    /* Reconcile: what the agent runs and has finished against the table.  The node's own
+     * runs only (rn->runs): the cost follows this node, not every task ever submitted. */
+    for (int32_t r = 0; r < rn->nruns; r++)
+        rn->runs[r].job->tasks[rn->runs[r].idx].seen = false;
     size_t i;
     const json_t *e;
     json_array_foreach(json_object_get(msg, "running"), i, e)
@@ -270,16 +302,20 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
         task_ended(m, n, from, e);
     }
     int lost = 0;
-    for (size_t x = 0; x < m->njobs; x++) {
-        struct rjob *j = m->jobs[x];
-        for (int32_t k = 0; j && jobs_live(j) && k < j->ntasks; k++) {
-            struct rtask *t = &j->tasks[k];
-            if (t->state == HRM_RTASK_RUNNING && t->node == n && !t->seen) {
-                jobs_task_lost(m, j, k); /* nobody runs it: placed again */
-                lost++;
-            }
+    /* A copy: placing a task again takes it off the node's list. */
+    size_t nr = (size_t)rn->nruns;
+    struct task_ref *runs = hrm_alloc((nr ? nr : 1) * sizeof(*runs));
+    if (nr)
+        memcpy(runs, rn->runs, nr * sizeof(*runs));
+    for (size_t r = 0; r < nr; r++) {
+        struct rjob *j = runs[r].job;
+        struct rtask *t = &j->tasks[runs[r].idx];
+        if (jobs_live(j) && t->state == HRM_RTASK_RUNNING && t->node == n && !t->seen) {
+            jobs_task_lost(m, j, runs[r].idx); /* nobody runs it: placed again */
+            lost++;
         }
     }
+    hrm_free(runs);
     if (lost)
         m->sched.dirty = true;
     if (!was_up && !m->sched.dirty) {
@@ -302,11 +338,24 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
 
 static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
 {
-    (void)from;
     struct rnode *rn = &m->nodes[n];
-    rn->load = json_number_value(json_object_get(msg, "load"));
-    rn->mem_avail = geti(msg, "mem_avail");
-    rn->ntasks_reported = (int32_t)geti(msg, "ntasks");
+    double load = json_number_value(json_object_get(msg, "load"));
+    json_int_t mem_avail = geti(msg, "mem_avail"), ntasks = geti(msg, "ntasks");
+    /* A load beyond what any host runs, or free memory beyond what the node declared: a bug or
+     * a hostile agent.  Kept out of the table (hrm nodes, the policies' view). */
+    if (!(load >= 0 && load <= HEARTBEAT_LOAD_MAX) || mem_avail > NODE_MEM_MAX ||
+        (rn->mem > 0 && mem_avail > rn->mem && mem_avail > NODE_MEM_SLACK * rn->mem)) {
+        hrm_log(HRM_LOG_WARNING, "bad heartbeat from node %s: load %g, mem_avail %lld bytes "
+                "(the node declared %lld): ignored", rn->name, load, (long long)mem_avail,
+                (long long)rn->mem);
+        master_reply_error(m, from, HRM_WERR_BAD_FIELD, -1,
+                           "heartbeat: load %g must be 0..%d, mem_avail %lld bytes at most the "
+                           "host's memory", load, HEARTBEAT_LOAD_MAX, (long long)mem_avail);
+        return;
+    }
+    rn->load = load;
+    rn->mem_avail = mem_avail;
+    rn->ntasks_reported = (int32_t)(ntasks > INT32_MAX ? INT32_MAX : ntasks);
     rn->moved_in = geti(msg, "moved_in");
     rn->moved_out = geti(msg, "moved_out");
 }
@@ -546,8 +595,36 @@ static void send_one(struct master *m, const struct peer_id *to, const json_t *m
  */
 #define BATCH_MAX_ITEMS 512
 
+/*
+ * Links each message to the next one for the same peer (m->flush_next, SIZE_MAX: none), so
+ * that collecting a peer's batch follows its own messages instead of rescanning the turn's:
+ * a turn of launches to thousands of agents stays linear.
+ */
+static void link_by_peer(struct master *m)
+{
+    HRM_GROW(m->flush_next, m->cap_flush_next, m->nout * 3 + 1);
+    size_t *next = m->flush_next, *slot = next + m->nout, cap = m->nout * 2;
+    for (size_t i = 0; i < cap; i++)
+        slot[i] = SIZE_MAX; /* peer hash -> the latest message to it so far */
+    for (size_t i = 0; i < m->nout; i++) {
+        const struct peer_id *p = &m->out[i].to;
+        uint64_t h = 1469598103934665603ull;
+        for (size_t b = 0; b < p->len; b++)
+            h = (h ^ p->id[b]) * 1099511628211ull;
+        size_t k = h % cap;
+        while (slot[k] != SIZE_MAX && !peer_eq(&m->out[slot[k]].to, p))
+            k = (k + 1) % cap;
+        if (slot[k] != SIZE_MAX)
+            next[slot[k]] = i;
+        slot[k] = i;
+        next[i] = SIZE_MAX;
+    }
+}
+
 static void flush_out(struct master *m)
 {
+    if (m->nout)
+        link_by_peer(m);
     for (size_t i = 0; i < m->nout && !m->stop; i++) {
         struct outmsg *o = &m->out[i];
         if (!o->msg)
@@ -561,8 +638,9 @@ static void flush_out(struct master *m)
             continue;
         }
         json_t *items = json_array();
-        for (size_t k = i; k < m->nout && json_array_size(items) < BATCH_MAX_ITEMS; k++) {
-            if (m->out[k].msg && peer_eq(&m->out[k].to, &o->to)) {
+        for (size_t k = i; k != SIZE_MAX && json_array_size(items) < BATCH_MAX_ITEMS;
+             k = m->flush_next[k]) {
+            if (m->out[k].msg) {
                 json_array_append_new(items, m->out[k].msg);
                 m->out[k].msg = NULL;
             }
@@ -672,9 +750,13 @@ static void master_free(struct master *m)
     fgm_free(m);
     dist_free(m);
     jobs_free_all(m);
-    for (int32_t n = 0; n < m->nnodes; n++)
+    for (int32_t n = 0; n < m->nnodes; n++) {
         json_decref(m->nodes[n].gpu_list);
+        hrm_free(m->nodes[n].runs);
+    }
     hrm_free(m->nodes);
+    nodeidx_free(m);
+    hrm_free(m->flush_next);
     if (m->sigfd >= 0)
         close(m->sigfd);
     hrm_server_free(m->srv);

@@ -116,6 +116,17 @@ static void task_count(struct master *m, struct rjob *j, const struct rtask *t, 
     if (t->node < 0 || t->node >= m->nnodes)
         return;
     struct rnode *rn = &m->nodes[t->node];
+    if (sign > 0) {
+        HRM_GROW(rn->runs, rn->cap_runs, (size_t)rn->nruns + 1);
+        rn->runs[rn->nruns] = (struct task_ref){j, (int32_t)(t - j->tasks)};
+        ((struct rtask *)t)->node_slot = rn->nruns++;
+    } else if (t->node_slot >= 0 && t->node_slot < rn->nruns &&
+               rn->runs[t->node_slot].job == j &&
+               rn->runs[t->node_slot].idx == (int32_t)(t - j->tasks)) {
+        struct task_ref last = rn->runs[--rn->nruns];
+        rn->runs[t->node_slot] = last;
+        last.job->tasks[last.idx].node_slot = t->node_slot;
+    }
     if (queued) {
         rn->nqueued += sign;
         return;
@@ -317,17 +328,18 @@ static int load_job(void *arg, const struct hrm_store_job *row)
 
 int32_t nodes_find(struct master *m, const char *name, bool create)
 {
-    for (int32_t n = 0; n < m->nnodes; n++)
-        if (strcmp(m->nodes[n].name, name) == 0)
-            return n;
-    if (!create)
-        return -1;
+    /* By its index: the store's rows and every registration name a node. */
+    int32_t found = nodeidx_find(m, NODEIDX_NAME, name, strlen(name));
+    if (found >= 0 || !create)
+        return found;
     HRM_GROW(m->nodes, m->cap_nodes, (size_t)m->nnodes + 1);
     struct rnode *rn = &m->nodes[m->nnodes];
     memset(rn, 0, sizeof(*rn));
     snprintf(rn->name, sizeof(rn->name), "%s", name);
     snprintf(rn->rack, sizeof(rn->rack), "r0");
     rn->cores = 1; /* a placeholder until the agent registers: down, holds nothing */
+    rn->host_next = -1;
+    nodeidx_add(m, NODEIDX_NAME, m->nnodes);
     return m->nnodes++;
 }
 
@@ -916,6 +928,7 @@ json_t *jobs_nodes_json(struct master *m)
     json_t *list = json_array();
     int64_t now = master_mono_us();
     counts_assert(m, NULL);
+    double *scores = master_perf_scores(m);
     for (int32_t n = 0; n < m->nnodes; n++) {
         const struct rnode *rn = &m->nodes[n];
         struct hrm_res fr = {0};
@@ -951,7 +964,7 @@ json_t *jobs_nodes_json(struct master *m)
                 json_array_append_new(holders, json_integer(rn->gpu_ntasks[g]));
             json_object_set_new(last, "gpu_tasks", holders);
         }
-        master_perf_json(m, n, last);
+        master_perf_json(m, n, scores, last);
         if (m->dist) {
             json_t *o = json_array_get(list, json_array_size(list) - 1);
             json_object_set_new(o, "queued", json_integer(rn->nqueued));
@@ -959,6 +972,7 @@ json_t *jobs_nodes_json(struct master *m)
             json_object_set_new(o, "moved_out", json_integer(rn->moved_out));
         }
     }
+    hrm_free(scores);
     return list;
 }
 

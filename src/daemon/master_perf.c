@@ -36,7 +36,20 @@ static json_t *figure(double v)
     return v > 0 && isfinite(v) ? json_real(v) : json_null();
 }
 
-void master_perf_json(const struct master *m, int32_t n, json_t *o)
+double *master_perf_scores(const struct master *m)
+{
+    const struct msched *s = &m->sched;
+    if (m->dist || !s->central || !s->cluster)
+        return NULL;
+    const struct hrm_state *st = hrm_central_state(s->central);
+    int32_t n = s->cluster->nnodes;
+    double *v = hrm_calloc(2 * (size_t)n + 1, sizeof(*v));
+    nparsa_scores_paper(st, NPARSA_CPU, v);
+    nparsa_scores_paper(st, NPARSA_MEM, v + n);
+    return v;
+}
+
+void master_perf_json(const struct master *m, int32_t n, const double *scores, json_t *o)
 {
     const struct rnode *rn = &m->nodes[n];
     json_t *b = json_object();
@@ -51,18 +64,10 @@ void master_perf_json(const struct master *m, int32_t n, json_t *o)
     json_object_set_new(o, "cpu_speed",
                         built ? json_real(s->cluster->nodes[n].cpu_speed) : json_null());
     json_t *score = json_object();
-    if (!m->dist && s->central && built) {
-        const struct hrm_state *st = hrm_central_state(s->central);
-        double *v = hrm_calloc((size_t)s->cluster->nnodes, sizeof(*v));
-        static const struct {
-            const char *name;
-            enum nparsa_type type;
-        } types[] = {{"cpu", NPARSA_CPU}, {"mem", NPARSA_MEM}};
-        for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
-            nparsa_scores_paper(st, types[k].type, v);
-            json_object_set_new(score, types[k].name, isnan(v[n]) ? json_null() : json_real(v[n]));
-        }
-        hrm_free(v);
+    if (scores && built) {
+        double cpu = scores[n], mem = scores[s->cluster->nnodes + n];
+        json_object_set_new(score, "cpu", isnan(cpu) ? json_null() : json_real(cpu));
+        json_object_set_new(score, "mem", isnan(mem) ? json_null() : json_real(mem));
     }
     json_object_set_new(o, "ahp_score", score);
 }

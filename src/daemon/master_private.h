@@ -51,6 +51,13 @@ struct rtask {
      * out that delay, when it may be placed again (wall clock; 0: not waiting). */
     int32_t restarts, crash_streak;
     int64_t backoff_us, restart_at_us;
+    int32_t node_slot; /* while running on a node: its place in that node's runs (task_count) */
+};
+
+/* A running task, as a node's list of them holds it (rnode.runs). */
+struct task_ref {
+    struct rjob *job;
+    int32_t idx;
 };
 
 struct waiter {
@@ -125,6 +132,20 @@ struct rnode {
     /* Its tasks' use in its latest node sample (milli-cores, bytes): a sibling agent on the same
      * host counts them out of its own foreign load (usage_host_foreign). */
     int64_t tasks_cpu_milli, tasks_mem;
+    int32_t host_next; /* the next node of its host (a ring; itself when alone, -1: no host) */
+    /* The tasks running (or queued) here, kept by task_count like the counters above: a
+     * registration reconciles them without a walk of every task of every job. */
+    struct task_ref *runs;
+    int32_t nruns;
+    size_t cap_runs;
+};
+
+/* master_nodeidx.c: nodes by name, by connection and by host (a hash each; O(1) lookups). */
+enum nodeidx_kind { NODEIDX_NAME, NODEIDX_PEER, NODEIDX_HOST, NODEIDX_KINDS };
+struct nodeidx {
+    int32_t *node; /* per slot: a node index, -1 empty */
+    uint64_t *hash;
+    size_t cap, used;
 };
 
 /* A log request forwarded to an agent, waiting for its answer. */
@@ -200,6 +221,9 @@ struct master {
     struct rnode *nodes;
     int32_t nnodes;
     size_t cap_nodes;
+    struct nodeidx nodeidx[NODEIDX_KINDS]; /* master_nodeidx.c */
+    size_t *flush_next;                    /* flush_out's scratch: next message to the same peer */
+    size_t cap_flush_next;
     struct msched sched;
     struct mdist *dist;
     struct outmsg *out;
@@ -218,6 +242,7 @@ struct master {
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */
     struct usage_complaints usage_complaints;
+    struct usage_complaints sched_complaints; /* scheduler processes' bad messages (master_remote.c) */
     struct mfgm fgm;
     struct key_binding *bindings;  /* agent keys without node=: the name they registered as */
     size_t nbindings, cap_bindings;
@@ -338,6 +363,15 @@ bool keys_may_register(struct master *m, const struct peer_id *from, const char 
 const char *keys_job_user(struct master *m, const struct peer_id *from, const json_t *desc,
                           long long req);
 
+int32_t nodeidx_find(const struct master *m, enum nodeidx_kind kind, const void *key, size_t len);
+void nodeidx_add(struct master *m, enum nodeidx_kind kind, int32_t n); /* by its current key */
+void nodeidx_del(struct master *m, enum nodeidx_kind kind, int32_t n);
+/* Node n's connection becomes p (NULL: none), in the node and in the index. */
+void nodeidx_set_peer(struct master *m, int32_t n, const struct peer_id *p);
+/* Node n's host becomes host: it leaves its old host's ring and joins the new one's. */
+void nodeidx_set_host(struct master *m, int32_t n, const char *host);
+void nodeidx_free(struct master *m);
+
 /* master_jobs.c */
 int32_t nodes_find(struct master *m, const char *name, bool create); /* index or -1 */
 struct rjob *jobs_find(struct master *m, int64_t id);
@@ -389,7 +423,11 @@ void master_node_perf(struct master *m, struct rnode *rn, const json_t *bench);
 void master_perf_map(const struct master *m, double *cpu_speed, double *disk_bw);
 /* Adds node n's figures, the cpu_speed NPARSA reads and its AHP scores per job type to the
  * node's object of hrm nodes --json. */
-void master_perf_json(const struct master *m, int32_t n, json_t *o);
+/* The AHP scores of every node (cpu then mem, 2 x the cluster's nodes), computed once per
+ * listing: per node, they would cost O(nodes) each (malloc'd; NULL: none, distributed or not
+ * built yet). */
+double *master_perf_scores(const struct master *m);
+void master_perf_json(const struct master *m, int32_t n, const double *scores, json_t *o);
 void on_cancel(struct master *m, const struct peer_id *from, json_t *msg);
 void on_wait(struct master *m, const struct peer_id *from, json_t *msg);
 void on_logs(struct master *m, const struct peer_id *from, json_t *msg);

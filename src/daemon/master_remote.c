@@ -237,9 +237,30 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
             r->base + r->count - 1);
 }
 
+/* A scheduler process's bad messages get a reply each but at most this many log lines a
+ * minute, then a count: a flooding process cannot drown the log (nor the master in writing it). */
+#define SCHED_COMPLAINTS_PER_MINUTE 10
+#define SCHED_COMPLAINT_WINDOW_US 60000000
+
 static void refuse(struct master *m, const struct peer_id *to, const char *what, const char *why)
 {
-    hrm_log(HRM_LOG_INFO, "scheduler process: %s: %s", what, why);
+    struct usage_complaints *c = &m->sched_complaints;
+    int64_t now = master_mono_us();
+    if (now - c->window_start_us >= SCHED_COMPLAINT_WINDOW_US) {
+        if (c->unsaid > 0)
+            hrm_log(HRM_LOG_WARNING, "%lld more bad messages from scheduler processes refused "
+                    "in the last minute", (long long)c->unsaid);
+        *c = (struct usage_complaints){.window_start_us = now};
+    }
+    if (c->said < SCHED_COMPLAINTS_PER_MINUTE) {
+        c->said++;
+        hrm_log(HRM_LOG_WARNING, "scheduler process: refused %s: %s%s", what, why,
+                c->said == SCHED_COMPLAINTS_PER_MINUTE
+                    ? " (more this minute are refused without a line)"
+                    : "");
+    } else {
+        c->unsaid++;
+    }
     master_reply_error(m, to, HRM_WERR_BAD_FIELD, -1, "%s: %s", what, why);
 }
 

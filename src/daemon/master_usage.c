@@ -135,9 +135,13 @@ void usage_host_foreign(struct master *m, int32_t node, const json_t *s, struct 
     rn->tasks_mem = json_integer_value(json_object_get(s, "tasks_mem"));
     int64_t mem_used = json_integer_value(json_object_get(s, "mem_used"));
     int64_t sib_cpu = 0, sib_mem = 0, cores = rn->cores;
-    for (int32_t n = 0; n < m->nnodes; n++) {
+    /* Its host's ring only: with thousands of nodes a walk of all of them per sample is the
+     * master's largest cost (docs/benchmarks.md, "Fleet"). */
+    int32_t steps = 0; /* bounded: a ring is at most every node */
+    for (int32_t n = rn->host[0] ? rn->host_next : -1; n >= 0 && n < m->nnodes && n != node && steps++ < m->nnodes;
+         n = m->nodes[n].host_next) {
         const struct rnode *o = &m->nodes[n];
-        if (n == node || !o->up || !rn->host[0] || strcmp(o->host, rn->host) != 0)
+        if (!o->up || strcmp(o->host, rn->host) != 0) /* (a table built without its rings) */
             continue;
         sib_cpu += o->tasks_cpu_milli;
         sib_mem += o->tasks_mem;

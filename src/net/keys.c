@@ -238,6 +238,37 @@ int hrm_keys_add_node(const char *dir, const char *node, bool force, struct hrm_
     return add_pair(dir, stem, "agent", binding, force, err);
 }
 
+int hrm_keys_add_nodes(const char *dir, const char *prefix, int32_t count,
+                       struct hrm_error *err)
+{
+    char name[HRM_KEY_NAME_MAX + 16], stem[HRM_KEY_NAME_MAX + 32];
+    snprintf(name, sizeof(name), "%s%d", prefix, count);
+    if (count < 1 || !hrm_keys_valid_name(prefix) || !hrm_keys_valid_name(name))
+        return hrm_errorf(err, -EINVAL, "--node '%s' --node-count %d: names %s1..%s are 1..%d "
+                          "of A-Z a-z 0-9 . _ - (not starting with . or -)", prefix, count,
+                          prefix, name, HRM_KEY_NAME_MAX);
+    /* Every pair first, then one rewrite of authorized with all their lines: adding them one
+     * by one would rewrite (and fsync) the growing file once per node. */
+    size_t cap = (size_t)count * (LINE_MAX_LEN / 4) + 1, len = 0;
+    char *lines = hrm_alloc(cap);
+    lines[0] = '\0';
+    int rc = 0;
+    for (int32_t i = 1; i <= count && rc == 0; i++) {
+        struct hrm_keypair kp;
+        snprintf(name, sizeof(name), "%s%d", prefix, i);
+        snprintf(stem, sizeof(stem), "agent-%s", name);
+        if (zmq_curve_keypair(kp.pub, kp.sec) != 0)
+            rc = hrm_errorf(err, -ENOTSUP, "this libzmq has no CURVE support");
+        else if ((rc = write_pair(dir, stem, "agent", &kp, false, err)) == 0)
+            len += (size_t)snprintf(lines + len, cap - len, "%sagent %s node=%s",
+                                    len ? "\n" : "", kp.pub, name);
+    }
+    if (rc == 0)
+        rc = authorized_put(dir, NULL, lines, err);
+    hrm_free(lines);
+    return rc;
+}
+
 int hrm_keys_add_client(const char *dir, const char *name, const char *user, bool force,
                         struct hrm_error *err)
 {

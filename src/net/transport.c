@@ -311,6 +311,15 @@ void hrm_conn_free(struct hrm_conn *c)
     hrm_free(c);
 }
 
+void hrm_conn_drop_monitor(struct hrm_conn *c)
+{
+    if (!c->mon)
+        return;
+    zmq_socket_monitor(c->sock, NULL, 0);
+    zmq_close(c->mon);
+    c->mon = NULL;
+}
+
 void *hrm_conn_zsock(struct hrm_conn *c)
 {
     return c->sock;
@@ -412,7 +421,8 @@ int hrm_conn_recv(struct hrm_conn *c, int timeout_ms, json_t **out, struct hrm_e
         return -ETIMEDOUT;
     }
     struct hrm_wire_fault f;
-    int type = hrm_wire_decode(zmq_msg_data(&m), zmq_msg_size(&m), out, &f);
+    int type = hrm_wire_decode_from(zmq_msg_data(&m), zmq_msg_size(&m), HRM_PEER_FROM_MASTER,
+                                    out, &f);
     zmq_msg_close(&m);
     if (type < 0)
         return hrm_errorf(err, -EPROTO, "bad message from the master: %s", f.message);

@@ -362,7 +362,9 @@ int hrm_wire_decode_from(const void *buf, size_t len, int role, json_t **out,
         f->req = -1;
         f->message[0] = '\0';
     }
-    size_t max = role == HRM_PEER_AGENT ? HRM_WIRE_MAX_REGISTER_BYTES : HRM_WIRE_MAX_BYTES;
+    size_t max = role == HRM_PEER_AGENT || role == HRM_PEER_FROM_MASTER
+                     ? HRM_WIRE_MAX_REGISTER_BYTES
+                     : HRM_WIRE_MAX_BYTES;
     if (len > max) {
         fault(f, HRM_WERR_TOO_BIG, "message of %zu bytes exceeds the limit of %zu", len, max);
         if (f)
@@ -396,7 +398,7 @@ int hrm_wire_decode_from(const void *buf, size_t len, int role, json_t **out,
     }
     /* Only an agent's register may exceed HRM_WIRE_MAX_BYTES: it lists every task the
      * node runs or has finished unacknowledged, and must arrive whole (reconciliation). */
-    if (len > HRM_WIRE_MAX_BYTES && type != HRM_WIRE_REGISTER) {
+    if (len > HRM_WIRE_MAX_BYTES && type != HRM_WIRE_REGISTER && role != HRM_PEER_FROM_MASTER) {
         json_decref(obj);
         return fault(f, HRM_WERR_TOO_BIG, "message of %zu bytes exceeds the limit of %d", len,
                      HRM_WIRE_MAX_BYTES);

@@ -226,14 +226,15 @@ static void host_nodes(struct master *m, struct rnode nodes[3])
 {
     memset(m, 0, sizeof(*m));
     memset(nodes, 0, 3 * sizeof(*nodes));
+    m->nodes = nodes;
+    m->nnodes = 3;
     for (int i = 0; i < 3; i++) {
         nodes[i].up = true;
         nodes[i].cores = 1;
         nodes[i].mem = 1ll << 30;
-        snprintf(nodes[i].host, sizeof(nodes[i].host), "%s", i < 2 ? "box" : "other");
+        nodes[i].host_next = -1;
+        nodeidx_set_host(m, i, i < 2 ? "box" : "other"); /* the host's ring, as registration does */
     }
-    m->nodes = nodes;
-    m->nnodes = 3;
 }
 
 Test(fgmreal_foreign, a_sibling_agents_tasks_are_not_foreign_load)
@@ -259,6 +260,7 @@ Test(fgmreal_foreign, a_sibling_agents_tasks_are_not_foreign_load)
     cr_assert_eq(u2.mem, 3ll << 30);
     json_decref(s0);
     json_decref(s1);
+    nodeidx_free(&m);
 }
 
 /* ---- retry by request, carried to a new build of the policy ---- */

@@ -45,6 +45,8 @@ static void master_drop(struct master *m)
         hrm_free(m->jobs[k]);
     }
     hrm_free(m->jobs);
+    for (int32_t n = 0; n < m->nnodes; n++)
+        hrm_free(m->nodes[n].runs); /* each node's list of its runs (task_count) */
     hrm_free(m->nodes);
 }
 
