@@ -199,3 +199,31 @@ Test(scaleheur, hand_worked_supplies)
         hrm_flow_free(g);
     }
 }
+
+/* AUTO runs cost scaling on a graph of many costs whose supplies are spread
+ * over many vertices, the simplex when they are on few; same optimum. */
+Test(scaleheur, auto_picks_cost_scaling_for_spread_supplies)
+{
+    for (int spread = 0; spread <= 1; spread++) {
+        struct hrm_flowgen_params p;
+        hrm_flowgen_defaults(HRM_FLOWGEN_NETGEN, 'S', &p);
+        p.seed = 5;
+        p.nodes = 400, p.arcs = 3200, p.supply = 8000;
+        p.sources = spread ? 70 : 9, p.sinks = spread ? 70 : 7;
+        struct hrm_error err = {{0}};
+        struct hrm_flow *g = NULL;
+        cr_assert_eq(hrm_flowgen_build(HRM_FLOWGEN_NETGEN, &p, &g, &err), 0, "%s", err.text);
+        hrm_flow_set_algo(g, HRM_FLOW_AUTO);
+        cr_assert_eq(hrm_flow_solve(g, &err), 0, "%s", err.text);
+        struct hrm_flow_stats st;
+        hrm_flow_stats(g, &st);
+        cr_assert_eq(st.scaling, spread, "%d terminals: cost scaling %s", (int)(p.sources + p.sinks),
+                     spread ? "chosen" : "not chosen");
+        int64_t cost = check_optimal(g, -1, -1, spread ? "spread" : "few");
+        hrm_flow_reset(g);
+        hrm_flow_set_algo(g, HRM_FLOW_SIMPLEX);
+        cr_assert_eq(hrm_flow_solve(g, &err), 0, "%s", err.text);
+        cr_assert_eq(hrm_flow_total_cost(g), cost, "the simplex's cost");
+        hrm_flow_free(g);
+    }
+}
