@@ -108,7 +108,14 @@ struct hrm_flow {
 
     int64_t value;
     struct hrm_flow_stats stats;
+
+    /* cost scaling's heuristics switched off (FLOW_SCALE_NO_*; 0: all on), for
+     * tests that compare the results with and without each */
+    unsigned scale_off;
+    int64_t scale_refined; /* phases that price refinement skipped, for tests */
 };
+
+#define FLOW_SCALE_NO_REFINE 1u /* price refinement (scale.c) */
 
 /* Adds v to the list of vertices whose excess may be non-zero. */
 void flow_pend(struct hrm_flow *g, int32_t v);

@@ -35,6 +35,7 @@ struct cs {
     int32_t qhead, qtail, qsize;
     uint8_t *inq; /* in the queue: each vertex at most once */
     int32_t *rank, *bnext, *bprev, *buckets;
+    int64_t *dist; /* price refinement's labels */
     int32_t max_rank;
     int64_t relabels, next_update, update_skip;
     /* warm start (flow_scaling_warm): the terminals of solve_max take any
@@ -267,6 +268,80 @@ static void refine(struct cs *c)
     }
 }
 
+/* Arc scans that one price refinement may spend, per residual arc, before it
+ * gives the phase to refine(), and the first phases, in which it is not tried:
+ * measured (docs/flow-solver.md), the flow after Dinic and after the first
+ * phases is never eps/16-optimal, and 48 scans (not 16) let the check finish
+ * on the families of size M. */
+#define REFINE_SCANS 48
+#define REFINE_AFTER 3
+
+/*
+ * Price refinement (Goldberg's CS2): before a phase, check whether the flow
+ * (balanced: no excess anywhere) is already eps-optimal under some prices.
+ * It is exactly when the residual graph with arc lengths rc + eps has no
+ * negative cycle; then shortest-path labels d <= 0 from a virtual source at
+ * every vertex make p + d such prices, and the phase (its saturation step and
+ * every push and relabel that follows) is skipped.  The labels come from a
+ * label-correcting search (FIFO queue) with a budget of REFINE_SCANS arc scans
+ * per residual arc: a negative cycle, or a flow far from eps-optimal, runs the
+ * budget out and leaves the prices as they were.  Returns whether the phase
+ * can be skipped.
+ */
+static bool price_refine(struct cs *c)
+{
+    struct hrm_flow *g = c->g;
+    int32_t n = c->n;
+    const int32_t *first = g->first, *head = g->head;
+    const int64_t *rcap = g->rcap, *rcost = g->rcost;
+    struct flow_vx *vx = g->vx;
+    int64_t *d = c->dist;
+    const int64_t mult = c->mult, eps = c->eps;
+    for (int32_t v = 0; v < n; v++)
+        if (g->ex[v] != 0)
+            return false;
+    int64_t budget = REFINE_SCANS * (int64_t)first[n] + n;
+    int32_t qh = 0, qt = 0;
+    for (int32_t v = 0; v < n; v++) {
+        d[v] = 0;
+        c->inq[v] = 1;
+        c->queue[qt++] = v;
+    }
+    bool done = true;
+    while (qh != qt) {
+        int32_t u = c->queue[qh];
+        qh = qh + 1 == c->qsize ? 0 : qh + 1;
+        c->inq[u] = 0;
+        int64_t pu = vx[u].pi + d[u];
+        budget -= first[u + 1] - first[u] + 1;
+        if (budget < 0) {
+            done = false;
+            break;
+        }
+        for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+            if (rcap[a] <= 0)
+                continue;
+            int32_t v = head[a];
+            int64_t rc = rcost[a] * mult + pu - vx[v].pi - d[v];
+            if (rc >= -eps)
+                continue;
+            d[v] += rc + eps;
+            if (!c->inq[v]) {
+                c->inq[v] = 1;
+                c->queue[qt] = v;
+                qt = qt + 1 == c->qsize ? 0 : qt + 1;
+            }
+        }
+    }
+    if (!done) {
+        memset(c->inq, 0, (size_t)n);
+        return false;
+    }
+    for (int32_t v = 0; v < n; v++)
+        vx[v].pi += d[v];
+    return true;
+}
+
 /* Potentials may be raised by any amount on the vertices that the source cannot
  * reach; doing so for the sink's side prices the virtual arc exactly. */
 static void price_virtual(struct hrm_flow *g)
@@ -315,11 +390,25 @@ static void scale_phases(struct cs *c, int64_t eps0)
     c->bnext = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
     c->bprev = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
     c->buckets = hrm_alloc(sizeof(int32_t) * (size_t)c->max_rank);
+    c->dist = hrm_alloc(sizeof(int64_t) * (size_t)n);
+    bool try_refine = !(g->scale_off & FLOW_SCALE_NO_REFINE) && c->hold_s < 0;
+    int phase = 0;
     c->update_skip = n;
     c->next_update = c->update_skip;
     for (c->eps = eps0; c->eps >= 1 && !c->aborted;
          c->eps = c->eps < ALPHA && c->eps > 1 ? 1 : c->eps / ALPHA) {
         g->stats.phases++;
+        if (try_refine && ++phase > REFINE_AFTER && price_refine(c)) {
+            g->scale_refined++;
+            /* a flow that needed no phase here is often optimal already: if
+             * it is 1-optimal (optimal for the scaled costs), no phase is left */
+            int64_t eps = c->eps;
+            c->eps = 1;
+            if (eps > 1 && price_refine(c))
+                break;
+            c->eps = eps;
+            continue;
+        }
         refine(c);
     }
     g->stats.scanned += c->relabels;
@@ -329,6 +418,7 @@ static void scale_phases(struct cs *c, int64_t eps0)
     hrm_free(c->bnext);
     hrm_free(c->bprev);
     hrm_free(c->buckets);
+    hrm_free(c->dist);
 }
 
 /* Rounding and the warm start's capped costs may leave a few residual arcs at
