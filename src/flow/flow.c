@@ -14,9 +14,6 @@
  * thousands; docs/flow-solver.md "What auto runs") */
 #define AUTO_SAMPLE 2048
 #define AUTO_FEW_COSTS 256
-/* ... and the vertices with a supply or demand from which cost scaling is
- * chosen over the simplex for them (docs/flow-solver.md "What auto runs") */
-#define AUTO_SCALING_TERMINALS 128
 
 static int64_t sum_add(int64_t a, int64_t b)
 {
@@ -645,18 +642,6 @@ static int32_t distinct_costs(const struct hrm_flow *g)
     return d;
 }
 
-/* Whether at least AUTO_SCALING_TERMINALS vertices have a supply or demand
- * (supply form only: solve_max has two terminals). */
-static bool spread_supplies(const struct hrm_flow *g)
-{
-    if (g->mode != FLOW_MODE_SUPPLY)
-        return false;
-    int32_t k = 0;
-    for (int32_t v = 0; v < g->n && k < AUTO_SCALING_TERMINALS; v++)
-        k += g->supply[v] != 0;
-    return k >= AUTO_SCALING_TERMINALS;
-}
-
 /* Cost scaling multiplies costs by 16 n and its prices can drift by about
  * 3 n times that: beyond int64_t, shortest paths do the job alone. */
 static bool scaling_fits(const struct hrm_flow *g)
@@ -677,20 +662,15 @@ static bool scaling_fits(const struct hrm_flow *g)
  * graphs: tens of distinct costs, 2-4x faster than the simplex) and the
  * simplex wins where they take many (random families: thousands of distinct
  * costs, 15-60x faster than shortest paths).  The threshold sits between the
- * two by a wide margin on every family of `hrm bench flow-gen`.  Among many
- * costs, cost scaling (with price refinement) beats the simplex where the
- * supplies are spread over many vertices: the simplex's pivots grow with the
- * source-sink pairs to connect, cost scaling's phases do not (measured on
- * netgen M, 160 terminals: 0.6-0.7 s against 0.76-0.78 s; the simplex keeps
- * gridgen M, 80 terminals, and every family with fewer).
+ * two by a wide margin on every family of `hrm bench flow-gen`.  Cost scaling
+ * is not chosen: with price refinement it beats the simplex on one family and
+ * size only (netgen M, by about 15 %), too little to found a rule on.
  */
 static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
 {
     if (g->warm)
         return flow_simplex_warm_ok(g) ? HRM_FLOW_SIMPLEX : HRM_FLOW_SSP;
-    if (distinct_costs(g) <= AUTO_FEW_COSTS)
-        return HRM_FLOW_SSP;
-    return spread_supplies(g) && scaling_fits(g) ? HRM_FLOW_SCALING : HRM_FLOW_SIMPLEX;
+    return distinct_costs(g) <= AUTO_FEW_COSTS ? HRM_FLOW_SSP : HRM_FLOW_SIMPLEX;
 }
 
 /* Below this many units of imbalance a warm re-solve is a phase or two of
