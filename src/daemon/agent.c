@@ -132,6 +132,8 @@ static void send_register(struct agent *a)
     else
         a->register_retry_us = REGISTER_RETRY_US;
     a->register_sent_us = now;
+    hrm_log(HRM_LOG_DEBUG, "%s: registration sent; sent again in %.0f s if unanswered", a->name,
+            (double)a->register_retry_us / 1e6);
 }
 
 static struct arun *find_run(struct agent *a, const json_t *msg)
@@ -165,6 +167,11 @@ static void on_message(struct agent *a, json_t *msg)
                     "%s registered with the master as node %lld", a->name,
                     (long long)json_integer_value(json_object_get(msg, "node")));
         a->registered = true;
+        /* Answered: the backoff is for a master that does not answer, not for one that
+         * restarts soon after (else every agent's first try after that restart waited 6 s
+         * and more while the master, just up, had already dealt with its registration). */
+        a->register_sent_us = 0;
+        a->register_retry_us = REGISTER_RETRY_US;
         anqs_configure(a, msg);
         break;
     case HRM_WIRE_TASK_LAUNCH:

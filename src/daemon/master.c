@@ -682,6 +682,8 @@ static int turn(struct master *m, int64_t *next_tick)
             break;
         }
         dispatch(m, &in);
+        if ((i + 1) % 128 == 0) /* a long turn of messages does not hold handshakes back */
+            hrm_server_handle_zap(m->srv);
     }
     if (!m->stop)
         mhttp_turn(m);
