@@ -15,4 +15,7 @@ struct hrm_proc_stat {
 /* 0, or -1 when the process is gone or its stat line cannot be read. */
 int hrm_proc_stat_read(pid_t pid, struct hrm_proc_stat *out);
 
+/* The resident set in KiB (the benches' memory figures), or -1 as above. */
+long long hrm_proc_rss_kb(pid_t pid);
+
 #endif

@@ -142,19 +142,6 @@ static long long nodes_up(struct client *c)
     return up;
 }
 
-static long long master_rss_kb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "re");
-    long long kb = -1;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmRSS: %lld", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
-}
 
 static double proc_cpu_s(pid_t pid)
 {
@@ -302,7 +289,7 @@ static int wait_done(struct client *c, long long njobs, pid_t master, long long 
         clock_gettime(CLOCK_MONOTONIC, &b);
         if (*njl < cap)
             jl[(*njl)++] = (b.tv_sec - a.tv_sec) * 1000000LL + (b.tv_nsec - a.tv_nsec) / 1000;
-        long long rss = master_rss_kb(master);
+        long long rss = hrm_proc_rss_kb(master);
         if (rss > *rss_kb)
             *rss_kb = rss;
         long long done = 0;
@@ -552,7 +539,7 @@ static int run(struct fopts *o)
     double c0 = proc_cpu_s(o->master), w0 = mono_s();
     nap_s(3.0);
     double hb_us = (proc_cpu_s(o->master) - c0) * 1e6 / ((mono_s() - w0) * 2.0 * (double)o->agents);
-    long long rss_idle = master_rss_kb(o->master);
+    long long rss_idle = hrm_proc_rss_kb(o->master);
     struct run_stats idle = {.lat_us = hrm_calloc(IDLE_JOBS * IDLE_TASKS, sizeof(long long))};
     if (idle_starts(c, o, &idle) < 0) {
         fprintf(stderr, "hrm bench fleet: the idle-cluster series did not finish in 120 s\n");

@@ -103,19 +103,6 @@ static int proc_cpu(pid_t pid, struct pcpu *out)
     return 0;
 }
 
-static long long proc_rss_kb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "re");
-    long long kb = -1;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "VmRSS: %lld", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
-}
 
 struct cpu_snap {
     double master, agents, scheds, tasks, client;
@@ -532,11 +519,11 @@ static int run_memory(struct client *c, struct opts *o)
         return -1;
     }
     nap_s(0.3);
-    long long r0 = proc_rss_kb(o->up.master);
+    long long r0 = hrm_proc_rss_kb(o->up.master);
     if (submit_one(c, o, o->cmd, o->ncmd, o->queue, "queued") < 0)
         return -1;
     nap_s(0.3);
-    long long r1 = proc_rss_kb(o->up.master);
+    long long r1 = hrm_proc_rss_kb(o->up.master);
     long long first = -1;
     for (long long i = 0; i < o->queue_jobs; i++)
         if (submit_async(c, o, o->cmd, o->ncmd, 1, "queued1", &first) < 0)
@@ -544,7 +531,7 @@ static int run_memory(struct client *c, struct opts *o)
     if (collect(c, first, o->queue_jobs, "submitted", NULL, WAIT_CAP_S) != o->queue_jobs)
         return -1;
     nap_s(0.3);
-    long long r2 = proc_rss_kb(o->up.master);
+    long long r2 = hrm_proc_rss_kb(o->up.master);
     printf("BENCH throughput.memory.master_rss_idle_kib %lld KiB\n", r0);
     printf("BENCH throughput.memory.queued_tasks %lld tasks\n", o->queue);
     printf("BENCH throughput.memory.rss_per_queued_task %.1f bytes\n",

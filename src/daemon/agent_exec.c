@@ -364,12 +364,9 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
 }
 
 
-void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
+bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_tag *tag,
+                   struct arun *out)
 {
-    if (a->simulate) {
-        simexec_launch(a, msg, tag);
-        return;
-    }
     struct arun r = {0};
     if (tag) {
         r.via_nqs = true;
@@ -381,12 +378,25 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     r.task = (int32_t)json_integer_value(json_object_get(msg, "task"));
     r.attempt = (int32_t)json_integer_value(json_object_get(msg, "attempt"));
     r.gpu_mask = (uint32_t)json_integer_value(json_object_get(msg, "gpu_mask"));
-    r.start_us = agent_now_us();
-    r.start_mono_us = r.sample_mono_us = agent_mono_us();
     for (size_t i = 0; i < a->nruns; i++)
         if (a->runs[i].job == r.job && a->runs[i].task == r.task &&
             a->runs[i].attempt == r.attempt)
-            return; /* a launch we already run (repeated after a reconnect) */
+            return false; /* a launch we already run (repeated after a reconnect) */
+    r.start_us = agent_now_us();
+    r.start_mono_us = r.sample_mono_us = agent_mono_us();
+    *out = r;
+    return true;
+}
+
+void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
+{
+    if (a->simulate) {
+        simexec_launch(a, msg, tag);
+        return;
+    }
+    struct arun r;
+    if (!exec_run_init(a, msg, tag, &r))
+        return;
     struct agpu_ask gpu;
     if (agpu_ask_of_launch(msg, &gpu, r.error, sizeof(r.error)) < 0 ||
         agpu_env_check(json_object_get(msg, "env"), r.error, sizeof(r.error)) < 0) {

@@ -240,6 +240,10 @@ int64_t agent_mono_us(void);
 int64_t agent_now_us(void);
 /* Starts a run from a task_launch message (tag: started by the queue system,
  * else NULL); a run that cannot start is reported ended (exit 127, error). */
+/* A run's identity and start times from a task_launch (the real and the simulated launch
+ * share it); false when that attempt already runs (a launch repeated after a reconnect). */
+bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_tag *tag,
+                   struct arun *out);
 void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag);
 /* Reports a run that never started (exit 127 with the reason), as a launch failure. */
 void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t attempt,

@@ -39,24 +39,10 @@ int64_t simexec_duration_us(const json_t *cmd, const json_t *env)
 
 void simexec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
 {
-    struct arun r = {0};
-    if (tag) {
-        r.via_nqs = true;
-        r.nqs_task = tag->task;
-        r.nqs_entry = tag->entry;
-        r.nqs_seq = tag->seq;
-    }
-    r.job = json_integer_value(json_object_get(msg, "job"));
-    r.task = (int32_t)json_integer_value(json_object_get(msg, "task"));
-    r.attempt = (int32_t)json_integer_value(json_object_get(msg, "attempt"));
-    r.gpu_mask = (uint32_t)json_integer_value(json_object_get(msg, "gpu_mask"));
-    for (size_t i = 0; i < a->nruns; i++)
-        if (a->runs[i].job == r.job && a->runs[i].task == r.task &&
-            a->runs[i].attempt == r.attempt)
-            return; /* a launch we already run (repeated after a reconnect) */
+    struct arun r;
+    if (!exec_run_init(a, msg, tag, &r))
+        return;
     const json_t *cmd = json_object_get(msg, "cmd");
-    r.start_us = agent_now_us();
-    r.start_mono_us = r.sample_mono_us = agent_mono_us();
     r.sim_end_mono_us = r.start_mono_us +
                         simexec_duration_us(cmd, json_object_get(msg, "env"));
     const char *prog = json_string_value(json_array_get(cmd, 0));

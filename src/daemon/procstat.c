@@ -31,3 +31,9 @@ int hrm_proc_stat_read(pid_t pid, struct hrm_proc_stat *out)
     out->rss_bytes = rss * sysconf(_SC_PAGESIZE);
     return 0;
 }
+
+long long hrm_proc_rss_kb(pid_t pid)
+{
+    struct hrm_proc_stat ps;
+    return hrm_proc_stat_read(pid, &ps) < 0 ? -1 : (long long)(ps.rss_bytes / 1024);
+}
