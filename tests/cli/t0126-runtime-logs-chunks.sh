@@ -15,16 +15,16 @@ b = bytes(range(256)) * 64 + b"\0" * 1000 + b"\xff" * 1000 + b"\xc3\x28\xa0\xa1"
 sys.stdout.buffer.write(b)' >"$TMP/bin"
 
 j=$("$HRM" submit -- sh -c "cat '$TMP/big'; cat '$TMP/bin' >&2") || fail "submit"
-expect_exit 0 timeout 60 "$HRM" wait "$j"
-timeout 120 "$HRM" logs "$j" >"$TMP/got-out" || fail "hrm logs failed"
+expect_exit 0 timeout 300 "$HRM" wait "$j"
+timeout 300 "$HRM" logs "$j" >"$TMP/got-out" || fail "hrm logs failed"
 cmp "$TMP/big" "$TMP/got-out" || fail "5 MiB of stdout did not come back byte for byte"
-timeout 60 "$HRM" logs "$j" --err >"$TMP/got-err" || fail "hrm logs --err failed"
+timeout 300 "$HRM" logs "$j" --err >"$TMP/got-err" || fail "hrm logs --err failed"
 cmp "$TMP/bin" "$TMP/got-err" || fail "binary stderr did not come back byte for byte"
 
 # An empty output prints nothing and succeeds; a task that does not exist is an error.
 k=$("$HRM" submit -- true) || fail "submit k"
-expect_exit 0 timeout 60 "$HRM" wait "$k"
-expect_exit 0 timeout 60 "$HRM" logs "$k"
+expect_exit 0 timeout 300 "$HRM" wait "$k"
+expect_exit 0 timeout 300 "$HRM" logs "$k"
 [ ! -s "$TMP/out" ] || fail "an empty output printed something"
-expect_exit 1 timeout 60 "$HRM" logs "$k" --task 5
+expect_exit 1 timeout 300 "$HRM" logs "$k" --task 5
 grep -q "no task" "$TMP/err" || fail "a missing task is not named"

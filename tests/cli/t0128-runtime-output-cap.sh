@@ -27,7 +27,7 @@ total=$(stat -c %s "$TMP/seq")
 # whose count plus the bytes after it is TOTAL, and the output ends as the task's did.
 check_capped() {
   size_at_most "$(out "$1")" "$cap" || fail "job $1: $(stat -c %s "$(out "$1")") bytes on disk, over the cap"
-  timeout 60 "$HRM" logs "$1" >"$TMP/logs" || fail "hrm logs $1"
+  timeout 300 "$HRM" logs "$1" >"$TMP/logs" || fail "hrm logs $1"
   marker_count "$TMP/logs"
   [ $((dropped + rest)) -eq "$2" ] || fail "job $1: $dropped dropped + $rest kept is not the $2 bytes written"
   [ "$(tail -n 1 "$TMP/logs")" = "$3" ] || fail "job $1: the output does not end with its last line"
@@ -37,7 +37,7 @@ check_capped() {
 
 # A burst that ends before any periodic check: bounded when the task ends.
 j=$("$HRM" submit --cpus 1 --mem 2G -- seq 1 3000000) || fail "submit"
-expect_exit 0 timeout 60 "$HRM" wait "$j"
+expect_exit 0 timeout 300 "$HRM" wait "$j"
 check_capped "$j" "$total" 3000000
 
 # A task still running: bounded while it runs; what it writes afterwards lands at the end.
@@ -45,20 +45,20 @@ k=$("$HRM" submit --cpus 1 --mem 2G -- sh -c "seq 1 3000000; while [ ! -e '$TMP/
 until_ok 60 grep -q '^3000000$' "$(out "$k")" || fail "the running task did not write its output"
 until_ok 60 size_at_most "$(out "$k")" "$cap" || fail "the running task's output was not bounded"
 touch "$TMP/go"
-expect_exit 0 timeout 60 "$HRM" wait "$k"
+expect_exit 0 timeout 300 "$HRM" wait "$k"
 check_capped "$k" $((total + 11)) after-line
 
 # Small output is untouched.
 s=$("$HRM" submit --cpus 1 --mem 2G -- echo small) || fail "submit s"
-expect_exit 0 timeout 60 "$HRM" wait "$s"
+expect_exit 0 timeout 300 "$HRM" wait "$s"
 [ "$("$HRM" logs "$s")" = small ] || fail "a small output was changed"
 
 # On tmpfs: bounded too, and the marker still counts every byte.
 if [ "$(stat -f -c %T "$SHM")" = tmpfs ]; then
   t=$("$HRM" submit --cpus 2 -- seq 1 3000000) || fail "submit t"
-  expect_exit 0 timeout 60 "$HRM" wait "$t"
+  expect_exit 0 timeout 300 "$HRM" wait "$t"
   size_at_most "$SHM/$t/0.out" "$cap" || fail "the output on tmpfs was not bounded"
-  timeout 60 "$HRM" logs "$t" >"$TMP/logs" || fail "hrm logs $t"
+  timeout 300 "$HRM" logs "$t" >"$TMP/logs" || fail "hrm logs $t"
   marker_count "$TMP/logs"
   [ $((dropped + rest)) -eq "$total" ] || fail "tmpfs: $dropped dropped + $rest kept is not the $total bytes written"
 fi

@@ -1,7 +1,7 @@
 # A job whose only possible node is down says so, naming the node; its estimate is unknown.
 . "$(dirname "$0")/rtlib.sh"
 keygen
-start_master --node-timeout 1s
+start_master --node-timeout 6s
 start_agent small --cpus 1 --mem 1G
 start_agent big --cpus 4 --mem 4G
 until_ok 60 nodes_up 2 || fail "nodes did not register"
