@@ -356,8 +356,11 @@ int cmd_agent(int argc, char **argv)
             cfg.rack = optarg;
             break;
         case 'c':
-            if (hrm_parse_cpu(optarg, &cfg.cpus_milli) < 0 || cfg.cpus_milli < 1000) {
-                fprintf(stderr, "hrm agent: --cpus: expected a whole number of CPUs >= 1\n");
+            /* The agent binds whole cores: a fraction would be dropped, so it is refused. */
+            if (hrm_parse_cpu(optarg, &cfg.cpus_milli) < 0 || cfg.cpus_milli < 1000 ||
+                cfg.cpus_milli % 1000 != 0) {
+                fprintf(stderr, "hrm agent: --cpus: '%s': expected a whole number of CPUs >= 1\n",
+                        optarg);
                 return CLI_USAGE;
             }
             break;

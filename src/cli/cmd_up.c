@@ -482,7 +482,7 @@ static int check_daemon_flags(const struct up_cluster *u)
 {
     int64_t v;
     long long n;
-    if (hrm_parse_cpu(u->cpus, &v) < 0 || v < 1000) {
+    if (hrm_parse_cpu(u->cpus, &v) < 0 || v < 1000 || v % 1000 != 0) {
         fprintf(stderr, "hrm up: --cpus: '%s': expected a whole number of CPUs >= 1\n", u->cpus);
         return -1;
     }

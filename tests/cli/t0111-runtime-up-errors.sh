@@ -3,6 +3,13 @@
 # Flags hrm up passes to its agents are checked as the agents check them, before anything starts.
 expect_exit 2 timeout 60 "$HRM" up --nodes 2 --cpus 0 --state "$TMP/a"
 grep -q -- "--cpus" "$TMP/err" || fail "bad --cpus not named: $(cat "$TMP/err")"
+# Agents bind whole cores: a fraction is refused, not silently rounded down.
+for bad in 1.5 2500m; do
+  expect_exit 2 timeout 60 "$HRM" up --nodes 2 --cpus "$bad" --state "$TMP/a"
+  grep -q -- "--cpus.*whole number" "$TMP/err" || fail "--cpus $bad not refused as a fraction: $(cat "$TMP/err")"
+  expect_exit 2 "$HRM" agent --cpus "$bad" --state "$TMP/a"
+  grep -q -- "--cpus: '$bad': expected a whole number" "$TMP/err" || fail "agent --cpus $bad: $(cat "$TMP/err")"
+done
 expect_exit 2 timeout 60 "$HRM" up --nodes 2 --mem lots --state "$TMP/a"
 grep -q -- "--mem" "$TMP/err" || fail "bad --mem not named: $(cat "$TMP/err")"
 expect_exit 2 timeout 60 "$HRM" up --nodes 2 --node-timeout soon --state "$TMP/a"
