@@ -6,12 +6,15 @@
 #include <stdint.h>
 
 #include "hrm/ru.h"
+#include "hrm/ruplace.h"
 #include "hrm/waitsim.h"
 #include "policy/policy_private.h"
 
 enum hrmp_queue { HRMP_STREAM, HRMP_BATCH, HRMP_NQUEUES }; /* served in this order */
 
-enum hrmp_side { HRMP_SHARED, HRMP_BATCH_ONLY, HRMP_STREAM_ONLY }; /* static partitions */
+/* Static partitions: enum hrm_ru_side (include/hrm/ruplace.h). */
+#define HRMP_BATCH_ONLY HRM_RU_BATCH_ONLY
+#define HRMP_STREAM_ONLY HRM_RU_STREAM_ONLY
 
 struct hrmp_fifo {
     int32_t head, tail, n;
@@ -27,17 +30,8 @@ struct hrmp_cfg {
     double partition;  /* share of nodes reserved for stream jobs (static partitions); 0 = shared */
 };
 
-/* How a task's request is spread over the units of its node while it runs:
- * one part per unit it holds (its GPU units' GPUs and cores, or the cores a
- * CPU task takes from the CPU unit and borrows from lending GPU units). */
-#define HRMP_MAX_PARTS (HRM_MAX_GPUS_PER_NODE + 1)
-struct hrmp_plan {
-    int32_t n;
-    uint32_t gpu_mask; /* the GPUs to start on (0: none) */
-    int32_t unit[HRMP_MAX_PARTS];
-    struct hrm_res part[HRMP_MAX_PARTS]; /* cpu, gpu (0/1) and gpu_mem on that unit */
-    int32_t milli[HRMP_MAX_PARTS];       /* the task's GPU share on that unit (gpu_milli) */
-};
+/* How a task's request is spread over its node's units: struct hrm_ru_plan. */
+#define hrmp_plan hrm_ru_plan
 
 /* One part held by a running task (pool entry; next links the task's parts). */
 struct hrmp_held {
@@ -46,13 +40,11 @@ struct hrmp_held {
     int32_t milli; /* GPU share on the unit (hrm_ru_add_share) */
 };
 
-/* The rules a task is placed by: the configuration's, or, for a task no unit
- * of the cluster would ever admit under them, the permissive ones (flexible
- * binding, lending, no partitions), so no task that fits a node is left
- * pending for ever. */
-struct hrmp_rules {
-    bool flex, lend, sides;
-};
+/* The rules a task is placed by (struct hrm_ru_rules): the configuration's,
+ * or, for a task no unit of the cluster would ever admit under them, the
+ * permissive ones (flexible binding, lending, no partitions), so no task that
+ * fits a node is left pending for ever. */
+#define hrmp_rules hrm_ru_rules
 
 /* A kind of task of the workload (the target workload of the fragmentation
  * measure): cores, GPUs and GPU memory per GPU; whole: it holds its GPUs
@@ -121,11 +113,10 @@ bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t tas
                     struct hrmp_plan *plan);
 /* The unit a new ready task should join (P0 placement), or -1: none admits it. */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now);
-/* Whether a GPU task may share its GPU: tasks that declare GPU phases
- * (hrm_workload_gpu_phases) have CPU phases to overlap, and a task that asks
- * a fraction of a GPU (gpu_milli 1..999) asked to share it; any other GPU
- * task is taken as all kernel and gets its GPU alone. */
+/* Whether a GPU task may share its GPU (hrm_ru_task_stackable). */
 bool hrmp_stackable(const struct hrm_state *s, int32_t task);
+/* Unit u's node as per-host placement sees it (include/hrm/ruplace.h). */
+void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u, struct hrm_ru_host *h);
 /* Task t starts holding the parts of plan. */
 void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrmp_plan *plan);
 /* Task t stops holding its parts. */
