@@ -32,10 +32,9 @@ static int64_t gpu_room(const struct hrm_ssched *s, const struct sjob *j, int32_
 {
     if (!s->cfg.fair_share || j->gpu_left == 0)
         return INT64_MAX;
-    const struct hrm_task *tasks = &s->wl->tasks[s->wl->jobs[j->job].task_first];
     int64_t want = 0, free = 0;
-    for (int32_t k = 0; k < j->rq_n; k++)
-        want += tasks[j->rq[(j->rq_head + k) % ntasks]].req.v[HRM_DIM_GPU];
+    for (int32_t k = 0; k < j->rq_n; k++) /* the ready list holds workload task numbers */
+        want += s->wl->tasks[j->rq[(j->rq_head + k) % ntasks]].req.v[HRM_DIM_GPU];
     if (want == 0)
         return INT64_MAX;
     for (int32_t n = 0; n < s->snap.nnodes; n++)

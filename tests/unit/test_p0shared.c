@@ -345,3 +345,57 @@ Test(p0shared, fractional_gpu_tasks_stack_on_one_gpu_through_the_instances)
     int64_t d1 = end[1][0] - end[1][1];
     cr_assert_geq(d1 < 0 ? -d1 : d1, 1000 * MS, "first fit: one after the other");
 }
+
+/* The fair share counts the job's own ready GPU tasks: job "g" (workload
+ * tasks 2 and 3, after job "c"'s two CPU tasks) wants 2 GPUs, 1 is free, K = 2
+ * jobs share Q = 2 GPUs: A = floor(2/2) = 1, so one is held back.  (Reading
+ * its tasks at an offset counted job "d"'s CPU tasks instead: no cap.) */
+Test(p0shared, the_fair_share_reads_the_job_s_own_tasks)
+{
+    struct hrm_netcfg net = {0};
+    struct hrm_cluster *c = fx_cluster(1, 1, 16, 64 * GIB, 2, 16 * GIB, &net);
+    struct hrm_workload *wl = hrm_workload_new();
+    fx_job(wl, "c", "u", 0);
+    fx_stage(wl, "s", NULL, 0);
+    fx_tasks(wl, 2, 1000, GIB, 0, 0, 100 * MS);
+    fx_job(wl, "g", "u", 0);
+    fx_stage(wl, "s", NULL, 0);
+    cr_assert_eq(fx_tasks(wl, 2, 1000, GIB, 1, GIB, 100 * MS), 2);
+    fx_job(wl, "d", "u", 0);
+    fx_stage(wl, "s", NULL, 0);
+    fx_tasks(wl, 2, 1000, GIB, 0, 0, 100 * MS);
+    struct hrm_ssched_config cfg = {.t_job_us = 10 * MS, .fair_share = true, .seed = 1};
+    struct hrm_error err = {{0}};
+    struct hrm_ssched *s = hrm_ssched_new(c, wl, &cfg, &err);
+    cr_assert_not_null(s, "%s", err.text);
+    struct fenv f;
+    fenv_init(&f);
+    struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = 1};
+    cr_assert_eq(hrm_ssched_on_msg(s, &f.env, &sub), 0);
+    const struct fenv_sent *req = fenv_find(&f, HRM_MSG_SNAP_REQUEST, 0);
+    cr_assert_not_null(req);
+    /* The cell: GPU 0 held by another job's whole-GPU task. */
+    struct hrm_cell cell;
+    cr_assert_eq(hrm_cell_init(&cell, c, NULL), 0);
+    struct hrm_cell_use u = {.req = wl->tasks[2].req, .gpu_mask = 1u, .gmem = GIB, .solo = true};
+    cr_assert_eq(hrm_cell_take_use(&cell, 0, &u), 0);
+    cell.gpu_jobs = 2;
+    struct hrm_snapshot snap;
+    hrm_snapshot_init(&snap, 1);
+    hrm_snapshot_sync(&snap, &cell);
+    struct hrm_msg rep = {.type = HRM_MSG_SNAP_REPLY,
+                          .from = HRM_ADDR_CENTRAL,
+                          .attempt = req->m.attempt,
+                          .value = (int64_t)snap.version};
+    cr_assert_eq(hrm_ssched_on_snapshot(s, &f.env, &rep, &snap), 0);
+    cr_assert_eq(hrm_ssched_stats(s)->fair_capped, 1, "A_j = 1 of 2 ready GPU tasks");
+    fenv_clear(&f);
+    cr_assert_eq(hrm_ssched_on_timer(s, &f.env, 0x101), 0);
+    cr_assert_eq(fenv_count(&f, HRM_MSG_CLAIM), 1);
+    cr_assert_eq(fenv_find(&f, HRM_MSG_CLAIM, 0)->m.gpu_mask, 2u, "the idle GPU 1");
+    hrm_snapshot_fini(&snap);
+    hrm_cell_fini(&cell);
+    hrm_ssched_free(s);
+    hrm_workload_free(wl);
+    hrm_cluster_free(c);
+}
