@@ -26,20 +26,23 @@ static int64_t unit_spare(const struct hrm_ru *ru)
     return (int64_t)ru->ncores * 1000 - ru->cpu_used;
 }
 
-static const struct hrmp_rules permissive = {.flex = true, .lend = true, .sides = false};
+static const struct hrm_ru_rules permissive = {.flex = true, .lend = true, .sides = false};
 
-static struct hrmp_rules configured(const struct hrmp *p)
+static struct hrm_ru_rules configured(const struct hrmp *p)
 {
-    return (struct hrmp_rules){
+    return (struct hrm_ru_rules){
         .flex = p->cfg.flex, .lend = p->cfg.lend, .sides = p->cfg.partition > 0};
 }
 
-struct hrmp_rules hrmp_rules_of(const struct hrmp *p, int32_t task)
+struct hrm_ru_rules hrmp_rules_of(const struct hrmp *p, int32_t task)
 {
     return p->relaxed[task] == 2 ? permissive : configured(p);
 }
 
-void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u, struct hrm_ru_host *h)
+/* Unit u's node as per-host placement sees it (include/hrm/ruplace.h): the
+ * policy's own units and the state's node. */
+static void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u,
+                      struct hrm_ru_host *h)
 {
     int32_t node = p->ru[u].node, first = p->ru_first[node];
     *h = (struct hrm_ru_host){.n = &p->c->nodes[node],
@@ -54,7 +57,7 @@ void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u, struc
 }
 
 static bool admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
-                   struct hrmp_rules r)
+                   struct hrm_ru_rules r)
 {
     struct hrm_ru_host h;
     hrmp_host(p, s, u, &h);
@@ -96,14 +99,14 @@ static int32_t task_milli(const struct hrm_state *s, int32_t task)
 }
 
 bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
-                    struct hrmp_plan *pl)
+                    struct hrm_ru_plan *pl)
 {
     struct hrm_ru_host h;
     hrmp_host(p, s, u, &h);
     return hrm_ru_host_can_start(&h, s->wl, task, u - h.first, hrmp_rules_of(p, task), pl);
 }
 
-void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrmp_plan *pl)
+void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrm_ru_plan *pl)
 {
     bool solo = is_gpu_task(s, t) && !hrmp_stackable(s, t);
     for (int32_t i = pl->n - 1; i >= 0; i--) { /* pushed in reverse: the list keeps plan order */
@@ -141,7 +144,7 @@ void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t)
 }
 
 void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t t,
-                        struct hrmp_plan *pl)
+                        struct hrm_ru_plan *pl)
 {
     const struct hrm_task_state *ts = &s->tasks[t];
     const struct hrm_res *req = &s->wl->tasks[t].req;
@@ -200,7 +203,7 @@ static int64_t unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task
 {
     const struct hrm_ru *ru = &p->ru[u];
     const struct hrm_node *n = &p->c->nodes[ru->node];
-    struct hrmp_rules r = hrmp_rules_of(p, task);
+    struct hrm_ru_rules r = hrmp_rules_of(p, task);
     bool pool = ru->gpu >= 0 ? r.flex : r.lend;
     p->wt.n = 0;
     for (int32_t t = s->nodes[ru->node].run_head; t >= 0; t = s->tasks[t].next) {
@@ -261,8 +264,8 @@ int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int
     int32_t best = -1;
     struct hrm_ru_cost best_cost = {0};
     bool best_measured = false; /* best_cost.frag_growth is known */
-    struct hrmp_plan plan;
-    struct hrmp_rules r = hrmp_rules_of(p, task);
+    struct hrm_ru_plan plan;
+    struct hrm_ru_rules r = hrmp_rules_of(p, task);
     for (int32_t node = 0; node < p->nnodes; node++) {
         if (!s->nodes[node].up)
             continue;

@@ -12,10 +12,6 @@
 
 enum hrmp_queue { HRMP_STREAM, HRMP_BATCH, HRMP_NQUEUES }; /* served in this order */
 
-/* Static partitions: enum hrm_ru_side (include/hrm/ruplace.h). */
-#define HRMP_BATCH_ONLY HRM_RU_BATCH_ONLY
-#define HRMP_STREAM_ONLY HRM_RU_STREAM_ONLY
-
 struct hrmp_fifo {
     int32_t head, tail, n;
 };
@@ -30,21 +26,12 @@ struct hrmp_cfg {
     double partition;  /* share of nodes reserved for stream jobs (static partitions); 0 = shared */
 };
 
-/* How a task's request is spread over its node's units: struct hrm_ru_plan. */
-#define hrmp_plan hrm_ru_plan
-
 /* One part held by a running task (pool entry; next links the task's parts). */
 struct hrmp_held {
     int32_t unit, next;
     struct hrm_res part;
     int32_t milli; /* GPU share on the unit (hrm_ru_add_share) */
 };
-
-/* The rules a task is placed by (struct hrm_ru_rules): the configuration's,
- * or, for a task no unit of the cluster would ever admit under them, the
- * permissive ones (flexible binding, lending, no partitions), so no task that
- * fits a node is left pending for ever. */
-#define hrmp_rules hrm_ru_rules
 
 /* A kind of task of the workload (the target workload of the fragmentation
  * measure): cores, GPUs and GPU memory per GPU; whole: it holds its GPUs
@@ -76,7 +63,7 @@ struct hrmp {
     int32_t *base_want;  /* the spec's cores_per_gpu, the floor of flexible binding */
     struct hrmp_fifo *q; /* per unit, HRMP_NQUEUES queues */
     int32_t *solo;       /* per unit: GPU tasks without GPU phases (they run alone) */
-    uint8_t *side;       /* per node, enum hrmp_side */
+    uint8_t *side;       /* per node, enum hrm_ru_side */
     int32_t ntasks;
     int32_t *task_ru;   /* unit a task is queued at or runs on (its first part); -1 none */
     int32_t *task_held; /* first of a running task's parts in held, -1 none */
@@ -102,28 +89,29 @@ struct hrmp {
 
 /* Queue a ready task joins, by its job's kind (stream only when stream-aware). */
 enum hrmp_queue hrmp_queue_of(const struct hrmp *p, const struct hrm_state *s, int32_t task);
-/* The rules task is placed by (see struct hrmp_rules). */
-struct hrmp_rules hrmp_rules_of(const struct hrmp *p, int32_t task);
+/* The rules task is placed by: the configuration's, or, for a task no unit
+ * of the cluster would ever admit under them, the permissive ones (flexible
+ * binding, lending, no partitions), so no task that fits a node is left
+ * pending for ever. */
+struct hrm_ru_rules hrmp_rules_of(const struct hrmp *p, int32_t task);
 /* Whether task could ever run on unit u under its rules (type, partition,
  * capacity of an empty unit). */
 bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u);
 /* Whether task, queued at unit u, can start now; *plan gets how its request
  * would be spread over the node's units. */
 bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
-                    struct hrmp_plan *plan);
+                    struct hrm_ru_plan *plan);
 /* The unit a new ready task should join (P0 placement), or -1: none admits it. */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now);
 /* Whether a GPU task may share its GPU (hrm_ru_task_stackable). */
 bool hrmp_stackable(const struct hrm_state *s, int32_t task);
-/* Unit u's node as per-host placement sees it (include/hrm/ruplace.h). */
-void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u, struct hrm_ru_host *h);
 /* Task t starts holding the parts of plan. */
-void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrmp_plan *plan);
+void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrm_ru_plan *plan);
 /* Task t stops holding its parts. */
 void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t);
 /* The plan of a start the policy did not make (the state's node and GPUs). */
 void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t t,
-                        struct hrmp_plan *plan);
+                        struct hrm_ru_plan *plan);
 /* Rebinds node's cores so each GPU unit holds what its tasks need, and at
  * least its spec binding while the node's cores allow (flex). */
 void hrmp_rebind(struct hrmp *p, int32_t node);
