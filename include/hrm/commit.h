@@ -27,7 +27,10 @@
  * that only task ends (releases) can have changed since, always commit: a
  * stream operator is never bounced.  A transaction is validated claim by
  * claim (Omega's incremental transactions): the claims that pass commit, the
- * others conflict.  Committed claims are launched (TASK_LAUNCH to the node);
+ * others conflict.  A claim of a GPU task names the GPUs it was placed on
+ * (gpu_mask): it commits if each of them still admits it (P0's stacking
+ * admission on the cell's per-GPU records, hrm_cell_node_fits), and its
+ * TASK_LAUNCH carries the same GPUs.  Committed claims are launched (TASK_LAUNCH to the node);
  * TASK_END from a node releases the resources and is forwarded to the
  * instance that owns the task.
  *
@@ -100,10 +103,18 @@ int hrm_commit_grow(struct hrm_commit *m, struct hrm_env *env);
 int hrm_commit_node_up(struct hrm_commit *m, struct hrm_env *env, int32_t node, bool up);
 int hrm_commit_forget(struct hrm_commit *m, struct hrm_env *env, int32_t i);
 int hrm_commit_adopt(struct hrm_commit *m, int32_t task, int32_t node, int32_t i);
+/* The same for a run that holds the GPUs of gpu_mask there (0: none named). */
+int hrm_commit_adopt_on(struct hrm_commit *m, int32_t task, int32_t node, uint32_t gpu_mask,
+                        int32_t i);
 /* The node task runs on as far as the cell knows, or -1. */
 int32_t hrm_commit_task_node(const struct hrm_commit *m, int32_t task);
 
 const struct hrm_cell *hrm_commit_cell(const struct hrm_commit *m);
+/* What task of wl takes of a node when placed on the GPUs of gpu_mask (its
+ * request, per-GPU memory, share, whether it holds its GPUs alone): the one
+ * description the instances plan with and the role validates. */
+struct hrm_cell_use hrm_commit_use_of(const struct hrm_workload *wl, int32_t task,
+                                      uint32_t gpu_mask);
 const struct hrm_commit_stats *hrm_commit_stats(const struct hrm_commit *m);
 
 /*

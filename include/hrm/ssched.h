@@ -22,9 +22,23 @@
  * to the job's ready list and the job to the tail of the queue: they are
  * retried in a later transaction, which costs decision time again.
  *
- * Placement: first fit over the snapshot from a random node per transaction
- * (as Omega's simulated schedulers do, so that instances spread), keeping the
- * cursor on a node while the next task still fits (a job's tasks pack).
+ * Placement (P0's Alg. 2 calling Alg. 1 per host): each ready task goes to
+ * the host whose best resource unit costs least by the hrm policy's own
+ * per-host placement (include/hrm/ruplace.h: admission, start-now check,
+ * GPU stacking by memory and shares, the fragmentation-aware costs), over
+ * the snapshot's free vectors and per-GPU records; hosts are scanned from a
+ * random node per transaction and a tie keeps the first seen, so instances
+ * spread.  A node's cores are one pool there (the table binds no cores to
+ * GPUs: flexible binding and lending, the policy's defaults).  Only what
+ * starts now is claimed: the table keeps no unit queues, so the simulated
+ * wait (simulaterun) has nothing to rank; a task that fits nowhere waits in
+ * its job for a later transaction.  Jobs are served stream first (P0's
+ * stream queue), then batch, each in arrival order.
+ *
+ * first_fit keeps Omega's simulated schedulers' placement as the baseline:
+ * first fit over the snapshot's free vectors from a random node per
+ * transaction (the cursor stays on a node while the next task still fits),
+ * whole GPUs (no stacking), jobs in arrival order.
  * With fair_share, when the snapshot's free GPUs cannot cover the job's ready
  * GPU tasks, the job holds at most A_j = min(floor(Q/K), N_j) GPU tasks
  * (hrm_fair_share; Q the cluster's GPUs, K the jobs with GPU tasks not ended
@@ -38,6 +52,8 @@ struct hrm_ssched_config {
     int64_t t_task_us; /* decision time per task placed or tried */
     bool lock_stream;  /* stream jobs commit under the cell lock (default in the drivers) */
     bool fair_share;   /* cap GPU tasks at the fair share when GPUs are scarce */
+    bool first_fit;    /* Omega's placement instead of P0's units: first fit from a random
+                          node, whole GPUs, jobs in arrival order (the baseline) */
     uint64_t seed;
 };
 

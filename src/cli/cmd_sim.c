@@ -79,7 +79,8 @@ static void sim_usage(FILE *out)
             "Shared-state parameters (--param hrm-shared.KEY=VALUE, also hrm-central;\n"
             "docs/architecture.md): instances [10] (hrm-shared); t_job_ms [100] and\n"
             "  t_task_ms [5] decision time per job and task; strict [0] per-node version\n"
-            "  validation; lock_stream [1]; fair_share [1]; register [0] (hrm-shared)\n\n"
+            "  validation; lock_stream [1]; fair_share [1]; register [0] (hrm-shared);\n"
+            "  first_fit [0] Omega's first fit instead of the hrm policy's units\n\n"
             "exit status: 0 all runs finished, 1 a run failed, 2 bad usage or spec\n");
 }
 

@@ -107,7 +107,8 @@ int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int3
             continue;
         t->sched = i; /* held by an instance */
         const struct hrm_res *q = &j->greq[t->group];
-        /* [task, cpu, mem, estimate, adopt]: a run the nodes hold is adopted, not placed. */
+        /* [task, cpu, mem, estimate, adopt]: a run the nodes hold is adopted, not placed;
+         * hrm-shared adds [request by dimension], GPU share (thousandths). */
         json_t *e = json_pack("[i, I, I, I, b]", i, (json_int_t)q->v[HRM_DIM_CPU],
                               (json_int_t)q->v[HRM_DIM_MEM], (json_int_t)est,
                               t->state == HRM_RTASK_RUNNING);
@@ -116,6 +117,7 @@ int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int3
             for (int d = 0; d < HRM_NDIM; d++)
                 json_array_append_new(req, json_integer(q->v[d]));
             json_array_append_new(e, req);
+            json_array_append_new(e, json_integer(j->gshare[t->group])); /* GPU share */
         }
         json_array_append_new(tasks, e);
         if (++sent == live || json_array_size(tasks) == SCHED_JOB_CHUNK) {

@@ -108,7 +108,9 @@ static void send_to(struct master *m, struct rsched *r, hrm_addr to, json_t *out
     master_send(m, &r->peer, out);
 }
 
-/* The snapshot travels with the reply: [node, version, up, free by dimension..., GPUs]. */
+/* The snapshot travels with the reply: [node, version, up, free by dimension..., GPUs,
+ * capacity by dimension..., [[memory, memory used, share used, tasks, alone] per GPU]]
+ * (docs/protocol.md, snap_reply). */
 static void snapshot_reply(struct master *m, hrm_addr to, const struct hrm_msg *msg)
 {
     struct mshared *s = m->dist->shared;
@@ -128,6 +130,16 @@ static void snapshot_reply(struct master *m, hrm_addr to, const struct hrm_msg *
             json_array_append_new(e, json_integer(cn->free.v[d]));
         json_array_append_new(
             e, json_integer(m->dist->cluster->nodes[n].capacity.v[HRM_DIM_GPU]));
+        for (int d = 0; d < HRM_NDIM; d++)
+            json_array_append_new(e, json_integer(cn->cap.v[d]));
+        json_t *gpus = json_array();
+        for (int32_t k = 0; k < cn->ngpus; k++) {
+            const struct hrm_cell_gpu *rec = &cell->gpus[cn->gpu_at + k];
+            json_array_append_new(gpus, json_pack("[I, I, i, i, i]", (json_int_t)rec->gmem_cap,
+                                                  (json_int_t)rec->gmem_used, rec->share_used,
+                                                  rec->tasks, rec->solo));
+        }
+        json_array_append_new(e, gpus);
         json_array_append_new(nodes, e);
     }
     hrm_snapshot_sync(snap, cell);
@@ -198,9 +210,13 @@ static void launch(struct master *m, const struct hrm_msg *msg)
     struct rjob *j = job_of_task(s, msg->task, &idx);
     struct rtask *t = &j->tasks[idx];
     bool wanted = jobs_live(j) && !j->failed && t->state == HRM_RTASK_PENDING;
-    uint32_t mask = 0;
+    /* The instance named the GPUs (P0's units stack tasks on one GPU by memory
+     * and shares); a claim that names none takes the lowest idle ones. */
+    uint32_t mask = msg->gpu_mask;
+    bool named = mask != 0 && (m->nodes[n].gpus >= 32 || mask >> m->nodes[n].gpus == 0);
     if (wanted && dist_node_ok(m, n) &&
-        pick_gpus(m, n, j->greq[t->group].v[HRM_DIM_GPU], &mask)) {
+        (named || pick_gpus(m, n, j->greq[t->group].v[HRM_DIM_GPU], &mask))) {
+        grow_zeroed((void **)&s->gpu_busy, &s->cap_gpu, (size_t)n + 1, sizeof(*s->gpu_busy));
         s->gpu_busy[n] |= mask;
         jobs_task_running(m, j, idx, n, t->attempt + 1, mask);
         m->dist->relayed++;
@@ -333,7 +349,7 @@ int shared_job_added(struct master *m, struct rjob *j, int32_t g, struct hrm_err
         struct rtask *t = &j->tasks[i];
         if (t->sched < 0 || t->state != HRM_RTASK_RUNNING)
             continue;
-        if (hrm_commit_adopt(s->commit, t->sched, t->node, g) == 0) {
+        if (hrm_commit_adopt_on(s->commit, t->sched, t->node, t->gpu_mask, g) == 0) {
             grow_zeroed((void **)&s->gpu_busy, &s->cap_gpu, (size_t)t->node + 1,
                         sizeof(*s->gpu_busy));
             s->gpu_busy[t->node] |= t->gpu_mask;

@@ -432,6 +432,7 @@ static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue
         const json_t *req = json_array_get(t, 5); /* hrm-shared: every dimension */
         for (int d = 0; d < HRM_NDIM && json_array_size(req) == HRM_NDIM; d++)
             td.req.v[d] = json_integer_value(json_array_get(req, (size_t)d));
+        td.gpu_milli = (int32_t)json_integer_value(json_array_get(t, 6)); /* hrm-shared */
         int st = hrm_workload_add_task(p->wl, &td, &err);
         if (st < 0) {
             hrm_log(HRM_LOG_ERR, "job %lld: %s", (long long)id, err.text);
@@ -469,7 +470,7 @@ static void on_sched_job(struct schedp *p, const json_t *msg)
     const json_t *t;
     json_array_foreach(json_object_get(msg, "tasks"), k, t)
     {
-        if (!json_is_array(t) || json_array_size(t) < 5 || json_array_size(t) > 6 ||
+        if (!json_is_array(t) || json_array_size(t) < 5 || json_array_size(t) > 7 ||
             !json_is_integer(json_array_get(t, 0)) ||
             json_integer_value(json_array_get(t, 0)) < 0) {
             hrm_log(HRM_LOG_WARNING, "sched_job %lld: a malformed task", (long long)id);
@@ -500,7 +501,8 @@ static void on_sched_job(struct schedp *p, const json_t *msg)
     p->building = NULL;
 }
 
-/* The nodes the reply carries, [node, version, up, free by dimension..., GPUs], join the
+/* The nodes the reply carries, [node, version, up, free by dimension..., GPUs, capacity by
+ * dimension..., [[memory, memory used, share used, tasks, alone] per GPU]], join the
  * instance's copy, which the instance then takes as its snapshot. */
 static void on_snapshot(struct schedp *p, int32_t i, const struct hrm_msg *m, const json_t *msg)
 {
@@ -511,7 +513,9 @@ static void on_snapshot(struct schedp *p, int32_t i, const struct hrm_msg *m, co
     json_array_foreach(json_object_get(msg, "nodes"), k, e)
     {
         json_int_t n = json_integer_value(json_array_get(e, 0));
-        if (!json_is_array(e) || json_array_size(e) != 4 + HRM_NDIM || n < 0 || n > 1000000) {
+        const json_t *recs = json_array_get(e, 4 + 2 * HRM_NDIM);
+        if (!json_is_array(e) || json_array_size(e) != 5 + 2 * HRM_NDIM || !json_is_array(recs) ||
+            json_array_size(recs) > HRM_MAX_GPUS_PER_NODE || n < 0 || n > 1000000) {
             hrm_log(HRM_LOG_WARNING, "snap_reply: a malformed node entry; ignored");
             continue;
         }
@@ -537,8 +541,23 @@ static void on_snapshot(struct schedp *p, int32_t i, const struct hrm_msg *m, co
         struct hrm_cell_node *cn = &snap->nodes[n];
         cn->version = (uint64_t)json_integer_value(json_array_get(e, 1));
         cn->down = !json_is_true(json_array_get(e, 2));
-        for (int d = 0; d < HRM_NDIM; d++)
+        for (int d = 0; d < HRM_NDIM; d++) {
             cn->free.v[d] = json_integer_value(json_array_get(e, 3 + (size_t)d));
+            cn->cap.v[d] = json_integer_value(json_array_get(e, 4 + HRM_NDIM + (size_t)d));
+        }
+        struct hrm_cell_gpu *rec =
+            hrm_snapshot_gpus_of(snap, (int32_t)n, (int32_t)json_array_size(recs));
+        size_t g;
+        const json_t *r;
+        json_array_foreach(recs, g, r)
+        {
+            rec[g] = (struct hrm_cell_gpu){
+                .gmem_cap = json_integer_value(json_array_get(r, 0)),
+                .gmem_used = json_integer_value(json_array_get(r, 1)),
+                .share_used = (int32_t)json_integer_value(json_array_get(r, 2)),
+                .tasks = (int32_t)json_integer_value(json_array_get(r, 3)),
+                .solo = (int32_t)json_integer_value(json_array_get(r, 4))};
+        }
     }
     snap->version = (uint64_t)m->value;
     snap->gpu_jobs = (int32_t)json_integer_value(json_object_get(msg, "gpu_jobs"));

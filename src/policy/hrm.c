@@ -82,7 +82,7 @@ static void build(struct hrmp *p, const struct hrm_state *s)
     int32_t nstream = (int32_t)ceil(p->cfg.partition * c->nnodes);
     for (int32_t n = 0; n < c->nnodes; n++) {
         if (p->cfg.partition > 0)
-            p->side[n] = n < nstream ? HRMP_STREAM_ONLY : HRMP_BATCH_ONLY;
+            p->side[n] = n < nstream ? HRM_RU_STREAM_ONLY : HRM_RU_BATCH_ONLY;
         struct hrm_ru *ru = &p->ru[p->ru_first[n]];
         if (hrm_ru_bind_node(c, n, p->cfg.lend, ru, NULL) != 0)
             bind_counts(c, n, p->cfg.lend, ru);
@@ -245,7 +245,7 @@ static void node_down(struct hrmp *p, const struct hrm_state *s, int32_t node)
 /* A start the policy did not make (the master restoring runs): charge it. */
 static void adopt(struct hrmp *p, const struct hrm_state *s, int32_t t)
 {
-    struct hrmp_plan plan;
+    struct hrm_ru_plan plan;
     hrmp_plan_of_state(p, s, t, &plan);
     hrmp_hold(p, s, t, &plan);
     p->task_ru[t] = plan.unit[0];
@@ -279,7 +279,7 @@ static void hrm_on_event(struct hrm_policy *policy, const struct hrm_state *s,
 
 /* ---- decisions ---- */
 
-static int start(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t t, const struct hrmp_plan *plan)
+static int start(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t t, const struct hrm_ru_plan *plan)
 {
     const struct hrm_state *s = ctx->state;
     int32_t node = p->ru[plan->unit[0]].node;
@@ -311,7 +311,7 @@ static int serve(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t u)
         struct hrmp_fifo *f = &p->q[u * HRMP_NQUEUES + q];
         while (f->head != NIL) {
             int32_t t = f->head;
-            struct hrmp_plan plan;
+            struct hrm_ru_plan plan;
             if (s->tasks[t].status != HRM_TASK_READY) { /* its job failed */
                 dequeue(p, f);
                 p->task_ru[t] = NIL;

@@ -21,77 +21,47 @@ enum hrmp_queue hrmp_queue_of(const struct hrmp *p, const struct hrm_state *s, i
     return p->cfg.stream_aware && is_stream_job(s, task) ? HRMP_STREAM : HRMP_BATCH;
 }
 
-/* The request's dimensions a node (not a unit) provides. */
-static bool node_dims_fit(const struct hrm_res *req, const struct hrm_res *avail)
-{
-    static const enum hrm_dim dims[] = {HRM_DIM_CPU, HRM_DIM_MEM, HRM_DIM_DISK, HRM_DIM_NET};
-    for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++)
-        if (req->v[dims[i]] > avail->v[dims[i]])
-            return false;
-    return true;
-}
-
 static int64_t unit_spare(const struct hrm_ru *ru)
 {
     return (int64_t)ru->ncores * 1000 - ru->cpu_used;
 }
 
-static const struct hrmp_rules permissive = {.flex = true, .lend = true, .sides = false};
+static const struct hrm_ru_rules permissive = {.flex = true, .lend = true, .sides = false};
 
-static struct hrmp_rules configured(const struct hrmp *p)
+static struct hrm_ru_rules configured(const struct hrmp *p)
 {
-    return (struct hrmp_rules){
+    return (struct hrm_ru_rules){
         .flex = p->cfg.flex, .lend = p->cfg.lend, .sides = p->cfg.partition > 0};
 }
 
-struct hrmp_rules hrmp_rules_of(const struct hrmp *p, int32_t task)
+struct hrm_ru_rules hrmp_rules_of(const struct hrmp *p, int32_t task)
 {
     return p->relaxed[task] == 2 ? permissive : configured(p);
 }
 
-/* Milli-cores the k GPU units of node with the most cores hold in the spec's binding. */
-static int64_t rigid_gpu_cores(const struct hrmp *p, int32_t node, int64_t k)
+/* Unit u's node as per-host placement sees it (include/hrm/ruplace.h): the
+ * policy's own units and the state's node. */
+static void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u,
+                      struct hrm_ru_host *h)
 {
-    int32_t first = p->ru_first[node], gpus = p->c->nodes[node].gpus;
-    bool taken[HRM_MAX_GPUS_PER_NODE] = {false};
-    int64_t sum = 0;
-    for (int64_t i = 0; i < k; i++) {
-        int32_t best = -1;
-        for (int32_t g = 0; g < gpus; g++)
-            if (!taken[g] && (best < 0 || p->base_want[first + g] > p->base_want[first + best]))
-                best = g;
-        if (best < 0)
-            break;
-        taken[best] = true;
-        sum += p->base_want[first + best];
-    }
-    return sum * 1000;
+    int32_t node = p->ru[u].node, first = p->ru_first[node];
+    *h = (struct hrm_ru_host){.n = &p->c->nodes[node],
+                              .ru = &p->ru[first],
+                              .first = first,
+                              .solo = &p->solo[first],
+                              .base_want = &p->base_want[first],
+                              .free = &s->nodes[node].free,
+                              .gpu_busy = s->nodes[node].gpu_busy,
+                              .up = s->nodes[node].up,
+                              .side = p->side[node]};
 }
 
 static bool admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
-                   struct hrmp_rules r)
+                   struct hrm_ru_rules r)
 {
-    const struct hrm_ru *ru = &p->ru[u];
-    const struct hrm_node *n = &p->c->nodes[ru->node];
-    const struct hrm_res *req = &s->wl->tasks[task].req;
-    uint8_t side = p->side[ru->node];
-    if (r.sides && ((side == HRMP_BATCH_ONLY && is_stream_job(s, task)) ||
-                    (side == HRMP_STREAM_ONLY && !is_stream_job(s, task))))
-        return false;
-    if (!node_dims_fit(req, &n->capacity))
-        return false;
-    if (is_gpu_task(s, task)) {
-        int64_t k = req->v[HRM_DIM_GPU];
-        if (ru->gpu < 0 || k > n->gpus || hrm_ru_task_gmem(req) > ru->gmem)
-            return false;
-        /* Flexible binding gives the task cores of the whole node; rigid
-         * binding only those of its GPUs' units. */
-        return r.flex || req->v[HRM_DIM_CPU] <= rigid_gpu_cores(p, ru->node, k);
-    }
-    if (ru->gpu >= 0)
-        return false; /* CPU tasks queue at the CPU unit; they only borrow GPU units' cores */
-    int64_t cores = r.lend ? n->cores : p->base_want[u];
-    return req->v[HRM_DIM_CPU] <= cores * 1000;
+    struct hrm_ru_host h;
+    hrmp_host(p, s, u, &h);
+    return hrm_ru_host_admits(&h, s->wl, task, u - h.first, r);
 }
 
 bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u)
@@ -120,8 +90,7 @@ static void settle_rules(struct hrmp *p, const struct hrm_state *s, int32_t task
 
 bool hrmp_stackable(const struct hrm_state *s, int32_t task)
 {
-    int32_t milli = s->wl->tasks[task].gpu_milli;
-    return hrm_workload_gpu_phases(s->wl, task) != NULL || (milli > 0 && milli < 1000);
+    return hrm_ru_task_stackable(s->wl, task);
 }
 
 static int32_t task_milli(const struct hrm_state *s, int32_t task)
@@ -129,126 +98,15 @@ static int32_t task_milli(const struct hrm_state *s, int32_t task)
     return s->wl->tasks[task].gpu_milli;
 }
 
-/* A part of the plan on unit: cpu milli-cores, gpu 0/1 with gmem and the task's share. */
-static void plan_add(struct hrmp_plan *pl, int32_t unit, int64_t cpu, int64_t gpu, int64_t gmem,
-                     int32_t milli)
-{
-    struct hrm_res *part = &pl->part[pl->n];
-    memset(part, 0, sizeof(*part));
-    part->v[HRM_DIM_CPU] = cpu;
-    part->v[HRM_DIM_GPU] = gpu;
-    part->v[HRM_DIM_GPU_MEM] = gmem;
-    pl->milli[pl->n] = gpu ? milli : 0;
-    pl->unit[pl->n++] = unit;
-}
-
-/* Whether node's cores, in whole cores per unit, cover what its units' tasks
- * hold plus plan's parts: the re-binding flexible binding will make
- * (hrmp_rebind) exists.  GPU units' spec bindings are floors that yield. */
-static bool rebind_fits(const struct hrmp *p, int32_t node, const struct hrmp_plan *pl)
-{
-    const struct hrm_node *n = &p->c->nodes[node];
-    int64_t cores = 0;
-    for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++) {
-        int64_t used = p->ru[u].cpu_used;
-        for (int32_t k = 0; k < pl->n; k++)
-            used += pl->unit[k] == u ? pl->part[k].v[HRM_DIM_CPU] : 0;
-        cores += (used + 999) / 1000;
-    }
-    return cores <= n->cores;
-}
-
-/* A task asking k > 1 GPUs: idle GPUs only (no stacking), those the state
- * would pick; its cores spread evenly over their units (flexible), or
- * filling each unit's free bound cores in turn (rigid). */
-static bool plan_gpus(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t node,
-                      struct hrmp_rules r, struct hrmp_plan *pl)
-{
-    const struct hrm_res *req = &s->wl->tasks[task].req;
-    int64_t k = req->v[HRM_DIM_GPU], cpu = req->v[HRM_DIM_CPU], left = cpu;
-    uint32_t mask;
-    if (hrm_state_pick_gpus(s, task, node, &mask) != 0)
-        return false;
-    int64_t i = 0;
-    for (int32_t g = 0; g < p->c->nodes[node].gpus; g++) {
-        if (!(mask >> g & 1u))
-            continue;
-        int32_t v = p->ru_first[node] + g;
-        if (p->ru[v].ngpu_tasks > 0 || p->solo[v] > 0)
-            return false;
-        int64_t mine = r.flex ? cpu / k + (i < cpu % k) : unit_spare(&p->ru[v]);
-        mine = mine < left ? mine : left;
-        mine = mine > 0 ? mine : 0;
-        plan_add(pl, v, mine, 1, hrm_ru_task_gmem(req), task_milli(s, task));
-        left -= mine;
-        i++;
-    }
-    pl->gpu_mask = mask;
-    return left == 0;
-}
-
 bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
-                    struct hrmp_plan *pl)
+                    struct hrm_ru_plan *pl)
 {
-    const struct hrm_ru *ru = &p->ru[u];
-    int32_t node = ru->node, first = p->ru_first[node], gpus = p->c->nodes[node].gpus;
-    const struct hrm_node_state *ns = &s->nodes[node];
-    const struct hrm_res *req = &s->wl->tasks[task].req;
-    struct hrmp_rules r = hrmp_rules_of(p, task);
-    int64_t cpu = req->v[HRM_DIM_CPU];
-    pl->n = 0;
-    pl->gpu_mask = 0;
-    if (!ns->up || !node_dims_fit(req, &ns->free))
-        return false;
-    if (is_gpu_task(s, task)) {
-        if (req->v[HRM_DIM_GPU] > 1) {
-            if (!plan_gpus(p, s, task, node, r, pl))
-                return false;
-        } else {
-            if (!hrm_ru_fits_share(ru, req, task_milli(s, task)) || p->solo[u] > 0 ||
-                (ru->ngpu_tasks > 0 && !hrmp_stackable(s, task)))
-                return false;
-            plan_add(pl, u, cpu, 1, hrm_ru_task_gmem(req), task_milli(s, task));
-            pl->gpu_mask = 1u << ru->gpu;
-        }
-        if (r.flex) /* the unit grows into free cores of the node */
-            return rebind_fits(p, node, pl);
-        for (int32_t k = 0; k < pl->n; k++)
-            if (pl->part[k].v[HRM_DIM_CPU] > unit_spare(&p->ru[pl->unit[k]]))
-                return false;
-        return true;
-    }
-    if (hrm_ru_fits(ru, req)) {
-        plan_add(pl, u, cpu, 0, 0, 0);
-        return true;
-    }
-    if (!r.lend)
-        return false;
-    /* P0 binding (3): borrow the idle bound cores of a GPU unit... */
-    for (int32_t g = 0; g < gpus; g++) {
-        if (unit_spare(&p->ru[first + g]) >= cpu) {
-            plan_add(pl, first + g, cpu, 0, 0, 0);
-            return true;
-        }
-    }
-    /* ... or, for a task larger than any unit's free cores, those of the
-     * CPU unit and of as many lending units as it takes. */
-    int64_t left = cpu;
-    for (int32_t i = 0; i <= gpus && left > 0; i++) {
-        int32_t v = i == 0 ? first + gpus : first + i - 1;
-        int64_t take = unit_spare(&p->ru[v]);
-        take = take < left ? take : left;
-        if (take > 0) {
-            plan_add(pl, v, take, 0, 0, 0);
-            left -= take;
-        }
-    }
-    if (left > 0)
-        pl->n = 0;
-    return left == 0;
+    struct hrm_ru_host h;
+    hrmp_host(p, s, u, &h);
+    return hrm_ru_host_can_start(&h, s->wl, task, u - h.first, hrmp_rules_of(p, task), pl);
 }
 
-void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrmp_plan *pl)
+void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrm_ru_plan *pl)
 {
     bool solo = is_gpu_task(s, t) && !hrmp_stackable(s, t);
     for (int32_t i = pl->n - 1; i >= 0; i--) { /* pushed in reverse: the list keeps plan order */
@@ -286,7 +144,7 @@ void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t)
 }
 
 void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t t,
-                        struct hrmp_plan *pl)
+                        struct hrm_ru_plan *pl)
 {
     const struct hrm_task_state *ts = &s->tasks[t];
     const struct hrm_res *req = &s->wl->tasks[t].req;
@@ -295,12 +153,12 @@ void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t
     pl->n = 0;
     pl->gpu_mask = ts->gpu_mask;
     if (k == 0) {
-        plan_add(pl, first + gpus, cpu, 0, 0, 0);
+        hrm_ru_plan_add(pl, first + gpus, cpu, 0, 0, 0);
         return;
     }
     for (int32_t g = 0; g < gpus; g++)
         if (ts->gpu_mask >> g & 1u)
-            plan_add(pl, first + g, cpu / k + (i++ < cpu % k), 1, hrm_ru_task_gmem(req),
+            hrm_ru_plan_add(pl, first + g, cpu / k + (i++ < cpu % k), 1, hrm_ru_task_gmem(req),
                      task_milli(s, t));
 }
 
@@ -345,7 +203,7 @@ static int64_t unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task
 {
     const struct hrm_ru *ru = &p->ru[u];
     const struct hrm_node *n = &p->c->nodes[ru->node];
-    struct hrmp_rules r = hrmp_rules_of(p, task);
+    struct hrm_ru_rules r = hrmp_rules_of(p, task);
     bool pool = ru->gpu >= 0 ? r.flex : r.lend;
     p->wt.n = 0;
     for (int32_t t = s->nodes[ru->node].run_head; t >= 0; t = s->tasks[t].next) {
@@ -380,30 +238,10 @@ static int64_t unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task
     return wait;
 }
 
-/* GPU memory of unit u other tasks may still stack into: none on a GPU
- * held by a task that runs alone. */
 int64_t hrmp_gpu_free(const struct hrmp *p, int32_t u)
 {
     const struct hrm_ru *ru = &p->ru[u];
     return ru->gpu < 0 || p->solo[u] > 0 ? 0 : ru->gmem - ru->gmem_used;
-}
-
-static int64_t node_gpu_free(const struct hrmp *p, int32_t node)
-{
-    int64_t free = 0;
-    for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++)
-        free += hrmp_gpu_free(p, u);
-    return free;
-}
-
-/* GPU memory of the node's GPU units. */
-static int64_t node_gpu_cap(const struct hrmp *p, int32_t node)
-{
-    int64_t cap = 0;
-    for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++)
-        if (p->ru[u].gpu >= 0)
-            cap += p->ru[u].gmem;
-    return cap;
 }
 
 /*
@@ -423,22 +261,23 @@ int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int
     settle_rules(p, s, task);
     const struct hrm_res *req = &s->wl->tasks[task].req;
     bool stream = hrmp_queue_of(p, s, task) == HRMP_STREAM, gpu = is_gpu_task(s, task);
-    bool shares = gpu && hrmp_stackable(s, task);
-    int64_t k = req->v[HRM_DIM_GPU];
     int32_t best = -1;
     struct hrm_ru_cost best_cost = {0};
     bool best_measured = false; /* best_cost.frag_growth is known */
-    struct hrmp_plan plan;
+    struct hrm_ru_plan plan;
+    struct hrm_ru_rules r = hrmp_rules_of(p, task);
     for (int32_t node = 0; node < p->nnodes; node++) {
         if (!s->nodes[node].up)
             continue;
-        int64_t node_free = -1; /* computed when first needed */
+        struct hrm_ru_host h;
+        hrmp_host(p, s, p->ru_first[node], &h);
         for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++) {
-            if (!hrmp_unit_admits(p, s, task, u))
+            if (!hrm_ru_host_admits(&h, s->wl, task, u - h.first, r))
                 continue;
             const struct hrm_ru *ru = &p->ru[u];
             int32_t len = queue_len(p, u);
-            bool now_ok = len == ru->ntasks && hrmp_can_start(p, s, task, u, &plan);
+            bool now_ok =
+                len == ru->ntasks && hrm_ru_host_can_start(&h, s->wl, task, u - h.first, r, &plan);
             if (!gpu && now_ok && unit_spare(ru) == req->v[HRM_DIM_CPU])
                 return u; /* taken at once */
             if (!now_ok && best >= 0 && best_cost.wait == 0)
@@ -448,22 +287,7 @@ int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int
                 int64_t w = stream ? unit_wait(p, s, task, u, now) : len;
                 cost.wait = w < INT64_MAX ? w + 1 : w;
             }
-            if (!gpu) {
-                /* the GPU capacity its cores would strand (node-level, hrm_ru_cost_cpu_task) */
-                if (node_free < 0)
-                    node_free = node_gpu_free(p, node);
-                hrm_ru_cost_cpu_task(
-                    &cost, s->nodes[node].free.v[HRM_DIM_CPU] - req->v[HRM_DIM_CPU],
-                    p->c->nodes[node].capacity.v[HRM_DIM_CPU], node_free, node_gpu_cap(p, node));
-            } else {
-                /* what it leaves to stack into: a task that runs alone takes its GPUs whole */
-                int64_t takes = shares ? hrm_ru_task_gmem(req) : hrmp_gpu_free(p, u);
-                if (node_free < 0)
-                    node_free = node_gpu_free(p, node);
-                cost.sharing = shares ? ru->ngpu_tasks : 0;
-                cost.gpu_left = hrmp_gpu_free(p, u) - takes;
-                cost.node_left = node_free - k * takes;
-            }
+            hrm_ru_host_cost(&h, s->wl, task, u - h.first, &cost);
             /* The fragmentation gradient breaks ties of wait and sharing;
              * measured only then (it weighs every kind of task). */
             bool measured = false;

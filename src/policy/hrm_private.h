@@ -6,12 +6,11 @@
 #include <stdint.h>
 
 #include "hrm/ru.h"
+#include "hrm/ruplace.h"
 #include "hrm/waitsim.h"
 #include "policy/policy_private.h"
 
 enum hrmp_queue { HRMP_STREAM, HRMP_BATCH, HRMP_NQUEUES }; /* served in this order */
-
-enum hrmp_side { HRMP_SHARED, HRMP_BATCH_ONLY, HRMP_STREAM_ONLY }; /* static partitions */
 
 struct hrmp_fifo {
     int32_t head, tail, n;
@@ -27,31 +26,11 @@ struct hrmp_cfg {
     double partition;  /* share of nodes reserved for stream jobs (static partitions); 0 = shared */
 };
 
-/* How a task's request is spread over the units of its node while it runs:
- * one part per unit it holds (its GPU units' GPUs and cores, or the cores a
- * CPU task takes from the CPU unit and borrows from lending GPU units). */
-#define HRMP_MAX_PARTS (HRM_MAX_GPUS_PER_NODE + 1)
-struct hrmp_plan {
-    int32_t n;
-    uint32_t gpu_mask; /* the GPUs to start on (0: none) */
-    int32_t unit[HRMP_MAX_PARTS];
-    struct hrm_res part[HRMP_MAX_PARTS]; /* cpu, gpu (0/1) and gpu_mem on that unit */
-    int32_t milli[HRMP_MAX_PARTS];       /* the task's GPU share on that unit (gpu_milli) */
-};
-
 /* One part held by a running task (pool entry; next links the task's parts). */
 struct hrmp_held {
     int32_t unit, next;
     struct hrm_res part;
     int32_t milli; /* GPU share on the unit (hrm_ru_add_share) */
-};
-
-/* The rules a task is placed by: the configuration's, or, for a task no unit
- * of the cluster would ever admit under them, the permissive ones (flexible
- * binding, lending, no partitions), so no task that fits a node is left
- * pending for ever. */
-struct hrmp_rules {
-    bool flex, lend, sides;
 };
 
 /* A kind of task of the workload (the target workload of the fragmentation
@@ -84,7 +63,7 @@ struct hrmp {
     int32_t *base_want;  /* the spec's cores_per_gpu, the floor of flexible binding */
     struct hrmp_fifo *q; /* per unit, HRMP_NQUEUES queues */
     int32_t *solo;       /* per unit: GPU tasks without GPU phases (they run alone) */
-    uint8_t *side;       /* per node, enum hrmp_side */
+    uint8_t *side;       /* per node, enum hrm_ru_side */
     int32_t ntasks;
     int32_t *task_ru;   /* unit a task is queued at or runs on (its first part); -1 none */
     int32_t *task_held; /* first of a running task's parts in held, -1 none */
@@ -110,29 +89,29 @@ struct hrmp {
 
 /* Queue a ready task joins, by its job's kind (stream only when stream-aware). */
 enum hrmp_queue hrmp_queue_of(const struct hrmp *p, const struct hrm_state *s, int32_t task);
-/* The rules task is placed by (see struct hrmp_rules). */
-struct hrmp_rules hrmp_rules_of(const struct hrmp *p, int32_t task);
+/* The rules task is placed by: the configuration's, or, for a task no unit
+ * of the cluster would ever admit under them, the permissive ones (flexible
+ * binding, lending, no partitions), so no task that fits a node is left
+ * pending for ever. */
+struct hrm_ru_rules hrmp_rules_of(const struct hrmp *p, int32_t task);
 /* Whether task could ever run on unit u under its rules (type, partition,
  * capacity of an empty unit). */
 bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u);
 /* Whether task, queued at unit u, can start now; *plan gets how its request
  * would be spread over the node's units. */
 bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
-                    struct hrmp_plan *plan);
+                    struct hrm_ru_plan *plan);
 /* The unit a new ready task should join (P0 placement), or -1: none admits it. */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now);
-/* Whether a GPU task may share its GPU: tasks that declare GPU phases
- * (hrm_workload_gpu_phases) have CPU phases to overlap, and a task that asks
- * a fraction of a GPU (gpu_milli 1..999) asked to share it; any other GPU
- * task is taken as all kernel and gets its GPU alone. */
+/* Whether a GPU task may share its GPU (hrm_ru_task_stackable). */
 bool hrmp_stackable(const struct hrm_state *s, int32_t task);
 /* Task t starts holding the parts of plan. */
-void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrmp_plan *plan);
+void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struct hrm_ru_plan *plan);
 /* Task t stops holding its parts. */
 void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t);
 /* The plan of a start the policy did not make (the state's node and GPUs). */
 void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t t,
-                        struct hrmp_plan *plan);
+                        struct hrm_ru_plan *plan);
 /* Rebinds node's cores so each GPU unit holds what its tasks need, and at
  * least its spec binding while the node's cores allow (flex). */
 void hrmp_rebind(struct hrmp *p, int32_t node);

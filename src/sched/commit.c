@@ -2,11 +2,13 @@
 
 #include "hrm/alloc.h"
 #include "hrm/commit.h"
+#include "hrm/ruplace.h"
 
 /* One instance as the master sees it: the transaction it is sending, and a
  * snapshot request waiting for the cell to change. */
 struct pclaim {
     int32_t job, task, node;
+    uint32_t gpu_mask; /* the GPUs the instance placed it on (0: none named) */
     uint64_t seen;
 };
 
@@ -34,6 +36,7 @@ struct hrm_commit {
     struct hrm_cell cell;
     struct inst *inst;
     int32_t *node_of; /* per task: its node while running, else -1 */
+    uint32_t *gpus_of; /* per task: the GPUs it holds there (0: none named) */
     int32_t *owner;   /* per task: the instance that committed it */
     /* K of the fair share: jobs with GPU tasks not ended that have asked for a
      * snapshot (P1's "running jobs": holding GPUs or waiting for them). */
@@ -113,6 +116,7 @@ struct hrm_commit *hrm_commit_new(const struct hrm_cluster *cluster, const struc
     for (size_t t = 0; t < nt; t++)
         m->node_of[t] = -1;
     m->owner = hrm_calloc(nt, sizeof(*m->owner));
+    m->gpus_of = hrm_calloc(nt, sizeof(*m->gpus_of));
     size_t nj = (size_t)(wl->njobs > 0 ? wl->njobs : 1);
     m->gpu_left = hrm_calloc(nj, sizeof(*m->gpu_left));
     m->gpu_counted = hrm_calloc(nj, sizeof(*m->gpu_counted));
@@ -135,6 +139,7 @@ void hrm_commit_free(struct hrm_commit *m)
     hrm_free(m->inst);
     hrm_free(m->node_of);
     hrm_free(m->owner);
+    hrm_free(m->gpus_of);
     hrm_free(m->gpu_left);
     hrm_free(m->gpu_counted);
     hrm_free(m->lockq.v);
@@ -188,6 +193,22 @@ static void serve(struct hrm_commit *m, struct hrm_env *env, int32_t i, int32_t 
 
 /* ---- validation ---- */
 
+struct hrm_cell_use hrm_commit_use_of(const struct hrm_workload *wl, int32_t task, uint32_t mask)
+{
+    const struct hrm_task *t = &wl->tasks[task];
+    bool gpu = t->req.v[HRM_DIM_GPU] > 0;
+    return (struct hrm_cell_use){.req = t->req,
+                                 .gpu_mask = gpu ? mask : 0,
+                                 .gmem = hrm_ru_task_gmem(&t->req),
+                                 .milli = gpu ? t->gpu_milli : 0,
+                                 .solo = gpu && !hrm_ru_task_stackable(wl, task)};
+}
+
+static struct hrm_cell_use use_of(const struct hrm_commit *m, int32_t task, uint32_t mask)
+{
+    return hrm_commit_use_of(m->wl, task, mask);
+}
+
 static void ack(struct hrm_env *env, int32_t i, const struct pclaim *c, int32_t txn,
                 enum hrm_claim_verdict v)
 {
@@ -206,12 +227,14 @@ static void launch(struct hrm_commit *m, struct hrm_env *env, int32_t i, const s
     const struct hrm_task *t = &m->wl->tasks[c->task];
     m->node_of[c->task] = c->node;
     m->owner[c->task] = i;
+    m->gpus_of[c->task] = c->gpu_mask;
     struct hrm_msg l = {.type = HRM_MSG_TASK_LAUNCH,
                         .from = HRM_ADDR_CENTRAL,
                         .job = t->job,
                         .task = c->task,
                         .node = c->node,
-                        .attempt = 0};
+                        .attempt = 0,
+                        .gpu_mask = c->gpu_mask};
     env->send(env, hrm_addr_node(c->node), &l);
 }
 
@@ -237,17 +260,20 @@ static int process(struct hrm_commit *m, struct hrm_env *env, int32_t i)
     m->st.txns_locked += locked;
     for (size_t k = 0; k < in->nclaims; k++) {
         const struct pclaim *c = &in->claims[k];
-        const struct hrm_res *req = &m->wl->tasks[c->task].req;
+        struct hrm_cell_use use = use_of(m, c->task, c->gpu_mask);
+        struct hrm_res charge;
         m->st.claims++;
         /* A task claimed twice in one transaction commits once; the copy conflicts. */
-        if (m->ok[k] && m->node_of[c->task] < 0 && hrm_cell_take(&m->cell, c->node, req) == 0) {
+        if (m->ok[k] && m->node_of[c->task] < 0 &&
+            hrm_cell_take_use(&m->cell, c->node, &use) == 0) {
             m->st.committed++;
             launch(m, env, i, c);
             ack(env, i, c, in->txn, HRM_CLAIM_COMMITTED);
             continue;
         }
         m->st.conflicts++;
-        if (!m->ok[k] && hrm_res_fits(req, &m->cell.nodes[c->node].free))
+        if (!m->ok[k] &&
+            hrm_cell_node_fits(&m->cell.nodes[c->node], m->cell.gpus, &use, &charge))
             m->st.conflicts_stale++;
         if (locked)
             m->st.locked_bounced++;
@@ -330,8 +356,11 @@ static int on_claim(struct hrm_commit *m, struct hrm_env *env, int32_t i, const 
     in->locked_txn = locked;
     if (msg->task >= 0) {
         HRM_GROW(in->claims, in->cap, in->nclaims + 1);
-        in->claims[in->nclaims++] = (struct pclaim){
-            .job = msg->job, .task = msg->task, .node = msg->node, .seen = (uint64_t)msg->value};
+        in->claims[in->nclaims++] = (struct pclaim){.job = msg->job,
+                                                    .task = msg->task,
+                                                    .node = msg->node,
+                                                    .gpu_mask = msg->gpu_mask,
+                                                    .seen = (uint64_t)msg->value};
     }
     if (!(msg->status & HRM_CLAIM_LAST))
         return 0;
@@ -355,10 +384,12 @@ static int on_task_end(struct hrm_commit *m, struct hrm_env *env, const struct h
     if (m->node_of[msg->task] != msg->node)
         return 0; /* a repeated report */
     const struct hrm_task *t = &m->wl->tasks[msg->task];
-    int rc = hrm_cell_give(&m->cell, msg->node, &t->req);
+    struct hrm_cell_use use = use_of(m, msg->task, m->gpus_of[msg->task]);
+    int rc = hrm_cell_give_use(&m->cell, msg->node, &use);
     if (rc < 0)
         return rc;
     m->node_of[msg->task] = -1;
+    m->gpus_of[msg->task] = 0;
     if (t->req.v[HRM_DIM_GPU] > 0 && --m->gpu_left[t->job] == 0 && m->gpu_counted[t->job]) {
         m->gpu_counted[t->job] = false;
         m->cell.gpu_jobs--;
@@ -379,9 +410,11 @@ int hrm_commit_grow(struct hrm_commit *m, struct hrm_env *env)
         size_t nt = (size_t)wl->ntasks;
         m->node_of = hrm_realloc(m->node_of, nt * sizeof(*m->node_of));
         m->owner = hrm_realloc(m->owner, nt * sizeof(*m->owner));
+        m->gpus_of = hrm_realloc(m->gpus_of, nt * sizeof(*m->gpus_of));
         for (size_t t = (size_t)m->ntasks; t < nt; t++) {
             m->node_of[t] = -1;
             m->owner[t] = 0;
+            m->gpus_of[t] = 0;
         }
     }
     if (wl->njobs > m->njobs) {
@@ -408,13 +441,21 @@ int hrm_commit_node_up(struct hrm_commit *m, struct hrm_env *env, int32_t node, 
 
 int hrm_commit_adopt(struct hrm_commit *m, int32_t task, int32_t node, int32_t i)
 {
+    return hrm_commit_adopt_on(m, task, node, 0, i);
+}
+
+int hrm_commit_adopt_on(struct hrm_commit *m, int32_t task, int32_t node, uint32_t gpu_mask,
+                        int32_t i)
+{
     if (task < 0 || task >= m->ntasks || i < 0 || i >= m->cfg.instances || m->node_of[task] >= 0)
         return -HRM_ESTATE;
-    int rc = hrm_cell_take(&m->cell, node, &m->wl->tasks[task].req);
+    struct hrm_cell_use use = use_of(m, task, gpu_mask);
+    int rc = hrm_cell_take_use(&m->cell, node, &use);
     if (rc < 0)
         return rc;
     m->node_of[task] = node;
     m->owner[task] = i;
+    m->gpus_of[task] = use.gpu_mask;
     return 0;
 }
 

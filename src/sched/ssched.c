@@ -122,12 +122,17 @@ static void kick(struct hrm_ssched *s, struct hrm_env *env)
         return;
     int32_t k = 0;
     bool wait = true;
-    for (int32_t i = 0; i < s->jq_n; i++) {
-        const struct sjob *j = s->of_job[s->jq[(s->jq_head + i) % s->cap_jobs]];
-        if (j->blocked_ver != s->snap.version || s->snap.version == 0) {
-            k = i;
-            wait = false;
-            break;
+    /* The stream queue first (P0), then batch: pass 0 looks at stream jobs only. */
+    for (int pass = 0; pass < 2 && wait; pass++) {
+        for (int32_t i = 0; i < s->jq_n; i++) {
+            const struct sjob *j = s->of_job[s->jq[(s->jq_head + i) % s->cap_jobs]];
+            if (pass == 0 && (s->cfg.first_fit || s->wl->jobs[j->job].kind == HRM_JOB_BATCH))
+                continue;
+            if (j->blocked_ver != s->snap.version || s->snap.version == 0) {
+                k = i;
+                wait = false;
+                break;
+            }
         }
     }
     s->cur = jq_take(s, k);
@@ -199,6 +204,7 @@ static void commit(struct hrm_ssched *s, struct hrm_env *env)
     for (size_t k = 0; k < s->nplan; k++) {
         m.task = s->plan[k].task;
         m.node = s->plan[k].node;
+        m.gpu_mask = s->plan[k].gpu_mask;
         m.value = (int64_t)s->plan[k].seen;
         m.status = (uint16_t)((k + 1 == s->nplan ? HRM_CLAIM_LAST : 0) | lock);
         env->send(env, HRM_ADDR_CENTRAL, &m);

@@ -27,6 +27,7 @@ struct sjob {
 
 struct splan {
     int32_t task, node;
+    uint32_t gpu_mask; /* the GPUs it is claimed on (0: none) */
     uint64_t seen;
 };
 

@@ -51,10 +51,11 @@ bool hrm_ssim_policy_known(const char *name)
     return find(name) != NULL;
 }
 
-static const char *const keys_shared[] = {"instances",   "t_job_ms",   "t_task_ms", "strict",
-                                          "lock_stream", "fair_share", "register",  NULL};
-static const char *const keys_central[] = {"t_job_ms", "t_task_ms", "lock_stream", "fair_share",
-                                           NULL};
+static const char *const keys_shared[] = {"instances",  "t_job_ms", "t_task_ms",
+                                          "strict",     "lock_stream", "fair_share",
+                                          "register",   "first_fit", NULL};
+static const char *const keys_central[] = {"t_job_ms",   "t_task_ms", "lock_stream",
+                                           "fair_share", "first_fit", NULL};
 
 static int get_ms(const struct hrm_params *p, const char *key, double def, int64_t *us,
                   struct hrm_error *err)
@@ -76,17 +77,19 @@ int ssim_setup_parse(const char *policy, const struct hrm_params *params, uint64
     memset(su, 0, sizeof(*su));
     su->name = sp->name;
     int64_t instances = sp->central ? 1 : 10, t_job = 0, t_task = 0;
-    bool strict = false, lock_stream = true, fair = true, rr = false;
+    bool strict = false, lock_stream = true, fair = true, rr = false, first_fit = false;
     if ((rc = hrm_params_int(params, "instances", &instances, err)) ||
         (rc = get_ms(params, "t_job_ms", DEFAULT_T_JOB_MS, &t_job, err)) ||
         (rc = get_ms(params, "t_task_ms", DEFAULT_T_TASK_MS, &t_task, err)) ||
         (rc = hrm_params_bool(params, "strict", &strict, err)) ||
         (rc = hrm_params_bool(params, "lock_stream", &lock_stream, err)) ||
         (rc = hrm_params_bool(params, "fair_share", &fair, err)) ||
-        (rc = hrm_params_bool(params, "register", &rr, err)))
+        (rc = hrm_params_bool(params, "register", &rr, err)) ||
+        (rc = hrm_params_bool(params, "first_fit", &first_fit, err)))
         return rc;
     /* Each instance keeps a snapshot of every node, and one more travels to it:
-     * 2 x instances x nodes x 56 bytes; 256 instances of 10,000 nodes take 290 MB. */
+     * 2 x instances x nodes x (112 bytes + 32 per GPU); 256 instances of 10,000 nodes take
+     * 570 MB without GPUs. */
     if (instances < 1 || instances > 256)
         return hrm_errorf(err, -HRM_ESPEC, "policy '%s': parameter 'instances': %lld is not 1..256",
                           sp->name, (long long)instances);
@@ -97,6 +100,7 @@ int ssim_setup_parse(const char *policy, const struct hrm_params *params, uint64
                                            .t_task_us = t_task,
                                            .lock_stream = lock_stream,
                                            .fair_share = fair,
+                                           .first_fit = first_fit,
                                            .seed = seed};
     su->commit = (struct hrm_commit_config){.validate = strict ? HRM_VALIDATE_VERSION
                                                                : HRM_VALIDATE_RESOURCE,

@@ -220,7 +220,7 @@ static void inst_fini(struct inst *x)
     hrm_cluster_free(x->c);
 }
 
-/* A snapshot of `nodes` nodes of 4 cores, all free, as of cell version v. */
+/* A snapshot of `nodes` nodes of 4 cores and 64 GiB, all free, as of cell version v. */
 static void give_snapshot(struct inst *x, int nodes, uint64_t v)
 {
     const struct fenv_sent *req = NULL;
@@ -236,6 +236,7 @@ static void give_snapshot(struct inst *x, int nodes, uint64_t v)
         x->cell.nodes[n] = (struct hrm_cell_node){.version = v};
         x->cell.nodes[n].free.v[HRM_DIM_CPU] = 4000;
         x->cell.nodes[n].free.v[HRM_DIM_MEM] = 64 * GIB;
+        x->cell.nodes[n].cap = x->cell.nodes[n].free; /* the node's capacity travels too */
     }
     x->cell.version = v;
     struct hrm_msg r = msg_of(HRM_MSG_SNAP_REPLY, HRM_ADDR_CENTRAL, -1, -1, -1, req->m.attempt,

@@ -249,6 +249,12 @@ Test(ssim, planner_caps_gpu_tasks_at_the_fair_share_when_gpus_are_scarce)
     hrm_snapshot_init(&snap, 1);
     snap.nodes[0].free = c->nodes[0].capacity;
     snap.nodes[0].free.v[HRM_DIM_GPU] = 3;
+    snap.nodes[0].free.v[HRM_DIM_GPU_MEM] -= GIB;
+    snap.nodes[0].cap = c->nodes[0].capacity;
+    struct hrm_cell_gpu *gpus = hrm_snapshot_gpus_of(&snap, 0, 4);
+    for (int g = 0; g < 4; g++)
+        gpus[g].gmem_cap = 16 * GIB;
+    gpus[0] = (struct hrm_cell_gpu){.gmem_cap = 16 * GIB, .gmem_used = GIB, .tasks = 1, .solo = 1};
     snap.nodes[0].version = 5;
     snap.version = 9;
     snap.gpu_jobs = 2;
