@@ -420,6 +420,7 @@ static void list_unqueued(struct hrmp *p, const struct hrm_state *s)
             if (p->task_ru[t] == NIL)
                 todo_push(p, t);
             left -= p->task_ru[t] < 0; /* NIL or LISTED */
+            p->listed_walked++;
         }
     }
 #ifndef NDEBUG

@@ -98,6 +98,7 @@ struct hrmp {
     uint8_t *running;         /* the task holds its unit (else queued, if task_ru >= 0) */
     int32_t *job_gpu;         /* per job: GPU tasks queued or running (fair share) */
     int32_t *job_queued;      /* per job: its tasks queued at a unit (not running) */
+    int64_t listed_walked;    /* ready tasks the passes' listing visited (its cost, for tests) */
     struct hrm_wait_table wt; /* scratch for simulaterun */
     int32_t *todo;            /* scratch: ready tasks to place this pass */
     size_t ntodo, cap_todo;
