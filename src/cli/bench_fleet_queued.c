@@ -219,7 +219,7 @@ static int point(const struct fopts *o, struct client *c, long long n, struct qp
     cancel_all(c, ids, njobs);
     cancel_all(c, arr_ids, nack);
     wait_idle(c);
-    rc = placed > 0 ? 0 : -1;
+    rc = 0; /* no start in the window is a figure (0 placements/s), not a failure */
 out:
     hrm_free(ids);
     hrm_free(arr_ids);
