@@ -57,12 +57,25 @@ struct hrm_state *hrm_state_new(const struct hrm_cluster *c, const struct hrm_wo
     return s;
 }
 
-/* Grows a zero-filled array to need entries (at least one: callers index it freely). */
+/* Grows arr to need entries (at least one: callers index it freely), new ones from have on
+ * zeroed.  The first allocation is exact (a simulator's state is made once, for a workload of
+ * millions of tasks); later ones double. */
+static void *grow_zero(void *arr, size_t *cap, size_t have, size_t need, size_t elem)
+{
+    if (need < 1)
+        need = 1;
+    if (*cap == 0) {
+        arr = hrm_reallocarray(arr, need, elem);
+        *cap = need;
+    } else {
+        hrm_grow(&arr, cap, need, elem);
+    }
+    memset((char *)arr + have * elem, 0, (need - have) * elem);
+    return arr;
+}
+
 #define GROW_ZERO(arr, cap, have, need)                                                          \
-    do {                                                                                         \
-        HRM_GROW(arr, cap, (size_t)(need) > 0 ? (size_t)(need) : 1);                             \
-        memset((arr) + (have), 0, ((size_t)(need) - (size_t)(have)) * sizeof(*(arr)));           \
-    } while (0)
+    ((arr) = grow_zero((arr), &(cap), (size_t)(have), (size_t)(need), sizeof(*(arr))))
 
 void hrm_state_grow(struct hrm_state *s)
 {
@@ -80,14 +93,14 @@ void hrm_state_grow(struct hrm_state *s)
                 s->jobs[j].stage_left = &s->stage_left[wl->jobs[j].stage_first];
     }
     if (wl->ntasks > s->ntasks || !s->tasks) {
-        HRM_GROW(s->tasks, s->cap_tasks, wl->ntasks > 0 ? (size_t)wl->ntasks : 1);
+        GROW_ZERO(s->tasks, s->cap_tasks, s->ntasks, wl->ntasks);
         init_tasks(s, s->ntasks, wl->ntasks);
         if (s->charge) /* what new tasks hold is written when they start */
             GROW_ZERO(s->charge, s->cap_charge, s->ntasks, wl->ntasks);
         s->ntasks = wl->ntasks;
     }
     if (wl->njobs > s->njobs || !s->jobs) {
-        HRM_GROW(s->jobs, s->cap_jobs, wl->njobs > 0 ? (size_t)wl->njobs : 1);
+        GROW_ZERO(s->jobs, s->cap_jobs, s->njobs, wl->njobs);
         init_jobs(s, s->njobs, wl->njobs);
         s->njobs = wl->njobs;
     }
