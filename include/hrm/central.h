@@ -31,6 +31,16 @@ void hrm_central_free(struct hrm_central *c);
 int hrm_central_on_msg(struct hrm_central *c, struct hrm_env *env, const struct hrm_msg *msg);
 int hrm_central_on_timer(struct hrm_central *c, struct hrm_env *env, uint64_t cookie);
 
+/*
+ * The workload (borrowed at hrm_central_new) gained jobs at its end: the role takes them in
+ * without being made again, in O(what was added) (amortised), and JOB_SUBMIT messages then
+ * submit them.  Decisions are those of a role made with the whole workload up front whose
+ * new jobs had not been submitted yet.  -ENOTSUP if the policy cannot grow (its ops' grows);
+ * the caller makes the role again then.
+ */
+bool hrm_central_can_grow(const struct hrm_central *c);
+int hrm_central_grow(struct hrm_central *c);
+
 const struct hrm_state *hrm_central_state(const struct hrm_central *c);
 const struct hrm_central_stats *hrm_central_stats(const struct hrm_central *c);
 

@@ -116,6 +116,12 @@ struct hrm_policy_ops {
     /* Required.  Places ready tasks (and may preempt) through ctx.  Returns 0
      * or a negative code (a bug in the policy: the caller stops). */
     int (*decide)(struct hrm_policy *policy, struct hrm_sched_ctx *ctx);
+    /* Whether the policy takes a workload that grows after its first event or pass
+     * (hrm_central_grow): true when it keeps nothing sized by the workload's jobs or tasks,
+     * or extends what it keeps in on_grow. */
+    bool grows;
+    /* Optional.  The workload (and state) gained jobs and tasks, not submitted yet. */
+    void (*on_grow)(struct hrm_policy *policy, const struct hrm_state *state);
 };
 
 struct hrm_policy {

@@ -89,10 +89,20 @@ struct hrm_state {
      * NULL until then, when a GPU holds at most one task. */
     uint16_t *gpu_tasks;
     uint64_t version;
+    /* How much of the workload the arrays cover, and their capacities: the
+     * workload may grow after the state is made (hrm_state_grow). */
+    int32_t ntasks, njobs, nstages, nusers, nqueues;
+    size_t cap_tasks, cap_jobs, cap_stages, cap_users, cap_queues, cap_charge;
 };
 
 struct hrm_state *hrm_state_new(const struct hrm_cluster *c, const struct hrm_workload *wl);
 void hrm_state_free(struct hrm_state *s);
+
+/* The workload gained jobs (with their stages and tasks), users or queues since the state was
+ * made or last grown: extends the per-job, per-task, per-stage, per-user and per-queue arrays to
+ * it, the new entries exactly as hrm_state_new would have made them (unsubmitted jobs).
+ * Amortised O(what was added): arrays grow by doubling. */
+void hrm_state_grow(struct hrm_state *s);
 
 /* Job arrives: its root-stage tasks become ready, the rest blocked.  -HRM_ESTATE if already submitted. */
 int hrm_state_submit_job(struct hrm_state *s, int32_t job, int64_t now_us);

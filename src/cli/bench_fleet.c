@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_fleet.h"
 #include "cli.h"
 #include "client.h"
 #include "hrm/alloc.h"
@@ -41,36 +42,26 @@
  *   registered again, each run matched).
  */
 
-#define MAX_SCHEDS 16
 #define IDLE_JOBS 100   /* jobs of the idle-cluster latency series */
 #define IDLE_TASKS 4    /* tasks per such job */
 #define IDLE_GAP_S 0.02 /* between two submissions: 200 tasks/s, a few dozen slots busy */
 
-struct fopts {
-    long long agents, tasks, per_job, cpus, scheds;
-    double task_s;
-    const char *policy;
-    bool keep, reconcile;
-    char self[4096], state[512], logs[700];
-    pid_t master, fleet, sched[MAX_SCHEDS];
-};
-
-static volatile sig_atomic_t interrupted;
+volatile sig_atomic_t fleet_interrupted;
 
 static void on_signal(int sig)
 {
     (void)sig;
-    interrupted = 1;
+    fleet_interrupted = 1;
 }
 
-static double mono_s(void)
+double fleet_mono_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void nap_s(double s)
+void fleet_nap_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);
@@ -108,9 +99,9 @@ static void stop_pid(pid_t *pid, int sig)
     if (*pid <= 0)
         return;
     kill(*pid, sig);
-    double end = mono_s() + 10;
-    while (waitpid(*pid, NULL, WNOHANG) == 0 && mono_s() < end)
-        nap_s(0.02);
+    double end = fleet_mono_s() + 10;
+    while (waitpid(*pid, NULL, WNOHANG) == 0 && fleet_mono_s() < end)
+        fleet_nap_s(0.02);
     if (waitpid(*pid, NULL, WNOHANG) == 0) {
         kill(*pid, SIGKILL);
         waitpid(*pid, NULL, 0);
@@ -118,7 +109,7 @@ static void stop_pid(pid_t *pid, int sig)
     *pid = 0;
 }
 
-static json_t *call(struct client *c, int type, json_t *fields)
+json_t *fleet_call(struct client *c, int type, json_t *fields)
 {
     json_t *req = hrm_wire_new(type);
     if (fields)
@@ -132,7 +123,7 @@ static json_t *call(struct client *c, int type, json_t *fields)
 
 static long long nodes_up(struct client *c)
 {
-    json_t *r = call(c, HRM_WIRE_NODES, NULL);
+    json_t *r = fleet_call(c, HRM_WIRE_NODES, NULL);
     long long up = 0;
     size_t i;
     json_t *n;
@@ -143,19 +134,19 @@ static long long nodes_up(struct client *c)
 }
 
 
-static double proc_cpu_s(pid_t pid)
+double fleet_proc_cpu_s(pid_t pid)
 {
     struct hrm_proc_stat ps;
     return hrm_proc_stat_read(pid, &ps) < 0 ? 0 : (double)ps.cpu_us / 1e6;
 }
 
-static int cmp_ll(const void *a, const void *b)
+int fleet_cmp_ll(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
     return (x > y) - (x < y);
 }
 
-static long long pct(const long long *v, long long n, double p)
+long long fleet_pct(const long long *v, long long n, double p)
 {
     if (n == 0)
         return 0;
@@ -163,7 +154,7 @@ static long long pct(const long long *v, long long n, double p)
     return v[i];
 }
 
-static json_t *job_req(long long count, const char *cmd0, const char *cmd1, long long cpus)
+json_t *fleet_job_req(long long count, const char *cmd0, const char *cmd1, long long cpus)
 {
     return json_pack("{s:{s:s, s:[{s:[s, s], s:I, s:I, s:b}]}}", "job", "name", "fleet", "tasks",
                      "cmd", cmd0, cmd1, "count", (json_int_t)count, "cpus", (json_int_t)cpus,
@@ -171,13 +162,13 @@ static json_t *job_req(long long count, const char *cmd0, const char *cmd1, long
 }
 
 /* Submits n jobs pipelined; their ids into ids[]; the number accepted. */
-static long long submit_jobs(struct client *c, long long n, long long per_job, long long last,
+long long fleet_submit_jobs(struct client *c, long long n, long long per_job, long long last,
                              const char *arg, long long *ids)
 {
     long long first = -1, got = 0;
     for (long long i = 0; i < n; i++) {
         json_t *req = hrm_wire_new(HRM_WIRE_SUBMIT);
-        json_t *body = job_req(i == n - 1 ? last : per_job, "sleep", arg, 1);
+        json_t *body = fleet_job_req(i == n - 1 ? last : per_job, "sleep", arg, 1);
         json_object_update(req, body);
         json_decref(body);
         long long id = client_send(c, req);
@@ -187,8 +178,8 @@ static long long submit_jobs(struct client *c, long long n, long long per_job, l
         if (first < 0)
             first = id;
     }
-    double end = mono_s() + 120;
-    while (got < n && mono_s() < end && !interrupted) {
+    double end = fleet_mono_s() + 120;
+    while (got < n && fleet_mono_s() < end && !fleet_interrupted) {
         json_t *r = client_recv(c, 0.5);
         if (!r)
             continue;
@@ -218,7 +209,7 @@ static int read_starts(struct client *c, const long long *ids, long long n, stru
     s->last_start_s = 0;
     for (long long i = 0; i < n; i++) {
         for (long long from = 0; from >= 0;) {
-            json_t *r = call(c, HRM_WIRE_JOB, json_pack("{s:I, s:I, s:i}", "id",
+            json_t *r = fleet_call(c, HRM_WIRE_JOB, json_pack("{s:I, s:I, s:i}", "id",
                                                         (json_int_t)ids[i], "from",
                                                         (json_int_t)from, "limit", 2000));
             json_t *job = json_object_get(r, "job");
@@ -245,7 +236,7 @@ static int read_starts(struct client *c, const long long *ids, long long n, stru
             json_decref(r);
         }
     }
-    qsort(s->lat_us, (size_t)s->nlat, sizeof(*s->lat_us), cmp_ll);
+    qsort(s->lat_us, (size_t)s->nlat, sizeof(*s->lat_us), fleet_cmp_ll);
     return 0;
 }
 
@@ -255,23 +246,23 @@ static int idle_starts(struct client *c, const struct fopts *o, struct run_stats
     long long ids[IDLE_JOBS];
     char arg[32];
     snprintf(arg, sizeof(arg), "%.3f", o->task_s);
-    for (int i = 0; i < IDLE_JOBS && !interrupted; i++) {
-        json_t *r = call(c, HRM_WIRE_SUBMIT, job_req(IDLE_TASKS, "sleep", arg, 1));
+    for (int i = 0; i < IDLE_JOBS && !fleet_interrupted; i++) {
+        json_t *r = fleet_call(c, HRM_WIRE_SUBMIT, fleet_job_req(IDLE_TASKS, "sleep", arg, 1));
         ids[i] = r ? json_integer_value(json_object_get(r, "id")) : -1;
         json_decref(r);
         if (ids[i] <= 0)
             return -1;
-        nap_s(IDLE_GAP_S);
+        fleet_nap_s(IDLE_GAP_S);
     }
-    for (double end = mono_s() + 120;; nap_s(0.1)) {
-        json_t *r = call(c, HRM_WIRE_JOB,
+    for (double end = fleet_mono_s() + 120;; fleet_nap_s(0.1)) {
+        json_t *r = fleet_call(c, HRM_WIRE_JOB,
                          json_pack("{s:I, s:i}", "id", (json_int_t)ids[IDLE_JOBS - 1], "limit", 1));
         const char *st = json_string_value(json_object_get(json_object_get(r, "job"), "state"));
         bool done = st && strcmp(st, "done") == 0;
         json_decref(r);
         if (done)
             break;
-        if (mono_s() > end || interrupted)
+        if (fleet_mono_s() > end || fleet_interrupted)
             return -1;
     }
     return read_starts(c, ids, IDLE_JOBS, s);
@@ -281,11 +272,11 @@ static int idle_starts(struct client *c, const struct fopts *o, struct run_stats
 static int wait_done(struct client *c, long long njobs, pid_t master, long long *rss_kb,
                      long long *jl, long long *njl, long long cap)
 {
-    double end = mono_s() + 600;
-    while (mono_s() < end && !interrupted) {
+    double end = fleet_mono_s() + 600;
+    while (fleet_mono_s() < end && !fleet_interrupted) {
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
-        json_t *r = call(c, HRM_WIRE_JOBS, json_pack("{s:b}", "all", 1));
+        json_t *r = fleet_call(c, HRM_WIRE_JOBS, json_pack("{s:b}", "all", 1));
         clock_gettime(CLOCK_MONOTONIC, &b);
         if (*njl < cap)
             jl[(*njl)++] = (b.tv_sec - a.tv_sec) * 1000000LL + (b.tv_nsec - a.tv_nsec) / 1000;
@@ -300,7 +291,7 @@ static int wait_done(struct client *c, long long njobs, pid_t master, long long 
         json_decref(r);
         if (done >= njobs)
             return 0;
-        nap_s(0.2);
+        fleet_nap_s(0.2);
     }
     return -1;
 }
@@ -336,42 +327,42 @@ static long log_size(const struct fopts *o)
 static double measure_reconcile(struct fopts *o, struct client **c)
 {
     long long id;
-    json_t *r = call(*c, HRM_WIRE_SUBMIT, job_req(o->agents, "sleep", "3600", o->cpus));
+    json_t *r = fleet_call(*c, HRM_WIRE_SUBMIT, fleet_job_req(o->agents, "sleep", "3600", o->cpus));
     id = r ? json_integer_value(json_object_get(r, "id")) : -1;
     json_decref(r);
     if (id < 0)
         return -1;
-    double end = mono_s() + 120;
+    double end = fleet_mono_s() + 120;
     for (;;) {
-        r = call(*c, HRM_WIRE_JOB, json_pack("{s:I, s:i}", "id", (json_int_t)id, "limit", 1));
+        r = fleet_call(*c, HRM_WIRE_JOB, json_pack("{s:I, s:i}", "id", (json_int_t)id, "limit", 1));
         long long running = json_integer_value(
             json_object_get(json_object_get(r, "job"), "running"));
         json_decref(r);
         if (running >= o->agents)
             break;
-        if (mono_s() > end || interrupted)
+        if (fleet_mono_s() > end || fleet_interrupted)
             return -1;
-        nap_s(0.2);
+        fleet_nap_s(0.2);
     }
     client_close(*c);
     *c = NULL;
     kill(o->master, SIGKILL);
     waitpid(o->master, NULL, 0);
     long skip = log_size(o);
-    double t0 = mono_s();
+    double t0 = fleet_mono_s();
     if ((o->master = start_master(o)) < 0)
         return -1;
     while (!log_has(o, "reconciliation over", skip)) {
-        if (mono_s() - t0 > 120 || interrupted)
+        if (fleet_mono_s() - t0 > 120 || fleet_interrupted)
             return -1;
-        nap_s(0.01);
+        fleet_nap_s(0.01);
     }
-    double t = mono_s() - t0;
+    double t = fleet_mono_s() - t0;
     struct client_opts co;
     client_opts_init(&co);
     co.state = o->state;
     if ((*c = client_open(&co))) {
-        r = call(*c, HRM_WIRE_CANCEL, json_pack("{s:I}", "id", (json_int_t)id));
+        r = fleet_call(*c, HRM_WIRE_CANCEL, json_pack("{s:I}", "id", (json_int_t)id));
         json_decref(r);
     }
     return t;
@@ -397,9 +388,38 @@ static void usage(FILE *out)
             "  --scheds N     with a distributed policy: N hrm sched processes schedule\n"
             "                 (2 instances each) and none in the master (default 0)\n"
             "  --no-reconcile skip the kill -9 / restart measure\n"
+            "  --queued N,... instead of the runs above, placements/s against the tasks\n"
+            "                 queued: for each N (up to 8), N tasks queued in jobs of\n"
+            "                 --per-job, then --window seconds while a job of 10 tasks\n"
+            "                 arrives every 50 ms; BENCH fleet.queued_N.* lines (default:\n"
+            "                 none)\n"
+            "  --window S     the --queued window (default 10)\n"
             "  --state DIR    keep the cluster's folder there (default: a temporary one,\n"
             "                 removed at the end)\n"
             "  -h, --help     this help\n");
+}
+
+/* --queued N,N,...: queue lengths of 1 to 10,000,000 tasks. */
+static int parse_queued(struct fopts *o, const char *arg)
+{
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", arg);
+    o->nqueued = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        if (o->nqueued == MAX_QUEUED_POINTS) {
+            fprintf(stderr, "hrm bench fleet: --queued: at most %d points\n", MAX_QUEUED_POINTS);
+            return -1;
+        }
+        if (cli_parse_int("bench fleet", "--queued", tok, 1, 10000000, &o->queued[o->nqueued]) < 0)
+            return -1;
+        o->nqueued++;
+    }
+    if (o->nqueued == 0) {
+        fprintf(stderr, "hrm bench fleet: --queued: expected N[,N...]\n");
+        return -1;
+    }
+    return 0;
 }
 
 static int parse(struct fopts *o, int argc, char **argv)
@@ -410,6 +430,7 @@ static int parse(struct fopts *o, int argc, char **argv)
         {"policy", required_argument, NULL, 'p'}, {"scheds", required_argument, NULL, 's'},
         {"cpus", required_argument, NULL, 'c'},   {"no-reconcile", no_argument, NULL, 'R'},
         {"state", required_argument, NULL, 'S'},  {"help", no_argument, NULL, 'h'},
+        {"queued", required_argument, NULL, 'Q'}, {"window", required_argument, NULL, 'W'},
         {NULL, 0, NULL, 0}};
     int c;
     long long v;
@@ -446,6 +467,15 @@ static int parse(struct fopts *o, int argc, char **argv)
             break;
         case 'R':
             o->reconcile = false;
+            break;
+        case 'Q':
+            if (parse_queued(o, optarg) < 0)
+                return -1;
+            break;
+        case 'W':
+            if (cli_parse_int("bench fleet", "--window", optarg, 1, 3600, &v) < 0)
+                return -1;
+            o->window_s = (double)v;
             break;
         case 'S':
             snprintf(o->state, sizeof(o->state), "%s", optarg);
@@ -494,8 +524,8 @@ static int run(struct fopts *o)
     }
     char endpoint[800];
     snprintf(endpoint, sizeof(endpoint), "%s/endpoint", o->state);
-    for (double end = mono_s() + 20; access(endpoint, F_OK) != 0; nap_s(0.02))
-        if (mono_s() > end || waitpid(o->master, NULL, WNOHANG) != 0) {
+    for (double end = fleet_mono_s() + 20; access(endpoint, F_OK) != 0; fleet_nap_s(0.02))
+        if (fleet_mono_s() > end || waitpid(o->master, NULL, WNOHANG) != 0) {
             fprintf(stderr, "hrm bench fleet: the master did not start; see %s/master.log\n",
                     o->logs);
             return CLI_FAIL;
@@ -513,7 +543,7 @@ static int run(struct fopts *o)
     char *fargv[] = {"hrm", "agent", "--simulate-exec", "--count", count, "--name-prefix", "f",
                      "--state", o->state, "--cpus", cpus, "--mem", "64G", "--log-level",
                      "warning", NULL};
-    double t0 = mono_s();
+    double t0 = fleet_mono_s();
     o->fleet = spawn_logged(o, fargv, "fleet.log");
     struct client_opts co;
     client_opts_init(&co);
@@ -522,23 +552,36 @@ static int run(struct fopts *o)
     if (!c)
         return CLI_FAIL;
     long long up = 0;
-    while ((up = nodes_up(c)) < o->agents && mono_s() - t0 < 120 && !interrupted &&
+    while ((up = nodes_up(c)) < o->agents && fleet_mono_s() - t0 < 120 && !fleet_interrupted &&
            waitpid(o->fleet, NULL, WNOHANG) == 0)
-        nap_s(0.1);
-    double register_s = mono_s() - t0, n0 = mono_s();
+        fleet_nap_s(0.1);
+    double register_s = fleet_mono_s() - t0, n0 = fleet_mono_s();
     nodes_up(c);
-    double nodes_ms = (mono_s() - n0) * 1000; /* one listing of every node */
+    double nodes_ms = (fleet_mono_s() - n0) * 1000; /* one listing of every node */
     if (up < o->agents) {
         fprintf(stderr, "hrm bench fleet: %lld of %lld agents registered in 120 s; see %s\n", up,
                 o->agents, o->logs);
         client_close(c);
         return CLI_FAIL;
     }
+    if (o->nqueued > 0) {
+        double load[3] = {0};
+        if (getloadavg(load, 3) < 0)
+            load[0] = -1;
+        printf("fleet: %lld simulated agents x %lld cpus, policy %s, tasks of %.0f ms, backlog in "
+               "jobs of %lld, window %.0f s; host load average %.1f (%ld CPUs)\n",
+               o->agents, o->cpus, o->policy, o->task_s * 1000, o->per_job, o->window_s, load[0],
+               sysconf(_SC_NPROCESSORS_ONLN));
+        fflush(stdout);
+        int qrc = fleet_queued_series(o, c);
+        client_close(c);
+        return qrc < 0 ? CLI_FAIL : CLI_OK;
+    }
     /* Idle: what heartbeats and usage reports alone cost the master. */
-    nap_s(1.0);
-    double c0 = proc_cpu_s(o->master), w0 = mono_s();
-    nap_s(3.0);
-    double hb_us = (proc_cpu_s(o->master) - c0) * 1e6 / ((mono_s() - w0) * 2.0 * (double)o->agents);
+    fleet_nap_s(1.0);
+    double c0 = fleet_proc_cpu_s(o->master), w0 = fleet_mono_s();
+    fleet_nap_s(3.0);
+    double hb_us = (fleet_proc_cpu_s(o->master) - c0) * 1e6 / ((fleet_mono_s() - w0) * 2.0 * (double)o->agents);
     long long rss_idle = hrm_proc_rss_kb(o->master);
     struct run_stats idle = {.lat_us = hrm_calloc(IDLE_JOBS * IDLE_TASKS, sizeof(long long))};
     if (idle_starts(c, o, &idle) < 0) {
@@ -553,8 +596,8 @@ static int run(struct fopts *o)
     long long *ids = hrm_calloc((size_t)njobs, sizeof(*ids));
     char arg[32];
     snprintf(arg, sizeof(arg), "%.3f", o->task_s);
-    double cpu0 = proc_cpu_s(o->master);
-    if (submit_jobs(c, njobs, o->per_job, last, arg, ids) < njobs) {
+    double cpu0 = fleet_proc_cpu_s(o->master);
+    if (fleet_submit_jobs(c, njobs, o->per_job, last, arg, ids) < njobs) {
         fprintf(stderr, "hrm bench fleet: not every job was accepted\n");
         hrm_free(ids);
         hrm_free(idle.lat_us);
@@ -569,10 +612,10 @@ static int run(struct fopts *o)
         client_close(c);
         return CLI_FAIL;
     }
-    double cpu_s = proc_cpu_s(o->master) - cpu0;
+    double cpu_s = fleet_proc_cpu_s(o->master) - cpu0;
     struct run_stats s = {.lat_us = hrm_calloc((size_t)o->tasks, sizeof(long long))};
     int rc = read_starts(c, ids, njobs, &s);
-    qsort(jl, (size_t)njl, sizeof(*jl), cmp_ll);
+    qsort(jl, (size_t)njl, sizeof(*jl), fleet_cmp_ll);
     double window = s.last_start_s - s.first_submit_s;
     double rate = window > 0 ? (double)s.nlat / window : 0;
     double rec = o->reconcile ? measure_reconcile(o, &c) : -2;
@@ -588,15 +631,15 @@ static int run(struct fopts *o)
     printf("BENCH fleet.nodes_list_ms %.1f ms\n", nodes_ms);
     printf("BENCH fleet.master_rss_idle_mb %.1f MB\n", (double)rss_idle / 1024);
     printf("BENCH fleet.idle_start_p50_ms %.1f ms\n",
-           (double)pct(idle.lat_us, idle.nlat, 0.5) / 1000);
+           (double)fleet_pct(idle.lat_us, idle.nlat, 0.5) / 1000);
     printf("BENCH fleet.idle_start_p99_ms %.1f ms\n",
-           (double)pct(idle.lat_us, idle.nlat, 0.99) / 1000);
+           (double)fleet_pct(idle.lat_us, idle.nlat, 0.99) / 1000);
     printf("BENCH fleet.placements_per_s %.0f tasks/s\n", rate);
-    printf("BENCH fleet.start_p50_ms %.1f ms\n", (double)pct(s.lat_us, s.nlat, 0.5) / 1000);
-    printf("BENCH fleet.start_p99_ms %.1f ms\n", (double)pct(s.lat_us, s.nlat, 0.99) / 1000);
+    printf("BENCH fleet.start_p50_ms %.1f ms\n", (double)fleet_pct(s.lat_us, s.nlat, 0.5) / 1000);
+    printf("BENCH fleet.start_p99_ms %.1f ms\n", (double)fleet_pct(s.lat_us, s.nlat, 0.99) / 1000);
     printf("BENCH fleet.master_cpu_ms_per_1k %.1f ms\n", cpu_s * 1e6 / (double)o->tasks);
     printf("BENCH fleet.master_rss_mb %.1f MB\n", (double)rss_kb / 1024);
-    printf("BENCH fleet.jobs_p99_ms %.1f ms\n", (double)pct(jl, njl, 0.99) / 1000);
+    printf("BENCH fleet.jobs_p99_ms %.1f ms\n", (double)fleet_pct(jl, njl, 0.99) / 1000);
     printf("BENCH fleet.jobs_max_ms %.1f ms\n", njl ? (double)jl[njl - 1] / 1000 : 0);
     if (rec >= 0)
         printf("BENCH fleet.reconcile_s %.2f s\n", rec);
@@ -613,7 +656,7 @@ static int run(struct fopts *o)
 int bench_fleet(int argc, char **argv)
 {
     struct fopts o = {.agents = 5000, .tasks = 100000, .per_job = 10000, .cpus = 4,
-                      .task_s = 0.2, .policy = "drf", .reconcile = true};
+                      .task_s = 0.2, .window_s = 10, .policy = "drf", .reconcile = true};
     int p = parse(&o, argc, argv);
     if (p != 0)
         return p > 0 ? CLI_OK : CLI_USAGE;

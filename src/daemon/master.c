@@ -697,6 +697,10 @@ static int turn(struct master *m, int64_t *next_tick)
             m->stop = true;
         }
     }
+    if (!m->stop && !m->reconciling && (rc = sched_add_arrived(m, &err)) < 0) {
+        hrm_log(HRM_LOG_CRIT, "scheduler: %s", err.text);
+        m->stop = true;
+    }
     int64_t passes = m->sched.passes, pass_start = master_mono_us();
     if (!m->stop && (rc = sched_run_timers(m, &err)) < 0) {
         hrm_log(HRM_LOG_CRIT, "%s", err.text);

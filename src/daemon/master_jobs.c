@@ -734,7 +734,7 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
         return;
     }
     jobs_put(m, j);
-    m->sched.dirty = true;
+    sched_job_arrived(m, j);
     events_add(m, "job_submitted", id, -1, -1,
                json_pack("{s:s, s:s, s:s, s:i}", "name", j->name, "user", j->user, "queue",
                          j->queue, "ntasks", j->ntasks));

@@ -180,9 +180,12 @@ struct msched {
     struct hrm_central *central;
     struct wl_map map;
     bool dirty;             /* the workload or the cluster must be rebuilt */
+    int64_t *arrived;       /* ids of jobs submitted since the last sync, not in the role yet */
+    size_t narrived, cap_arrived;
     struct role_timers timers; /* the scheduler's (central path: role 0; distributed: instance) */
     struct hrm_env env;
     int64_t rebuilds, passes;
+    int64_t grows; /* turns whose new jobs joined the role without a rebuild */
 };
 
 /* Lines about bad usage samples in the current window (master_usage.c). */
@@ -498,6 +501,11 @@ bool sched_task_live(const struct rjob *j, const struct rtask *t);
 void sched_init(struct master *m);
 void sched_fini(struct master *m);
 int sched_rebuild(struct master *m, struct hrm_error *err);
+/* A job was submitted: the role takes it in at the turn's sched_add_arrived. */
+void sched_job_arrived(struct master *m, const struct rjob *j);
+/* Jobs submitted this turn join the role without a rebuild when the policy can grow; else, or
+ * when finished work fills most of the role, the role is rebuilt. */
+int sched_add_arrived(struct master *m, struct hrm_error *err);
 int64_t sched_next_timer(const struct master *m);
 int sched_run_timers(struct master *m, struct hrm_error *err);
 /* A task of a scheduled job ended on node: outcome DONE/FAILED; syncs the job's records. */

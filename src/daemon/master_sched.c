@@ -1,4 +1,4 @@
-/* The master's scheduler: the central role, unchanged, driven through a real-clock hrm_env and rebuilt as jobs and nodes come. */
+/* The master's scheduler: the central role, unchanged, driven through a real-clock hrm_env, grown as jobs come and rebuilt as nodes come. */
 #include <string.h>
 
 #include "hrm/alloc.h"
@@ -9,13 +9,15 @@
  * The central role is built for a workload known up front: its state and its
  * per-job arrays are sized at hrm_central_new.  The master learns jobs and
  * nodes over time, so it keeps the truth in its own job table and treats the
- * role as a derived cache: when jobs or nodes arrive, it rebuilds the role from
- * the table (docs/architecture.md, "The master's scheduler").  A rebuild holds
- * only live work (pending and running tasks of unfinished jobs), so its cost
- * is O(live tasks + nodes), and the master rebuilds at most once per turn of
- * its loop, however many submissions the turn brought.  Everything between
- * rebuilds -- task ends, node failures, passes -- goes through the role's own
- * messages, so the hot path is the simulator's.
+ * role as a derived cache.  Jobs that arrive are appended to the role's
+ * workload and the role grows to take them (sched_add_arrived, once per turn,
+ * O(the new jobs)); when nodes arrive, when jobs leave early (cancel), when the
+ * policy cannot grow, or when finished work fills most of the grown role, it
+ * rebuilds the role from the table (docs/architecture.md, "The master's
+ * scheduler").  A rebuild holds only live work (pending and running tasks of
+ * unfinished jobs), so its cost is O(live tasks + nodes), at most once per
+ * turn.  Everything else -- task ends, node failures, passes -- goes through
+ * the role's own messages, so the hot path is the simulator's.
  */
 
 static int64_t env_now(struct hrm_env *env)
@@ -104,6 +106,7 @@ void sched_fini(struct master *m)
     sched_drop(s);
     sched_wl_map_free(&s->map);
     role_timers_free(&s->timers);
+    hrm_free(s->arrived);
 }
 
 static int build_cluster(struct master *m, struct hrm_error *err)
@@ -258,6 +261,7 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
     }
     sched_drop(s);
     s->dirty = false;
+    s->narrived = 0; /* the rebuild takes every live job */
     for (size_t i = 0; i < m->njobs; i++)
         if (m->jobs[i])
             m->jobs[i]->sched = -1;
@@ -305,6 +309,72 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
     fgm_restore_retries(m, policy);
     hrm_log(HRM_LOG_DEBUG, "scheduler rebuilt: %d jobs, %d tasks, %d nodes", s->wl->njobs,
             s->wl->ntasks, s->cluster->nnodes);
+    return 0;
+}
+
+void sched_job_arrived(struct master *m, const struct rjob *j)
+{
+    struct msched *s = &m->sched;
+    if (m->dist || !s->central) {
+        s->dirty = true; /* the distributed roles and a first role are built from the table */
+        return;
+    }
+    HRM_GROW(s->arrived, s->cap_arrived, s->narrived + 1);
+    s->arrived[s->narrived++] = j->id;
+}
+
+/*
+ * Whether the role should be made again rather than grown: it keeps every job it took since
+ * it was made, finished or not, so once finished work outweighs live work (and more than a
+ * slack), a rebuild -- O(live) -- sheds it.  The rebuild comes after at least as many tasks
+ * ended as it costs, so it adds O(1) per task, amortised.
+ */
+#define COMPACT_SLACK 65536
+
+static bool role_needs_compaction(const struct msched *s)
+{
+    const struct hrm_state *st = hrm_central_state(s->central);
+    int64_t live = st->nready + st->nrunning;
+    return s->wl->ntasks > 2 * live + COMPACT_SLACK ||
+           s->wl->njobs > 2 * (int64_t)st->njobs_running + COMPACT_SLACK / 16;
+}
+
+int sched_add_arrived(struct master *m, struct hrm_error *err)
+{
+    struct msched *s = &m->sched;
+    if (s->narrived == 0)
+        return 0;
+    if (m->dist || !s->central || !hrm_central_can_grow(s->central) ||
+        role_needs_compaction(s)) {
+        s->dirty = true;
+        return sched_rebuild(m, err);
+    }
+    /* The new jobs go at the workload's end, in submission order: the order a rebuild lists
+     * them in, after every job the role holds (which all came before them). */
+    int32_t first = s->wl->njobs;
+    for (size_t i = 0; i < s->narrived; i++) {
+        struct rjob *j = jobs_find(m, s->arrived[i]);
+        if (!j || !jobs_live(j) || j->sched >= 0)
+            continue; /* cancelled within the turn, or already in */
+        int32_t sj;
+        int rc = sched_wl_add_job(s->wl, &s->map, j, 0, &sj, err);
+        if (rc < 0)
+            return rc;
+        if (sj < 0 && j->kind != HRM_JOB_STREAM)
+            jobs_finish(m, j);
+    }
+    s->narrived = 0;
+    int rc = hrm_central_grow(s->central);
+    if (rc < 0)
+        return hrm_errorf(err, rc, "scheduler refused to grow");
+    for (int32_t sj = first; sj < s->wl->njobs; sj++) {
+        struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = sj};
+        if ((rc = hrm_central_on_msg(s->central, &s->env, &sub)) < 0)
+            return hrm_errorf(err, rc, "scheduler refused job_submit");
+    }
+    s->grows++;
+    hrm_log(HRM_LOG_DEBUG, "scheduler took %d new jobs: %d jobs, %d tasks", s->wl->njobs - first,
+            s->wl->njobs, s->wl->ntasks);
     return 0;
 }
 

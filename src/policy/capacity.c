@@ -127,4 +127,5 @@ const struct hrm_policy_ops hrm_policy_capacity = {
     .init = capacity_init,
     .fini = capacity_fini,
     .decide = capacity_decide,
+    .grows = true, /* nothing sized by the workload */
 };

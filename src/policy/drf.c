@@ -76,4 +76,5 @@ const struct hrm_policy_ops hrm_policy_drf = {
     .init = drf_init,
     .fini = drf_fini,
     .decide = drf_decide,
+    .grows = true, /* nothing sized by the workload */
 };

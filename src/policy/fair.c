@@ -66,4 +66,5 @@ const struct hrm_policy_ops hrm_policy_fair = {
     .init = fair_init,
     .fini = fair_fini,
     .decide = fair_decide,
+    .grows = true, /* nothing sized by the workload */
 };

@@ -38,4 +38,5 @@ const struct hrm_policy_ops hrm_policy_fifo = {
     .summary = "jobs in arrival order, first-fit node, head-of-line blocking",
     .init = fifo_init,
     .decide = fifo_decide,
+    .grows = true, /* nothing sized by the workload */
 };

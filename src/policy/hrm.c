@@ -1,5 +1,6 @@
 /* P0 policy `hrm` (units, batch/stream queues, GPU stacking, simulaterun) and its baselines.
  */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -97,12 +98,51 @@ static void build(struct hrmp *p, const struct hrm_state *s)
     p->qnext = hrm_alloc((size_t)(p->ntasks ? p->ntasks : 1) * sizeof(*p->qnext));
     p->running = hrm_calloc((size_t)(p->ntasks ? p->ntasks : 1), sizeof(*p->running));
     p->job_gpu = hrm_calloc((size_t)(s->wl->njobs ? s->wl->njobs : 1), sizeof(*p->job_gpu));
+    p->job_queued = hrm_calloc((size_t)(s->wl->njobs ? s->wl->njobs : 1), sizeof(*p->job_queued));
     p->task_held = hrm_alloc((size_t)(p->ntasks ? p->ntasks : 1) * sizeof(*p->task_held));
     p->relaxed = hrm_calloc((size_t)(p->ntasks ? p->ntasks : 1), sizeof(*p->relaxed));
     p->free_held = NIL;
     for (int32_t t = 0; t < p->ntasks; t++)
         p->task_ru[t] = p->qnext[t] = p->task_held[t] = NIL;
+    p->njobs = s->wl->njobs;
+    p->cap_tasks = (size_t)(p->ntasks ? p->ntasks : 1);
+    p->cap_jobs = (size_t)(p->njobs ? p->njobs : 1);
     hrmp_frag_build(p, s);
+}
+
+/* The workload gained jobs and tasks (hrm_central_grow): the per-task and per-job arrays
+ * cover them, as build would have made them, and the kinds count them. */
+static void hrm_on_grow(struct hrm_policy *policy, const struct hrm_state *s)
+{
+    struct hrmp *p = policy->priv;
+    if (!p->ru)
+        return; /* built at the first event or pass, over the whole workload then */
+    int32_t from = p->ntasks, to = s->wl->ntasks;
+    if (to > from) {
+        size_t cap = p->cap_tasks; /* each array grows from the same capacity to the same */
+        HRM_GROW(p->task_ru, cap, (size_t)to);
+        cap = p->cap_tasks;
+        HRM_GROW(p->qnext, cap, (size_t)to);
+        cap = p->cap_tasks;
+        HRM_GROW(p->running, cap, (size_t)to);
+        cap = p->cap_tasks;
+        HRM_GROW(p->task_held, cap, (size_t)to);
+        HRM_GROW(p->relaxed, p->cap_tasks, (size_t)to);
+        for (int32_t t = from; t < to; t++) {
+            p->task_ru[t] = p->qnext[t] = p->task_held[t] = NIL;
+            p->running[t] = p->relaxed[t] = 0;
+        }
+        p->ntasks = to;
+        hrmp_frag_grow(p, s, from);
+    }
+    if (s->wl->njobs > p->njobs) {
+        size_t cap = p->cap_jobs, added = (size_t)(s->wl->njobs - p->njobs);
+        HRM_GROW(p->job_gpu, cap, (size_t)s->wl->njobs);
+        HRM_GROW(p->job_queued, p->cap_jobs, (size_t)s->wl->njobs);
+        memset(p->job_gpu + p->njobs, 0, added * sizeof(*p->job_gpu));
+        memset(p->job_queued + p->njobs, 0, added * sizeof(*p->job_queued));
+        p->njobs = s->wl->njobs;
+    }
 }
 
 static int init_variant(struct hrm_policy *policy, const char *name, struct hrmp_cfg cfg,
@@ -167,6 +207,7 @@ static void hrm_fini(struct hrm_policy *policy)
     hrm_free(p->qnext);
     hrm_free(p->running);
     hrm_free(p->job_gpu);
+    hrm_free(p->job_queued);
     hrm_free(p->task_held);
     hrm_free(p->relaxed);
     hrm_free(p->held);
@@ -195,13 +236,15 @@ static void enqueue(struct hrmp *p, const struct hrm_state *s, int32_t t, int32_
     f->tail = t;
     f->n++;
     p->task_ru[t] = u;
+    p->job_queued[s->wl->tasks[t].job]++;
     if (gpu_task(s, t))
         p->job_gpu[s->wl->tasks[t].job]++;
 }
 
-static int32_t dequeue(struct hrmp *p, struct hrmp_fifo *f)
+static int32_t dequeue(struct hrmp *p, const struct hrm_state *s, struct hrmp_fifo *f)
 {
     int32_t t = f->head;
+    p->job_queued[s->wl->tasks[t].job]--;
     f->head = p->qnext[t];
     if (f->head == NIL)
         f->tail = NIL;
@@ -230,7 +273,7 @@ static void node_down(struct hrmp *p, const struct hrm_state *s, int32_t node)
         for (int q = 0; q < HRMP_NQUEUES; q++) {
             struct hrmp_fifo *f = &p->q[u * HRMP_NQUEUES + q];
             while (f->head != NIL) {
-                int32_t t = dequeue(p, f);
+                int32_t t = dequeue(p, s, f);
                 p->task_ru[t] = NIL;
                 if (gpu_task(s, t))
                     p->job_gpu[s->wl->tasks[t].job]--;
@@ -313,7 +356,7 @@ static int serve(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t u)
             int32_t t = f->head;
             struct hrm_ru_plan plan;
             if (s->tasks[t].status != HRM_TASK_READY) { /* its job failed */
-                dequeue(p, f);
+                dequeue(p, s, f);
                 p->task_ru[t] = NIL;
                 if (gpu_task(s, t))
                     p->job_gpu[s->wl->tasks[t].job]--;
@@ -326,7 +369,7 @@ static int serve(struct hrmp *p, struct hrm_sched_ctx *ctx, int32_t u)
                 return 0;
             if (rc)
                 return rc;
-            dequeue(p, f);
+            dequeue(p, s, f);
         }
     }
     return 0;
@@ -357,6 +400,40 @@ static void list_share(struct hrmp *p, const struct hrm_state *s, int32_t j, int
     }
 }
 
+/*
+ * Lists the ready tasks not queued at a unit yet (task_ru NIL, or LISTED by round 0), jobs in
+ * arrival order, each job's in ready order.  A job's ready tasks that are queued at a unit are
+ * job_queued of them (a queued task is ready: it leaves its queue when it starts, and a job
+ * whose tasks fail for good has none ready), so a job with nready == job_queued is skipped and
+ * a job's walk stops once its nready - job_queued are found: a pass costs the active jobs and
+ * the tasks it lists, not every queued task (a million of them stay queued at units while a
+ * pass places a few).
+ */
+static void list_unqueued(struct hrmp *p, const struct hrm_state *s)
+{
+#ifndef NDEBUG
+    size_t first = p->ntodo;
+#endif
+    for (int32_t j = s->active_head; j >= 0; j = s->jobs[j].next_active) {
+        int64_t left = (int64_t)s->jobs[j].nready - p->job_queued[j];
+        for (int32_t t = s->jobs[j].ready_head; t >= 0 && left > 0; t = s->tasks[t].next) {
+            if (p->task_ru[t] == NIL)
+                todo_push(p, t);
+            left -= p->task_ru[t] < 0; /* NIL or LISTED */
+            p->listed_walked++;
+        }
+    }
+#ifndef NDEBUG
+    /* The test build checks the shortcut against the full walk on every pass. */
+    size_t k = first;
+    for (int32_t j = s->active_head; j >= 0; j = s->jobs[j].next_active)
+        for (int32_t t = s->jobs[j].ready_head; t >= 0; t = s->tasks[t].next)
+            if (p->task_ru[t] == NIL)
+                assert(k < p->ntodo && p->todo[k++] == t);
+    assert(k == p->ntodo);
+#endif
+}
+
 static int hrm_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
 {
     struct hrmp *p = policy->priv;
@@ -383,10 +460,7 @@ static int hrm_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
     if (scarce) /* round 0: each job's GPU tasks up to its share A_j */
         for (int32_t j = s->active_head; j >= 0; j = s->jobs[j].next_active)
             list_share(p, s, j, q, k);
-    for (int32_t j = s->active_head; j >= 0; j = s->jobs[j].next_active)
-        for (int32_t t = s->jobs[j].ready_head; t >= 0; t = s->tasks[t].next)
-            if (p->task_ru[t] == NIL)
-                todo_push(p, t);
+    list_unqueued(p, s);
     for (size_t i = 0; i < p->ntodo; i++)
         if (p->task_ru[p->todo[i]] == LISTED)
             p->task_ru[p->todo[i]] = NIL;
@@ -422,6 +496,8 @@ const struct hrm_policy_ops hrm_policy_hrm = {
     .fini = hrm_fini,
     .on_event = hrm_on_event,
     .decide = hrm_decide,
+    .grows = true,
+    .on_grow = hrm_on_grow,
 };
 
 const struct hrm_policy_ops hrm_policy_gpu_exclusive = {
@@ -431,6 +507,8 @@ const struct hrm_policy_ops hrm_policy_gpu_exclusive = {
     .fini = hrm_fini,
     .on_event = hrm_on_event,
     .decide = hrm_decide,
+    .grows = true,
+    .on_grow = hrm_on_grow,
 };
 
 const struct hrm_policy_ops hrm_policy_hrm_static = {
@@ -440,6 +518,8 @@ const struct hrm_policy_ops hrm_policy_hrm_static = {
     .fini = hrm_fini,
     .on_event = hrm_on_event,
     .decide = hrm_decide,
+    .grows = true,
+    .on_grow = hrm_on_grow,
 };
 
 const struct hrm_policy_ops hrm_policy_hrm_unaware = {
@@ -449,4 +529,6 @@ const struct hrm_policy_ops hrm_policy_hrm_unaware = {
     .fini = hrm_fini,
     .on_event = hrm_on_event,
     .decide = hrm_decide,
+    .grows = true,
+    .on_grow = hrm_on_grow,
 };

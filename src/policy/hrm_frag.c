@@ -25,21 +25,28 @@ static struct hrmp_kind kind_of(const struct hrm_state *s, int32_t t)
 /* The memo's size limit: (units x kinds) entries of 24 bytes, 96 MiB. */
 #define GMEMO_MAX (4u << 20)
 
+/* The kind of task t, added to the kinds if new; its index. */
+static int32_t kind_index(struct hrmp *p, const struct hrm_state *s, int32_t t)
+{
+    struct hrmp_kind k = kind_of(s, t);
+    int32_t i = 0;
+    /* Linear search: workloads have a few hundred kinds at most. */
+    while (i < p->nkinds && !same_kind(&p->kinds[i], &k))
+        i++;
+    if (i == p->nkinds) {
+        HRM_GROW(p->kinds, p->cap_kinds, (size_t)p->nkinds + 1);
+        p->kinds[p->nkinds++] = k;
+    }
+    p->kinds[i].count++;
+    return i;
+}
+
 void hrmp_frag_build(struct hrmp *p, const struct hrm_state *s)
 {
-    size_t cap = 0;
     p->nkinds = 0;
     p->task_kind = hrm_calloc((size_t)s->wl->ntasks + 1, sizeof(*p->task_kind));
     for (int32_t t = 0; t < s->wl->ntasks; t++) {
-        struct hrmp_kind k = kind_of(s, t);
-        int32_t i = 0;
-        /* Linear search: workloads have a few hundred kinds at most. */
-        while (i < p->nkinds && !same_kind(&p->kinds[i], &k))
-            i++;
-        if (i == p->nkinds) {
-            HRM_GROW(p->kinds, cap, (size_t)p->nkinds + 1);
-            p->kinds[p->nkinds++] = k;
-        }
+        int32_t i = kind_index(p, s, t);
         p->kinds[i].weight += 1.0 / s->wl->ntasks;
         p->task_kind[t] = i;
     }
@@ -48,6 +55,28 @@ void hrmp_frag_build(struct hrmp *p, const struct hrm_state *s)
     p->node_version = hrm_calloc((size_t)p->nnodes + 1, sizeof(*p->node_version));
     /* Most nodes do not change between two placements: measure each (unit,
      * kind) again only when its node did. */
+    if ((uint64_t)p->nru * (uint64_t)p->nkinds <= GMEMO_MAX)
+        p->gmemo = hrm_calloc((size_t)p->nru * (size_t)p->nkinds + 1, sizeof(*p->gmemo));
+}
+
+void hrmp_frag_grow(struct hrmp *p, const struct hrm_state *s, int32_t from)
+{
+    int32_t ntasks = s->wl->ntasks, had = p->nkinds;
+    if (p->cap_task_kind == 0)
+        p->cap_task_kind = (size_t)from + 1; /* as build made it */
+    HRM_GROW(p->task_kind, p->cap_task_kind, (size_t)ntasks + 1);
+    for (int32_t t = from; t < ntasks; t++)
+        p->task_kind[t] = kind_index(p, s, t);
+    for (int32_t i = 0; i < p->nkinds; i++)
+        p->kinds[i].weight = (double)p->kinds[i].count / ntasks;
+    if (p->nkinds > had) {
+        hrm_free(p->ftypes);
+        p->ftypes = hrm_calloc((size_t)p->nkinds + 1, sizeof(*p->ftypes));
+    }
+    p->ftypes_gmem = -1; /* the weights changed: the types again */
+    /* Every growth measured was for the old weights. */
+    hrm_free(p->gmemo);
+    p->gmemo = NULL;
     if ((uint64_t)p->nru * (uint64_t)p->nkinds <= GMEMO_MAX)
         p->gmemo = hrm_calloc((size_t)p->nru * (size_t)p->nkinds + 1, sizeof(*p->gmemo));
 }

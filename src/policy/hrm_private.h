@@ -42,6 +42,7 @@ struct hrmp_kind {
     int64_t gmem;
     bool whole;
     double weight; /* its share of the workload's tasks */
+    int64_t count; /* the workload's tasks of this kind */
 };
 
 struct hrm_frag_type;
@@ -64,7 +65,8 @@ struct hrmp {
     struct hrmp_fifo *q; /* per unit, HRMP_NQUEUES queues */
     int32_t *solo;       /* per unit: GPU tasks without GPU phases (they run alone) */
     uint8_t *side;       /* per node, enum hrm_ru_side */
-    int32_t ntasks;
+    int32_t ntasks, njobs;
+    size_t cap_tasks, cap_jobs, cap_kinds, cap_task_kind; /* per-task, per-job arrays; kinds */
     int32_t *task_ru;   /* unit a task is queued at or runs on (its first part); -1 none */
     int32_t *task_held; /* first of a running task's parts in held, -1 none */
     uint8_t *relaxed;   /* per task: 0 not known yet, 1 the configuration's rules, 2 permissive */
@@ -74,6 +76,8 @@ struct hrmp {
     int32_t *qnext;           /* queue links */
     uint8_t *running;         /* the task holds its unit (else queued, if task_ru >= 0) */
     int32_t *job_gpu;         /* per job: GPU tasks queued or running (fair share) */
+    int32_t *job_queued;      /* per job: its tasks queued at a unit (not running) */
+    int64_t listed_walked;    /* ready tasks the passes' listing visited (its cost, for tests) */
     struct hrm_wait_table wt; /* scratch for simulaterun */
     int32_t *todo;            /* scratch: ready tasks to place this pass */
     size_t ntodo, cap_todo;
@@ -121,6 +125,8 @@ int64_t hrmp_gpu_free(const struct hrmp *p, int32_t u);
 
 /* The kinds of task of s's workload, the target of the fragmentation measure. */
 void hrmp_frag_build(struct hrmp *p, const struct hrm_state *s);
+/* The workload gained tasks from..ntasks-1: their kinds, the kinds' weights over every task. */
+void hrmp_frag_grow(struct hrmp *p, const struct hrm_state *s, int32_t from);
 void hrmp_frag_fini(struct hrmp *p);
 /* Growth of the expected fragmentation (hrm_frag_node_amount) of unit u's
  * node for the workload's kinds if task starts at u: FGD's gradient, the hrm

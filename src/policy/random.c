@@ -92,4 +92,5 @@ const struct hrm_policy_ops hrm_policy_random = {
     .init = random_init,
     .fini = random_fini,
     .decide = random_decide,
+    .grows = true, /* nothing sized by the workload */
 };

@@ -212,4 +212,5 @@ const struct hrm_policy_ops hrm_policy_spread = {
     .fini = spread_fini,
     .on_event = spread_on_event,
     .decide = spread_decide,
+    .grows = true, /* nothing sized by the workload */
 };

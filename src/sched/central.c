@@ -12,6 +12,7 @@ struct hrm_central {
     struct hrm_central_config cfg;
     bool pass_armed;
     bool *job_reported; /* JOB_END sent */
+    size_t cap_job_reported;
     struct hrm_sched_ctx ctx;
     struct hrm_central_stats stats;
 };
@@ -27,7 +28,8 @@ struct hrm_central *hrm_central_new(const struct hrm_cluster *cluster,
         c->cfg = *cfg;
     if (c->cfg.max_attempts > 0)
         c->state->max_attempts = c->cfg.max_attempts;
-    c->job_reported = hrm_calloc((size_t)wl->njobs, sizeof(*c->job_reported));
+    c->cap_job_reported = (size_t)(wl->njobs > 0 ? wl->njobs : 1);
+    c->job_reported = hrm_calloc(c->cap_job_reported, sizeof(*c->job_reported));
     c->ctx.state = c->state;
     return c;
 }
@@ -41,6 +43,27 @@ void hrm_central_free(struct hrm_central *c)
     hrm_free(c->job_reported);
     hrm_free(c->ctx.decisions);
     hrm_free(c);
+}
+
+bool hrm_central_can_grow(const struct hrm_central *c)
+{
+    return c->policy->ops->grows;
+}
+
+int hrm_central_grow(struct hrm_central *c)
+{
+    if (!c->policy->ops->grows)
+        return -ENOTSUP;
+    int32_t had = c->state->njobs;
+    hrm_state_grow(c->state);
+    int32_t now = c->state->njobs;
+    if (now > had) {
+        HRM_GROW(c->job_reported, c->cap_job_reported, (size_t)now);
+        memset(c->job_reported + had, 0, (size_t)(now - had) * sizeof(*c->job_reported));
+    }
+    if (c->policy->ops->on_grow)
+        c->policy->ops->on_grow(c->policy, c->state);
+    return 0;
 }
 
 const struct hrm_state *hrm_central_state(const struct hrm_central *c)

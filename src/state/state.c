@@ -7,39 +7,47 @@
 #define NIL (-1)
 #define DEFAULT_MAX_ATTEMPTS 4
 
+/* New entries [from, to) of the per-workload arrays, as a new state has them. */
+static void init_tasks(struct hrm_state *s, int32_t from, int32_t to)
+{
+    for (int32_t t = from; t < to; t++) {
+        s->tasks[t] = (struct hrm_task_state){0};
+        s->tasks[t].status = HRM_TASK_UNSUBMITTED;
+        s->tasks[t].node = NIL;
+        s->tasks[t].prev = s->tasks[t].next = NIL;
+    }
+}
+
+static void init_stages(struct hrm_state *s, int32_t from, int32_t to)
+{
+    for (int32_t st = from; st < to; st++) {
+        s->stage_left[st] = s->wl->stages[st].ntasks;
+        s->stage_deps_left[st] = s->wl->stages[st].ndeps;
+    }
+}
+
+static void init_jobs(struct hrm_state *s, int32_t from, int32_t to)
+{
+    for (int32_t j = from; j < to; j++) {
+        struct hrm_job_state *js = &s->jobs[j];
+        *js = (struct hrm_job_state){0};
+        js->ready_head = js->ready_tail = NIL;
+        js->prev_active = js->next_active = NIL;
+        js->end_us = -1;
+        js->stage_left = &s->stage_left[s->wl->jobs[j].stage_first];
+    }
+}
+
 struct hrm_state *hrm_state_new(const struct hrm_cluster *c, const struct hrm_workload *wl)
 {
     struct hrm_state *s = hrm_calloc(1, sizeof(*s));
     s->cluster = c;
     s->wl = wl;
     s->nodes = hrm_calloc((size_t)c->nnodes, sizeof(*s->nodes));
-    s->tasks = hrm_calloc((size_t)wl->ntasks, sizeof(*s->tasks));
-    s->jobs = hrm_calloc((size_t)wl->njobs, sizeof(*s->jobs));
-    s->stage_left = hrm_calloc((size_t)wl->nstages, sizeof(*s->stage_left));
-    s->stage_deps_left = hrm_calloc((size_t)wl->nstages, sizeof(*s->stage_deps_left));
-    s->user_alloc = hrm_calloc((size_t)wl->nusers, sizeof(*s->user_alloc));
-    s->queue_alloc = hrm_calloc((size_t)wl->nqueues, sizeof(*s->queue_alloc));
-    s->user_running = hrm_calloc((size_t)wl->nusers, sizeof(*s->user_running));
-    s->queue_running = hrm_calloc((size_t)wl->nqueues, sizeof(*s->queue_running));
     s->max_attempts = DEFAULT_MAX_ATTEMPTS;
     s->active_head = s->active_tail = NIL;
     s->free_head = s->free_tail = NIL;
-    for (int32_t t = 0; t < wl->ntasks; t++) {
-        s->tasks[t].status = HRM_TASK_UNSUBMITTED;
-        s->tasks[t].node = NIL;
-        s->tasks[t].prev = s->tasks[t].next = NIL;
-    }
-    for (int32_t st = 0; st < wl->nstages; st++) {
-        s->stage_left[st] = wl->stages[st].ntasks;
-        s->stage_deps_left[st] = wl->stages[st].ndeps;
-    }
-    for (int32_t j = 0; j < wl->njobs; j++) {
-        struct hrm_job_state *js = &s->jobs[j];
-        js->ready_head = js->ready_tail = NIL;
-        js->prev_active = js->next_active = NIL;
-        js->end_us = -1;
-        js->stage_left = &s->stage_left[wl->jobs[j].stage_first];
-    }
+    hrm_state_grow(s);
     for (int32_t n = 0; n < c->nnodes; n++) {
         s->nodes[n].prev_free = s->nodes[n].next_free = NIL;
         s->nodes[n].run_head = NIL;
@@ -47,6 +55,67 @@ struct hrm_state *hrm_state_new(const struct hrm_cluster *c, const struct hrm_wo
         hrm_state_node_up(s, n);
     }
     return s;
+}
+
+/* Grows arr to need entries (at least one: callers index it freely), new ones from have on
+ * zeroed.  The first allocation is exact (a simulator's state is made once, for a workload of
+ * millions of tasks); later ones double. */
+static void *grow_zero(void *arr, size_t *cap, size_t have, size_t need, size_t elem)
+{
+    if (need < 1)
+        need = 1;
+    if (*cap == 0) {
+        arr = hrm_reallocarray(arr, need, elem);
+        *cap = need;
+    } else {
+        hrm_grow(&arr, cap, need, elem);
+    }
+    memset((char *)arr + have * elem, 0, (need - have) * elem);
+    return arr;
+}
+
+#define GROW_ZERO(arr, cap, have, need)                                                          \
+    ((arr) = grow_zero((arr), &(cap), (size_t)(have), (size_t)(need), sizeof(*(arr))))
+
+void hrm_state_grow(struct hrm_state *s)
+{
+    const struct hrm_workload *wl = s->wl;
+    if (wl->nstages > s->nstages || !s->stage_left) {
+        int32_t *old = s->stage_left;
+        size_t cap = s->cap_stages;
+        GROW_ZERO(s->stage_left, s->cap_stages, s->nstages, wl->nstages);
+        GROW_ZERO(s->stage_deps_left, cap, s->nstages, wl->nstages);
+        init_stages(s, s->nstages, wl->nstages);
+        s->nstages = wl->nstages;
+        /* Jobs point into stage_left: re-point them if it moved (amortised by the doubling). */
+        if (s->stage_left != old)
+            for (int32_t j = 0; j < s->njobs; j++)
+                s->jobs[j].stage_left = &s->stage_left[wl->jobs[j].stage_first];
+    }
+    if (wl->ntasks > s->ntasks || !s->tasks) {
+        GROW_ZERO(s->tasks, s->cap_tasks, s->ntasks, wl->ntasks);
+        init_tasks(s, s->ntasks, wl->ntasks);
+        if (s->charge) /* what new tasks hold is written when they start */
+            GROW_ZERO(s->charge, s->cap_charge, s->ntasks, wl->ntasks);
+        s->ntasks = wl->ntasks;
+    }
+    if (wl->njobs > s->njobs || !s->jobs) {
+        GROW_ZERO(s->jobs, s->cap_jobs, s->njobs, wl->njobs);
+        init_jobs(s, s->njobs, wl->njobs);
+        s->njobs = wl->njobs;
+    }
+    if (wl->nusers > s->nusers || !s->user_alloc) {
+        size_t cap = s->cap_users;
+        GROW_ZERO(s->user_alloc, s->cap_users, s->nusers, wl->nusers);
+        GROW_ZERO(s->user_running, cap, s->nusers, wl->nusers);
+        s->nusers = wl->nusers;
+    }
+    if (wl->nqueues > s->nqueues || !s->queue_alloc) {
+        size_t cap = s->cap_queues;
+        GROW_ZERO(s->queue_alloc, s->cap_queues, s->nqueues, wl->nqueues);
+        GROW_ZERO(s->queue_running, cap, s->nqueues, wl->nqueues);
+        s->nqueues = wl->nqueues;
+    }
 }
 
 void hrm_state_free(struct hrm_state *s)
