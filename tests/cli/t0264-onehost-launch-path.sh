@@ -27,7 +27,7 @@ X
 chmod 0644 "$TMP/task.sh"
 submit_nobody() { HRM_KEYS="$TMP/nobody-keys" "$HRM" submit "$@"; }
 j=$(submit_nobody --count 4 --env MINE=yes --cwd / -- sh "$TMP/task.sh") || fail "submit"
-timeout 120 "$HRM" wait "$j" >/dev/null 2>&1
+timeout 120 "$HRM" wait "$j" >/dev/null 2>&1 || true  # its tasks fail on purpose (2..5)
 "$HRM" job "$j" --json >"$TMP/job.json" || fail "hrm job"
 python3 - "$TMP/job.json" <<'X' || fail "exit statuses: $(cat "$TMP/job.json")"
 import json, sys
@@ -39,7 +39,7 @@ agent_cg=$(sed -n 's/^[0-9]*:[^:]*memory[^:]*://p; s/^0:://p' "/proc/$AGENT_n1/c
 for k in 0 1 2 3; do
   out="$S/agents/n1/$j/$k.out"
   [ -s "$out" ] || fail "task $k wrote no output file"
-  grep -qx "job=$j task=$k attempt=0 node=n1 mine=yes" "$out" || fail "task $k's environment: $(cat "$out")"
+  grep -qx "job=$j task=$k attempt=1 node=n1 mine=yes" "$out" || fail "task $k's environment: $(cat "$out")"
   grep -qx "uid=$(id -u nobody) home=$(getent passwd nobody | cut -d: -f6) user=nobody" "$out" ||
     fail "task $k did not run as nobody: $(cat "$out")"
   grep -qx "to stderr $k" "$S/agents/n1/$j/$k.err" || fail "task $k's stderr"
@@ -49,7 +49,7 @@ for k in 0 1 2 3; do
     [ -n "$c" ] && [ "$c" != "$agent_cg" ] || fail "task $k is not in a cgroup of its own: '$c'"
   fi
 done
-n=$(grep -c "user 'nobody' resolved" "$TMP/n1.log")
+n=$(grep -c "user 'nobody' resolved" "$TMP/n1.log" || true)
 [ "$n" -eq 1 ] || fail "the agent looked nobody up $n times for one job's tasks"
 
 # Then the agent's own user's job: it runs as root, not as the user resolved before it.
