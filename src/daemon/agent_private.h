@@ -236,12 +236,13 @@ struct task_user {
  * With a->users, a resolution is reused (agent_user.c). */
 int exec_user_resolve(struct agent *a, const char *name, struct task_user *u, char *why,
                       size_t len);
-/* Resolved accounts, reused while /etc/passwd and /etc/group are unchanged (their stat) and for
- * USER_CACHE_TTL_US at most (other NSS sources change without touching the files).  Failures
- * are not kept. */
+/* Resolved accounts, reused while /etc/passwd and /etc/group are unchanged (their stat, read
+ * again after USER_CACHE_RECHECK_US) and for USER_CACHE_TTL_US at most (other NSS sources
+ * change without touching the files).  Failures are not kept. */
 #define USER_CACHE_SLOTS 8
 #define USER_CACHE_GROUPS 64  /* a user with more supplementary groups is looked up each time */
 #define USER_CACHE_TTL_US 10000000
+#define USER_CACHE_RECHECK_US 100000 /* the files' stat is read again after this long */
 struct user_stamp {
     dev_t dev;
     ino_t ino;
@@ -258,6 +259,8 @@ struct user_cache {
         int64_t at_us; /* mono */
     } slot[USER_CACHE_SLOTS];
     uint64_t lookups; /* resolutions that were not in the cache */
+    struct user_stamp seen[2]; /* the files' stat as last read, at checked_us (mono, 0 never) */
+    int64_t checked_us;
 };
 void usercache_stamps(struct user_stamp st[2]); /* of /etc/passwd and /etc/group now */
 /* A hit fills *u and points *groups at its u->ngroups groups; other stamps empty the cache. */

@@ -138,7 +138,13 @@ int exec_user_resolve(struct agent *a, const char *name, struct task_user *u, ch
     struct user_stamp st[2];
     int64_t now = agent_mono_us();
     if (a->users) {
-        usercache_stamps(st);
+        /* Two stat calls cost half a lookup: a burst of launches shares one check. */
+        struct user_cache *c = a->users;
+        if (!c->checked_us || now - c->checked_us >= USER_CACHE_RECHECK_US || now < c->checked_us) {
+            usercache_stamps(c->seen);
+            c->checked_us = now;
+        }
+        memcpy(st, c->seen, sizeof(st));
         const gid_t *groups;
         if (usercache_find(a->users, name, st, now, u, &groups)) {
             if (u->ngroups) {
