@@ -1,8 +1,6 @@
 /* Agent task execution: clone(CLONE_VM|CLONE_VFORK)/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
 #define _GNU_SOURCE 1 /* sched_setaffinity, CPU_SET, clone */
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -100,6 +98,7 @@ int exec_init(struct agent *a, struct hrm_error *err)
         a->base_env[a->nbase_env++] = hrm_strdup(*e);
     }
     a->stack = hrm_alloc(CHILD_STACK);
+    a->users = hrm_calloc(1, sizeof(*a->users));
     return 0;
 }
 
@@ -112,11 +111,13 @@ void exec_fini(struct agent *a)
     hrm_free(a->base_env);
     hrm_free(a->stack);
     hrm_free(a->groups);
+    hrm_free(a->users);
 }
 
-static bool user_var(const char *key)
+static bool user_var(const char *key, size_t klen)
 {
-    return strcmp(key, "HOME") == 0 || strcmp(key, "USER") == 0 || strcmp(key, "LOGNAME") == 0;
+    return (klen == 4 && (memcmp(key, "HOME", 4) == 0 || memcmp(key, "USER", 4) == 0)) ||
+           (klen == 7 && memcmp(key, "LOGNAME", 7) == 0);
 }
 
 /*
@@ -131,16 +132,16 @@ static char **build_env(const struct agent *a, const struct arun *r, const json_
     size_t n = 0, cap = 0;
     char **out = NULL;
     HRM_GROW(out, cap, a->nbase_env + json_object_size(env) + 9 + AGPU_ENV_MAX);
+    /* Every launch walks the agent's whole environment: no copy of the name, no formatting. */
+    bool job_env = json_object_size(env) > 0;
     for (size_t i = 0; i < a->nbase_env; i++) {
         const char *e = a->base_env[i];
         size_t klen = strcspn(e, "=");
-        char key[256];
-        snprintf(key, sizeof(key), "%.*s", (int)(klen < 255 ? klen : 255), e);
-        if ((json_object_size(env) && json_object_get(env, key)) || (u->change && user_var(key)))
+        if ((job_env && json_object_getn(env, e, klen)) || (u->change && user_var(e, klen)))
             continue;
-        /* An agent started from inside a task has that task's: the new task gets its own. */
-        if (strcmp(key, "HRM_JOB_ID") == 0 || strcmp(key, "HRM_TASK_ID") == 0 ||
-            strcmp(key, "HRM_ATTEMPT") == 0 || strcmp(key, "HRM_NODE") == 0)
+        /* An agent started from inside a task has that task's HRM_* (exec_init leaves them out
+         * already): the new task gets its own. */
+        if (strncmp(e, "HRM_", 4) == 0)
             continue;
         out[n++] = a->base_env[i];
     }
@@ -248,45 +249,6 @@ json_t *exec_end_json(const struct arun *r)
     if (r->error[0])
         json_object_set_new(m, "error", json_string(r->error));
     return m;
-}
-
-int exec_user_resolve(struct agent *a, const char *name, struct task_user *u, char *why,
-                      size_t len)
-{
-    memset(u, 0, sizeof(*u));
-    if (!name)
-        return 0; /* a master that names no user: the task runs as the agent does */
-    struct passwd pw, *found = NULL;
-    char buf[16384];
-    int rc = getpwnam_r(name, &pw, buf, sizeof(buf), &found);
-    if (!found) {
-        if (rc == 0 || rc == ENOENT || rc == ESRCH)
-            snprintf(why, len, "no such user '%.40s' on %s", name, a->name);
-        else
-            snprintf(why, len, "user '%.40s' on %s: %s", name, a->name, strerror(rc));
-        return -1;
-    }
-    if (pw.pw_uid == geteuid())
-        return 0; /* already: keep the agent's own groups */
-    if (geteuid() != 0) {
-        snprintf(why, len, "cannot run as user '%.40s' on %s: the agent runs as uid %u, not root",
-                 name, a->name, (unsigned)geteuid());
-        return -1;
-    }
-    u->change = true;
-    u->uid = pw.pw_uid;
-    u->gid = pw.pw_gid;
-    snprintf(u->name, sizeof(u->name), "%s", pw.pw_name);
-    snprintf(u->home, sizeof(u->home), "%s", pw.pw_dir ? pw.pw_dir : "/");
-    /* Its supplementary groups, as a login would give them (the child may not read files). */
-    for (;;) {
-        int n = (int)a->cap_groups;
-        if (n > 0 && getgrouplist(pw.pw_name, pw.pw_gid, a->groups, &n) >= 0) {
-            u->ngroups = (size_t)n;
-            return 0;
-        }
-        HRM_GROW(a->groups, a->cap_groups, (size_t)(n > 16 ? n : 16));
-    }
 }
 
 /* What the launch child needs; it shares the agent's memory (CLONE_VM) and
@@ -414,10 +376,14 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     const json_t *cmd = json_object_get(msg, "cmd");
     const json_t *env = json_object_get(msg, "env");
     const char *cwd = json_string_value(json_object_get(msg, "cwd"));
+    /* output: false writes to /dev/null: no folder, no files (nor their names). */
+    bool discard = json_is_false(json_object_get(msg, "output"));
     char dir[1200], out[1300], err[1300], exe[2048];
-    snprintf(dir, sizeof(dir), "%s/%lld", a->work_dir, (long long)r.job);
-    snprintf(out, sizeof(out), "%s/%d.out", dir, r.task);
-    snprintf(err, sizeof(err), "%s/%d.err", dir, r.task);
+    if (!discard) {
+        snprintf(dir, sizeof(dir), "%s/%lld", a->work_dir, (long long)r.job);
+        snprintf(out, sizeof(out), "%s/%d.out", dir, r.task);
+        snprintf(err, sizeof(err), "%s/%d.err", dir, r.task);
+    }
     const json_t *pathv = json_object_get(env, "PATH");
     if (!resolve(json_string_value(json_array_get(cmd, 0)),
                  pathv ? json_string_value(pathv) : getenv("PATH"), exe, sizeof(exe))) {
@@ -427,8 +393,6 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         exec_finish(a, &r);
         return;
     }
-    /* output: false writes to /dev/null: no folder, no files. */
-    bool discard = json_is_false(json_object_get(msg, "output"));
     /* The job's folder is made once, by its first task on this node. */
     if (!discard && a->dir_job != r.job) {
         if (agent_mkdirs(dir, 0700) < 0) { /* private: tasks' output is their owners' */

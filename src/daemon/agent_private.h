@@ -108,6 +108,7 @@ struct agent {
     bool cg_prepared;        /* v2: hrm/<cluster>/<node> exists and passes its controllers down */
     gid_t *groups;           /* the launch child's supplementary groups (reused buffer) */
     size_t cap_groups;
+    struct user_cache *users; /* owned; made by exec_init (NULL: every launch looks up) */
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
     bool registered;
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
@@ -231,9 +232,42 @@ struct task_user {
     char name[64], home[512];
 };
 /* name NULL (a master that names none) or the agent's own user: no change.  An unknown user,
- * or another one while the agent is not root: -1 and why ("no such user 'x' on node1"). */
+ * or another one while the agent is not root: -1 and why ("no such user 'x' on node1").
+ * With a->users, a resolution is reused (agent_user.c). */
 int exec_user_resolve(struct agent *a, const char *name, struct task_user *u, char *why,
                       size_t len);
+/* Resolved accounts, reused while /etc/passwd and /etc/group are unchanged (their stat, read
+ * again after USER_CACHE_RECHECK_US) and for USER_CACHE_TTL_US at most (other NSS sources
+ * change without touching the files).  Failures are not kept. */
+#define USER_CACHE_SLOTS 8
+#define USER_CACHE_GROUPS 64  /* a user with more supplementary groups is looked up each time */
+#define USER_CACHE_TTL_US 10000000
+#define USER_CACHE_RECHECK_US 100000 /* the files' stat is read again after this long */
+struct user_stamp {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    int64_t mtime_ns, ctime_ns;
+};
+struct user_cache {
+    struct user_stamp stamp[2]; /* /etc/passwd, /etc/group when the entries were made */
+    struct user_cache_slot {
+        bool used;
+        char name[64];
+        struct task_user user;
+        gid_t groups[USER_CACHE_GROUPS];
+        int64_t at_us; /* mono */
+    } slot[USER_CACHE_SLOTS];
+    uint64_t lookups; /* resolutions that were not in the cache */
+    struct user_stamp seen[2]; /* the files' stat as last read, at checked_us (mono, 0 never) */
+    int64_t checked_us;
+};
+void usercache_stamps(struct user_stamp st[2]); /* of /etc/passwd and /etc/group now */
+/* A hit fills *u and points *groups at its u->ngroups groups; other stamps empty the cache. */
+bool usercache_find(struct user_cache *c, const char *name, const struct user_stamp st[2],
+                    int64_t now_us, struct task_user *u, const gid_t **groups);
+void usercache_store(struct user_cache *c, const char *name, const struct user_stamp st[2],
+                     int64_t now_us, const struct task_user *u, const gid_t *groups);
 int exec_init(struct agent *a, struct hrm_error *err); /* stdin, environment, child stack */
 void exec_fini(struct agent *a);
 int64_t agent_mono_us(void);
