@@ -53,14 +53,17 @@ s=$("$HRM" submit --cpus 1 --mem 2G -- echo small) || fail "submit s"
 expect_exit 0 timeout 300 "$HRM" wait "$s"
 [ "$("$HRM" logs "$s")" = small ] || fail "a small output was changed"
 
-# On tmpfs: bounded too, and the marker still counts every byte.
+# On tmpfs: bounded too. A file there cannot lose its head in place, so a cut while the task
+# writes may lose what it wrote meanwhile uncounted (docs/runtime.md): the marker counts at most
+# what was written, and the output still ends as the task's did.
 if [ "$(stat -f -c %T "$SHM")" = tmpfs ]; then
   t=$("$HRM" submit --cpus 2 -- seq 1 3000000) || fail "submit t"
   expect_exit 0 timeout 300 "$HRM" wait "$t"
   size_at_most "$SHM/$t/0.out" "$cap" || fail "the output on tmpfs was not bounded"
   timeout 300 "$HRM" logs "$t" >"$TMP/logs" || fail "hrm logs $t"
   marker_count "$TMP/logs"
-  [ $((dropped + rest)) -eq "$total" ] || fail "tmpfs: $dropped dropped + $rest kept is not the $total bytes written"
+  [ $((dropped + rest)) -le "$total" ] || fail "tmpfs: $dropped dropped + $rest kept is more than the $total bytes written"
+  [ "$(tail -n 1 "$TMP/logs")" = 3000000 ] || fail "tmpfs: the output does not end with its last line"
 fi
 
 expect_exit 2 "$HRM" agent --max-output 1K
