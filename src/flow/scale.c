@@ -334,6 +334,7 @@ static int admissible_order(struct cs *c, int32_t *norder, int64_t *budget)
                     rcap[pa] -= delta;
                     rcap[rev[pa]] += delta;
                 }
+                g->scale_cancelled++;
                 return 0;
             }
             if (a < last) {
