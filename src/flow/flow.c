@@ -15,9 +15,9 @@
 #define AUTO_SAMPLE 2048
 #define AUTO_FEW_COSTS 256
 /* auto_algo, many distinct costs: from this many vertices on, cost scaling
- * instead of the simplex (measured crossovers: netgen ~4,000 vertices,
- * gridgen ~8,000, goto ~11,000; docs/flow-solver.md "What auto runs") */
-#define AUTO_SCALING_VERTICES 7000
+ * instead of the simplex (measured crossovers: netgen ~3,000 vertices,
+ * gridgen and goto ~6,000; docs/flow-solver.md "What auto runs") */
+#define AUTO_SCALING_VERTICES 5000
 
 static int64_t sum_add(int64_t a, int64_t b)
 {
@@ -668,9 +668,9 @@ static bool scaling_fits(const struct hrm_flow *g)
  * costs, 15-60x faster than shortest paths).  The threshold sits between the
  * two by a wide margin on every family of `hrm bench flow-gen`.  Among many
  * costs, the simplex's time grows faster with the graph than cost scaling's:
- * on netgen, gridgen and goto the simplex wins at 2,000-4,000 vertices (by
- * 1.2-2x), cost scaling from 4,000 (netgen) to 11,000 (goto) vertices on (by
- * 1.2-2x at 16,000); AUTO_SCALING_VERTICES sits between those crossovers.
+ * on gridgen and goto the simplex wins at 2,000-4,000 vertices (by 1.2-1.7x),
+ * cost scaling at 8,000 (by 1.2-1.4x) and beyond; netgen crosses near 3,000.
+ * AUTO_SCALING_VERTICES sits between those crossovers.
  */
 static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
 {

@@ -1,5 +1,5 @@
 # hrm bench flow --algo auto (the default) on graphs with many distinct costs: the network simplex
-# below 7,000 vertices, cost scaling from 7,000 on, each with the optimal cost of the engine it
+# below 5,000 vertices, cost scaling from 5,000 on, each with the optimal cost of the engine it
 # did not choose.
 . "$(dirname "$0")/lib.sh"
 
@@ -19,5 +19,5 @@ check() { # NODES EXPECTED-ENGINE OTHER-ALGO
     fail "$1 vertices: auto cost $(cost "$TMP/a.out"), $3 $(cost "$TMP/o.out")"
 }
 check 3000 "network simplex" scaling
-check 7000 "cost scaling" simplex
+check 6000 "cost scaling" simplex
 echo ok

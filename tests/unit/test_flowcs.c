@@ -203,9 +203,9 @@ static bool auto_runs_scaling(long long nodes)
     return st.scaling;
 }
 
-/* Many distinct costs: the simplex on small graphs, cost scaling from 7,000 vertices on. */
+/* Many distinct costs: the simplex on small graphs, cost scaling from 5,000 vertices on. */
 Test(flowcs, auto_runs_cost_scaling_on_large_graphs_with_many_costs)
 {
     cr_assert(!auto_runs_scaling(3000), "3,000 vertices: the simplex");
-    cr_assert(auto_runs_scaling(7000), "7,000 vertices: cost scaling");
+    cr_assert(auto_runs_scaling(6000), "6,000 vertices: cost scaling");
 }
