@@ -14,6 +14,10 @@
  * thousands; docs/flow-solver.md "What auto runs") */
 #define AUTO_SAMPLE 2048
 #define AUTO_FEW_COSTS 256
+/* auto_algo, many distinct costs: from this many vertices on, cost scaling
+ * instead of the simplex (measured crossovers: netgen ~3,000 vertices,
+ * gridgen and goto ~6,000; docs/flow-solver.md "What auto runs") */
+#define AUTO_SCALING_VERTICES 5000
 
 static int64_t sum_add(int64_t a, int64_t b)
 {
@@ -662,15 +666,19 @@ static bool scaling_fits(const struct hrm_flow *g)
  * graphs: tens of distinct costs, 2-4x faster than the simplex) and the
  * simplex wins where they take many (random families: thousands of distinct
  * costs, 15-60x faster than shortest paths).  The threshold sits between the
- * two by a wide margin on every family of `hrm bench flow-gen`.  Cost scaling
- * is not chosen: with price refinement it beats the simplex on one family and
- * size only (netgen M, by about 15 %), too little to found a rule on.
+ * two by a wide margin on every family of `hrm bench flow-gen`.  Among many
+ * costs, the simplex's time grows faster with the graph than cost scaling's:
+ * on gridgen and goto the simplex wins at 2,000-4,000 vertices (by 1.2-1.7x),
+ * cost scaling at 8,000 (by 1.2-1.4x) and beyond; netgen crosses near 3,000.
+ * AUTO_SCALING_VERTICES sits between those crossovers.
  */
 static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
 {
     if (g->warm)
         return flow_simplex_warm_ok(g) ? HRM_FLOW_SIMPLEX : HRM_FLOW_SSP;
-    return distinct_costs(g) <= AUTO_FEW_COSTS ? HRM_FLOW_SSP : HRM_FLOW_SIMPLEX;
+    if (distinct_costs(g) <= AUTO_FEW_COSTS)
+        return HRM_FLOW_SSP;
+    return g->n >= AUTO_SCALING_VERTICES && scaling_fits(g) ? HRM_FLOW_SCALING : HRM_FLOW_SIMPLEX;
 }
 
 /* Below this many units of imbalance a warm re-solve is a phase or two of

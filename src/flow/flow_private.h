@@ -112,7 +112,8 @@ struct hrm_flow {
     /* cost scaling's heuristics switched off (FLOW_SCALE_NO_*; 0: all on), for
      * tests that compare the results with and without each */
     unsigned scale_off;
-    int64_t scale_refined; /* phases that price refinement skipped, for tests */
+    int64_t scale_refined;   /* phases that price refinement skipped, for tests */
+    int64_t scale_cancelled; /* cycles that price refinement cancelled, for tests */
 };
 
 #define FLOW_SCALE_NO_REFINE 1u /* price refinement (scale.c) */

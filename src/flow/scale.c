@@ -35,9 +35,14 @@ struct cs {
     int32_t qhead, qtail, qsize;
     uint8_t *inq; /* in the queue: each vertex at most once */
     int32_t *rank, *bnext, *bprev, *buckets;
-    int64_t *dist; /* price refinement's labels */
+    uint8_t *seen; /* price refinement's search state */
+    /* prices and costs in scaled units (x mult), dense: the phases read one
+     * 8-byte price per arc head instead of a 32-byte vertex record, and no
+     * multiplication per arc */
+    int64_t *pi, *cost;
     int32_t max_rank;
     int64_t relabels, next_update, update_skip;
+    int64_t nsup; /* vertices with a supply: global updates every n + nsup^2 relabels */
     /* warm start (flow_scaling_warm): the terminals of solve_max take any
      * excess (the shortest-path pass after the phases settles it through the
      * virtual arc), and a phase gives up after relabel_cap relabels */
@@ -86,8 +91,8 @@ static void global_update(struct cs *c)
     struct hrm_flow *g = c->g;
     int32_t n = c->n, end_mark = n;
     const int32_t *first = g->first, *rev = g->rev, *head = g->head;
-    const int64_t *rcap = g->rcap, *rcost = g->rcost, *ex = g->ex;
-    struct flow_vx *vx = g->vx;
+    const int64_t *rcap = g->rcap, *cost = c->cost, *ex = g->ex;
+    int64_t *pi = c->pi;
     int32_t *rank = c->rank, *bnext = c->bnext, *bprev = c->bprev, *buckets = c->buckets;
     int32_t max_rank = c->max_rank;
     for (int32_t r = 0; r < max_rank; r++)
@@ -113,7 +118,7 @@ static void global_update(struct cs *c)
         while (buckets[r] != end_mark) {
             int32_t u = buckets[r];
             buckets[r] = bnext[u];
-            int64_t pu = vx[u].pi;
+            int64_t pu = pi[u];
             for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
                 /* the arc v -> u is a's reverse: its head is a's head and its
                  * cost minus a's, read in order; only its capacity is a jump */
@@ -121,7 +126,7 @@ static void global_update(struct cs *c)
                 int32_t old = rank[v];
                 if (r >= old || rcap[rev[a]] <= 0)
                     continue;
-                int64_t rc = vx[v].pi - pu - rcost[a] * c->mult;
+                int64_t rc = pi[v] - pu - cost[a];
                 /* the rank improves only if rc < (old - r - 1) eps: divide only then */
                 if (rc >= (int64_t)(old - r - 1) * c->eps)
                     continue;
@@ -155,7 +160,7 @@ static void global_update(struct cs *c)
     for (int32_t u = 0; u < n; u++) {
         int32_t k = rank[u] < r ? rank[u] : r;
         if (k > 0) {
-            vx[u].pi -= c->eps * k;
+            pi[u] -= c->eps * k;
             g->cur[u] = first[u];
         }
     }
@@ -167,16 +172,15 @@ static void refine(struct cs *c)
     struct hrm_flow *g = c->g;
     int32_t n = c->n;
     const int32_t *first = g->first, *head = g->head, *tail = g->tail, *rev = g->rev;
-    const int64_t *rcost = g->rcost;
-    int64_t *rcap = g->rcap, *ex = g->ex;
-    struct flow_vx *vx = g->vx;
+    const int64_t *cost = c->cost;
+    int64_t *rcap = g->rcap, *ex = g->ex, *pi = c->pi;
     int32_t *cur = g->cur;
-    const int64_t mult = c->mult, eps = c->eps;
+    const int64_t eps = c->eps;
     for (int32_t u = 0; u < n; u++) {
-        int64_t pu = vx[u].pi;
+        int64_t pu = pi[u];
         for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
             int64_t d = rcap[a];
-            if (d > 0 && rcost[a] * mult + pu - vx[head[a]].pi < 0) {
+            if (d > 0 && cost[a] + pu - pi[head[a]] < 0) {
                 rcap[a] = 0;
                 rcap[rev[a]] += d;
                 ex[u] -= d;
@@ -200,12 +204,12 @@ static void refine(struct cs *c)
         }
         int32_t tip = start, len = 0;
         while (len < PATH_LEN && ex[tip] >= 0 && (len == 0 || !held(c, tip))) {
-            int64_t pt = vx[tip].pi, minrc = INT64_MAX;
+            int64_t pt = pi[tip], minrc = INT64_MAX;
             int32_t last = first[tip + 1], a = cur[tip];
             for (; a < last; a++) {
                 if (rcap[a] <= 0)
                     continue;
-                int64_t rc = rcost[a] * mult + pt - vx[head[a]].pi;
+                int64_t rc = cost[a] + pt - pi[head[a]];
                 if (rc < 0)
                     break;
                 if (rc < minrc)
@@ -225,20 +229,20 @@ static void refine(struct cs *c)
             /* relabel: the cheapest residual arc out of tip becomes -eps */
             if (tip != start) {
                 int32_t ra = rev[path[len - 1]];
-                int64_t rc = rcost[ra] * mult + pt - vx[head[ra]].pi;
+                int64_t rc = cost[ra] + pt - pi[head[ra]];
                 if (rc < minrc)
                     minrc = rc;
             }
             for (int32_t b = first[tip], stop = cur[tip]; b < stop; b++) {
                 if (rcap[b] <= 0)
                     continue;
-                int64_t rc = rcost[b] * mult + pt - vx[head[b]].pi;
+                int64_t rc = cost[b] + pt - pi[head[b]];
                 if (rc < minrc)
                     minrc = rc;
             }
             if (minrc == INT64_MAX)
                 minrc = 0; /* no residual arc at all: cannot happen with excess */
-            vx[tip].pi -= minrc + eps;
+            pi[tip] -= minrc + eps;
             cur[tip] = first[tip];
             if (++c->relabels > c->relabel_cap) {
                 /* a warm phase that relabels this much is not local: give up */
@@ -269,77 +273,204 @@ static void refine(struct cs *c)
 }
 
 /* Arc scans that one price refinement may spend, per residual arc, before it
- * gives the phase to refine(), and the first phases, in which it is not tried:
- * measured (docs/flow-solver.md), the flow after Dinic and after the first
- * phases is never eps/16-optimal, and 48 scans (not 16) let the check finish
- * on the families of size M. */
+ * gives the phase to refine() (a safety net: it normally ends in 1-3 passes
+ * of about 2 scans per arc each), and the phases before which it is not
+ * tried: none.  Even before the first phase, where it rarely skips (Dinic's
+ * flow ignores the costs), the prices of the failed refinement save the
+ * phase work: goto M 1.5-1.7x, netgen and gridgen M level, measured. */
 #define REFINE_SCANS 48
-#define REFINE_AFTER 3
+#define REFINE_AFTER 0
 
 /*
- * Price refinement (Goldberg's CS2): before a phase, check whether the flow
- * (balanced: no excess anywhere) is already eps-optimal under some prices.
- * It is exactly when the residual graph with arc lengths rc + eps has no
- * negative cycle; then shortest-path labels d <= 0 from a virtual source at
- * every vertex make p + d such prices, and the phase (its saturation step and
- * every push and relabel that follows) is skipped.  The labels come from a
- * label-correcting search (FIFO queue) with a budget of REFINE_SCANS arc scans
- * per residual arc: a negative cycle, or a flow far from eps-optimal, runs the
- * budget out and leaves the prices as they were.  Returns whether the phase
- * can be skipped.
+ * Depth-first search of the admissible graph (residual arcs of reduced cost
+ * < 0) for price_refine: fills c->queue[0 .. *norder) with the vertices in
+ * order of finishing (reverse topological order) and returns 1, or, when
+ * it meets a cycle, pushes the cycle's smallest residual capacity around it
+ * (every arc of it has a negative reduced cost: the flow gets cheaper and
+ * stays balanced) and returns 0.  -1: the scan budget ran out.
+ */
+static int admissible_order(struct cs *c, int32_t *norder, int64_t *budget)
+{
+    struct hrm_flow *g = c->g;
+    int32_t n = c->n;
+    const int32_t *first = g->first, *head = g->head, *rev = g->rev;
+    const int64_t *cost = c->cost, *pi = c->pi;
+    int64_t *rcap = g->rcap;
+    int32_t *cur = g->cur, *pred = c->bprev, *order = c->queue;
+    uint8_t *state = c->seen; /* 0 unseen, 1 on the search path, 2 finished */
+    memset(state, 0, (size_t)n);
+    for (int32_t u = 0; u < n; u++)
+        cur[u] = first[u];
+    *budget -= first[n];
+    if (*budget < 0)
+        return -1;
+    int32_t top = 0;
+    for (int32_t root = 0; root < n; root++) {
+        if (state[root])
+            continue;
+        int32_t tip = root;
+        pred[root] = -1;
+        state[root] = 1;
+        while (tip >= 0) {
+            int32_t a = cur[tip], last = first[tip + 1];
+            int64_t pt = pi[tip];
+            for (; a < last; a++) {
+                if (rcap[a] <= 0 || cost[a] + pt - pi[head[a]] >= 0)
+                    continue;
+                int32_t v = head[a];
+                if (state[v] == 2)
+                    continue;
+                cur[tip] = a;
+                if (state[v] == 0)
+                    break;
+                /* a cycle v -> ... -> tip -> v: the arc into each vertex u
+                 * of the path is cur[pred[u]] */
+                int64_t delta = rcap[a];
+                for (int32_t u = tip; u != v; u = pred[u])
+                    if (rcap[cur[pred[u]]] < delta)
+                        delta = rcap[cur[pred[u]]];
+                rcap[a] -= delta;
+                rcap[rev[a]] += delta;
+                for (int32_t u = tip; u != v; u = pred[u]) {
+                    int32_t pa = cur[pred[u]];
+                    rcap[pa] -= delta;
+                    rcap[rev[pa]] += delta;
+                }
+                g->scale_cancelled++;
+                return 0;
+            }
+            if (a < last) {
+                int32_t v = head[a];
+                pred[v] = tip;
+                state[v] = 1;
+                tip = v;
+                continue;
+            }
+            state[tip] = 2;
+            order[top++] = tip;
+            tip = pred[tip];
+            if (tip >= 0)
+                cur[tip]++;
+        }
+    }
+    *norder = top;
+    return 1;
+}
+
+/*
+ * Price refinement (Goldberg's CS2): before a phase, look for prices under
+ * which the balanced flow is already eps-optimal, and skip the phase (its
+ * saturation step and every push and relabel after it) if there are.
+ *
+ * In a pass, the admissible graph (arcs of negative reduced cost) is put in
+ * topological order; each vertex's rank is the longest admissible path into
+ * it, an arc of reduced cost rc counting ceil(-rc / eps) - 1 (0 for the arcs
+ * that already meet -eps).  Rank 0 everywhere: the flow is eps-optimal, skip.
+ * Otherwise ranks are pushed down, from the highest, over every residual arc
+ * (an arc of reduced cost rc >= 0 lets its head keep rank - 1 - rc / eps), as
+ * a global update does towards the deficits, and each vertex's price drops by
+ * rank x eps; then another pass.  A cycle of negative arcs cannot have such
+ * prices: it is cancelled (the flow gets cheaper) and the phase runs.  The
+ * prices a pass leaves are never worse for the phase than the old ones, so a
+ * refinement that fails still helps the phase it gives way to.
  */
 static bool price_refine(struct cs *c)
 {
     struct hrm_flow *g = c->g;
-    int32_t n = c->n;
+    int32_t n = c->n, end_mark = n;
     const int32_t *first = g->first, *head = g->head;
-    const int64_t *rcap = g->rcap, *rcost = g->rcost;
-    struct flow_vx *vx = g->vx;
-    int64_t *d = c->dist;
-    const int64_t mult = c->mult, eps = c->eps;
+    const int64_t *rcap = g->rcap, *cost = c->cost;
+    int64_t *pi = c->pi;
+    int32_t *rank = c->rank, *bnext = c->bnext, *bprev = c->bprev, *buckets = c->buckets;
+    const int64_t eps = c->eps;
+    const int32_t max_rank = c->max_rank;
     for (int32_t v = 0; v < n; v++)
         if (g->ex[v] != 0)
             return false;
     int64_t budget = REFINE_SCANS * (int64_t)first[n] + n;
-    int32_t qh = 0, qt = 0;
-    for (int32_t v = 0; v < n; v++) {
-        d[v] = 0;
-        c->inq[v] = 1;
-        c->queue[qt++] = v;
-    }
-    bool done = true;
-    while (qh != qt) {
-        int32_t u = c->queue[qh];
-        qh = qh + 1 == c->qsize ? 0 : qh + 1;
-        c->inq[u] = 0;
-        int64_t pu = vx[u].pi + d[u];
-        budget -= first[u + 1] - first[u] + 1;
-        if (budget < 0) {
-            done = false;
-            break;
+    for (;;) {
+        int32_t norder = 0;
+        if (admissible_order(c, &norder, &budget) <= 0)
+            return false;
+        /* ranks in topological order (the reverse of the finishing order) */
+        for (int32_t v = 0; v < n; v++)
+            rank[v] = 0;
+        int32_t top_rank = 0;
+        budget -= first[n];
+        for (int32_t i = norder - 1; i >= 0; i--) {
+            int32_t u = c->queue[i], ru = rank[u];
+            int64_t pu = pi[u];
+            for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+                if (rcap[a] <= 0)
+                    continue;
+                int64_t rc = cost[a] + pu - pi[head[a]];
+                if (rc >= -eps)
+                    continue;
+                int64_t nr = ru + (-rc - 1) / eps;
+                if (nr >= max_rank)
+                    return false; /* far from eps-optimal: leave it to the phase */
+                if (nr > rank[head[a]])
+                    rank[head[a]] = (int32_t)nr;
+            }
+            if (ru > top_rank)
+                top_rank = ru;
         }
-        for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
-            if (rcap[a] <= 0)
-                continue;
-            int32_t v = head[a];
-            int64_t rc = rcost[a] * mult + pu - vx[v].pi - d[v];
-            if (rc >= -eps)
-                continue;
-            d[v] += rc + eps;
-            if (!c->inq[v]) {
-                c->inq[v] = 1;
-                c->queue[qt] = v;
-                qt = qt + 1 == c->qsize ? 0 : qt + 1;
+        if (top_rank == 0)
+            return true;
+        if (budget < 0)
+            return false;
+        /* the pi[] change below would need bnext/bprev: pred (bprev) is free now */
+        for (int32_t r = 0; r <= top_rank; r++)
+            buckets[r] = end_mark;
+        for (int32_t u = 0; u < n; u++) {
+            int32_t r = rank[u];
+            if (r > 0) {
+                int32_t f = buckets[r];
+                bnext[u] = f;
+                bprev[f] = u;
+                buckets[r] = u;
             }
         }
+        for (int32_t r = top_rank; r > 0; r--) {
+            while (buckets[r] != end_mark) {
+                int32_t u = buckets[r];
+                buckets[r] = bnext[u];
+                int64_t pu = pi[u];
+                budget -= first[u + 1] - first[u];
+                for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+                    if (rcap[a] <= 0)
+                        continue;
+                    int32_t v = head[a], old = rank[v];
+                    if (old >= r)
+                        continue;
+                    int64_t rc = cost[a] + pu - pi[v];
+                    int64_t q = rc < 0 ? 0 : rc / eps + 1;
+                    if (q >= r)
+                        continue;
+                    int32_t nr = r - (int32_t)q;
+                    if (nr <= old)
+                        continue;
+                    if (old > 0) {
+                        if (buckets[old] == v) {
+                            buckets[old] = bnext[v];
+                        } else {
+                            int32_t pv = bprev[v], nv = bnext[v];
+                            bnext[pv] = nv;
+                            bprev[nv] = pv;
+                        }
+                    }
+                    rank[v] = nr;
+                    int32_t f = buckets[nr];
+                    bnext[v] = f;
+                    bprev[f] = v;
+                    buckets[nr] = v;
+                }
+                pi[u] -= r * eps;
+            }
+        }
+        if (budget < 0)
+            return false;
     }
-    if (!done) {
-        memset(c->inq, 0, (size_t)n);
-        return false;
-    }
-    for (int32_t v = 0; v < n; v++)
-        vx[v].pi += d[v];
-    return true;
 }
 
 /* Potentials may be raised by any amount on the vertices that the source cannot
@@ -376,7 +507,20 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-/* Runs the phases from eps0 down to 1 on prices vx[].pi (scaled by c->mult);
+/* The scaled prices (from 0) and costs of the phases; the caller fills the costs. */
+static void cs_prices_new(struct cs *c)
+{
+    c->pi = hrm_calloc((size_t)c->n, sizeof(int64_t));
+    c->cost = hrm_alloc(sizeof(int64_t) * (size_t)c->g->first[c->n]);
+}
+
+static void cs_prices_free(struct cs *c)
+{
+    hrm_free(c->pi);
+    hrm_free(c->cost);
+}
+
+/* Runs the phases from eps0 down to 1 on the prices c->pi (scaled by c->mult);
  * stops early if a phase gives up (c->aborted). */
 static void scale_phases(struct cs *c, int64_t eps0)
 {
@@ -390,10 +534,10 @@ static void scale_phases(struct cs *c, int64_t eps0)
     c->bnext = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
     c->bprev = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
     c->buckets = hrm_alloc(sizeof(int32_t) * (size_t)c->max_rank);
-    c->dist = hrm_alloc(sizeof(int64_t) * (size_t)n);
+    c->seen = hrm_alloc((size_t)n);
     bool try_refine = !(g->scale_off & FLOW_SCALE_NO_REFINE) && c->hold_s < 0;
     int phase = 0;
-    c->update_skip = n;
+    c->update_skip = n + c->nsup * c->nsup;
     c->next_update = c->update_skip;
     for (c->eps = eps0; c->eps >= 1 && !c->aborted;
          c->eps = c->eps < ALPHA && c->eps > 1 ? 1 : c->eps / ALPHA) {
@@ -418,7 +562,7 @@ static void scale_phases(struct cs *c, int64_t eps0)
     hrm_free(c->bnext);
     hrm_free(c->bprev);
     hrm_free(c->buckets);
-    hrm_free(c->dist);
+    hrm_free(c->seen);
 }
 
 /* Rounding and the warm start's capped costs may leave a few residual arcs at
@@ -458,6 +602,9 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         g->ex[g->vs] += vflow_cap;
         g->ex[g->vt] -= vflow_cap;
     }
+    int64_t nsup = 0;
+    for (int32_t v = 0; v < n; v++)
+        nsup += g->ex[v] > 0;
     int64_t left = route_excess(g);
     int64_t value = 0;
     if (g->vpos >= 0) {
@@ -470,7 +617,8 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         return hrm_errorf(err, -HRM_EINFEASIBLE,
                           "flow: %lld units of supply cannot reach any demand", (long long)left);
     }
-    struct cs c = {.g = g, .n = n, .hold_s = -1, .hold_t = -1, .relabel_cap = INT64_MAX};
+    struct cs c = {.g = g, .n = n, .hold_s = -1, .hold_t = -1, .relabel_cap = INT64_MAX,
+                   .nsup = nsup};
     /* the scaling keeps the virtual arc frozen */
     int64_t vres[2] = {0, 0};
     if (g->vpos >= 0) {
@@ -481,11 +629,15 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
     int64_t cmax = max_abs_cost(g);
     c.mult = (int64_t)n * ALPHA;
     if (cmax > 0 && n > 1) {
-        for (int32_t v = 0; v < n; v++)
-            g->vx[v].pi = 0;
+        cs_prices_new(&c);
+        int32_t nr = g->first[n], vf = g->vpos, vb = vf >= 0 ? g->rev[vf] : -1;
+        /* the virtual arc is frozen (no capacity): its cost would overflow */
+        for (int32_t r = 0; r < nr; r++)
+            c.cost[r] = r == vf || r == vb ? 0 : g->rcost[r] * c.mult;
         scale_phases(&c, cmax * c.mult / ALPHA);
         for (int32_t v = 0; v < n; v++)
-            g->vx[v].pi = floor_div(g->vx[v].pi, c.mult);
+            g->vx[v].pi = floor_div(c.pi[v], c.mult);
+        cs_prices_free(&c);
     }
     if (g->vpos >= 0) {
         g->rcap[g->vpos] = vres[0];
@@ -526,28 +678,17 @@ int flow_scaling_warm(struct hrm_flow *g, struct hrm_error *err)
         vres[1] = g->rcap[g->rev[g->vpos]];
         g->rcap[g->vpos] = g->rcap[g->rev[g->vpos]] = 0;
     }
-    int64_t *pi0 = hrm_alloc(sizeof(int64_t) * (size_t)n);
-    for (int32_t v = 0; v < n; v++)
-        pi0[v] = g->vx[v].pi;
+    cs_prices_new(&c);
     int32_t nr = g->first[n];
     for (int32_t r = 0; r < nr; r++) {
-        int64_t rc = g->rcost[r] + pi0[g->tail[r]] - pi0[g->head[r]];
-        g->rcost[r] = rc > lim ? lim : rc < -lim ? -lim : rc;
+        int64_t rc = g->rcost[r] + g->vx[g->tail[r]].pi - g->vx[g->head[r]].pi;
+        c.cost[r] = (rc > lim ? lim : rc < -lim ? -lim : rc) * c.mult;
     }
-    for (int32_t v = 0; v < n; v++)
-        g->vx[v].pi = 0;
     scale_phases(&c, WARM_EPS * c.mult);
     for (int32_t v = 0; v < n; v++)
-        g->vx[v].pi = pi0[v] + floor_div(g->vx[v].pi, c.mult);
-    hrm_free(pi0);
-    for (int32_t a = 0; a < g->m; a++) {
-        int32_t f = g->apos[a];
-        g->rcost[f] = g->acost[a];
-        g->rcost[g->rev[f]] = -g->acost[a];
-    }
+        g->vx[v].pi += floor_div(c.pi[v], c.mult);
+    cs_prices_free(&c);
     if (g->vpos >= 0) {
-        g->rcost[g->vpos] = -FLOW_BIG;
-        g->rcost[g->rev[g->vpos]] = FLOW_BIG;
         g->rcap[g->vpos] = vres[0];
         g->rcap[g->rev[g->vpos]] = vres[1];
     }

@@ -1,5 +1,5 @@
 # hrm bench flow --algo auto (the default) runs the network simplex on random families (many
-# distinct costs) and shortest paths on P1 scheduling graphs (few), in both the DIMACS supply
+# distinct costs) of size S (below 5,000 vertices: t0250 covers larger ones) and shortest paths on P1 scheduling graphs (few), in both the DIMACS supply
 # form and the max-flow form, with the same optimal cost as the engine it did not choose.
 . "$(dirname "$0")/lib.sh"
 
