@@ -1,4 +1,4 @@
-# The master's step trace (--trace FILE): every task of a job placed by an hrm sched process has each step of its way (submit, handed, probes and replies, run, started, ended, done) in order on one clock; bench/p4-testbed --trace turns it into "where the time goes"; a trace file that cannot be made stops the master with the flag named.
+# The master's step trace (--trace FILE): every task of a job placed by an hrm sched process has each step of its way (submit, handed, probes and replies, run, started, ended, done) in order on one clock; bench/p4-testbed --trace turns it into "where the time goes" and --run-scale runs a series of its own; a trace file that cannot be made stops the master with the flag named.
 . "$(dirname "$0")/rtlib.sh"
 need timeout
 keygen
@@ -52,11 +52,18 @@ for k in range(n):
 assert probes >= 1 and replies >= 1 and flushes >= 1, (probes, replies, flushes)
 PY
 
-# The bench: --trace prints the table of phases, a row per phase, for each policy that ran.
+# The bench: --trace prints the table of phases, a row per phase, for each policy that ran;
+# --run-scale is a series of its own, named so in the header and in its BENCH lines.
 TB=$HRM_ROOT/bench/p4-testbed
+expect_exit 2 "$TB" "$HRM" --run-scale 0
+matches -- "--run-scale" <"$TMP/err" || fail "a bad --run-scale is not named: $(cat "$TMP/err")"
 expect_exit 0 timeout 600 "$TB" "$HRM" --loads 30 --seconds 2 --nodes 2 --cpus 2 --sched-procs 1 \
-  --policies dhrm-nego,drf --no-sim --trace
+  --policies dhrm-nego,drf --no-sim --trace --run-scale 2
 matches "^checks: .*: ok$" <"$TMP/out" || fail "the checks did not pass: $(tail -5 "$TMP/out")"
+matches "run times uniform 100..300 ms (--run-scale 2: NOT P4's task lengths)" <"$TMP/out" \
+  || fail "the header does not say the series is not P4's: $(head -5 "$TMP/out")"
+matches "^BENCH p4_real_x2\.dhrm_nego\.p50_over_ideal_30 [0-9.]" <"$TMP/out" || fail "no p4_real_x2 BENCH line"
+! matches "^BENCH p4_real\." <"$TMP/out" || fail "a --run-scale series printed P4's BENCH names"
 matches "where the time goes at 30 %" <"$TMP/out" || fail "no 'where the time goes' table: $(tail -30 "$TMP/out")"
 for ph in submit handed to_probe probe_run run_start overrun end_report report_done response-ideal; do
   awk -v ph="$ph" '$1 == ph && NF >= 3 && $2 ~ /^-?[0-9]/ { ok = 1 } END { exit !ok }' "$TMP/out" \
