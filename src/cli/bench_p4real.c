@@ -457,6 +457,16 @@ static int parse_args(int argc, char **argv, struct up_cluster *u, const char **
     return CLI_OK;
 }
 
+static void free_jobs(struct p4job *jobs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        hrm_free(jobs[i].run_ms);
+        hrm_free(jobs[i].wait_s);
+        hrm_free(jobs[i].run_s);
+    }
+    hrm_free(jobs);
+}
+
 int bench_p4real(int argc, char **argv)
 {
     struct up_cluster u;
@@ -484,6 +494,15 @@ int bench_p4real(int argc, char **argv)
         jobs[i].wait_s = hrm_calloc((size_t)jobs[i].ntasks, sizeof(double));
         jobs[i].run_s = hrm_calloc((size_t)jobs[i].ntasks, sizeof(double));
         ntasks += jobs[i].ntasks;
+    }
+    if (u.trace) { /* the master appends (a restart goes on): this replay's trace starts empty */
+        FILE *tf = fopen(u.trace, "we");
+        if (!tf) {
+            fprintf(stderr, "hrm bench p4real: --trace %s: %s\n", u.trace, strerror(errno));
+            free_jobs(jobs, n);
+            return CLI_USAGE;
+        }
+        fclose(tf);
     }
     char tmp_state[64] = "";
     if (!u.state) {
@@ -557,11 +576,6 @@ out:
     if (rc != CLI_OK)
         fprintf(stderr, "hrm bench p4real: failed%s; daemon logs are in %s/logs\n",
                 interrupted ? " (interrupted)" : "", u.state);
-    for (int i = 0; i < n; i++) {
-        hrm_free(jobs[i].run_ms);
-        hrm_free(jobs[i].wait_s);
-        hrm_free(jobs[i].run_s);
-    }
-    hrm_free(jobs);
+    free_jobs(jobs, n);
     return rc;
 }

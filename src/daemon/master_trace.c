@@ -22,7 +22,7 @@ int trace_open(struct master *m, struct hrm_error *err)
 {
     if (!m->cfg.trace_path)
         return 0;
-    m->trace = fopen(m->cfg.trace_path, "we");
+    m->trace = fopen(m->cfg.trace_path, "ae"); /* a restarted master goes on after its past */
     if (!m->trace)
         return hrm_errorf(err, -errno, "--trace %s: %s", m->cfg.trace_path, strerror(errno));
     setvbuf(m->trace, NULL, _IOFBF, 1 << 16);

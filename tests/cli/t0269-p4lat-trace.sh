@@ -55,6 +55,9 @@ PY
 # The bench: --trace prints the table of phases, a row per phase, for each policy that ran;
 # --run-scale is a series of its own, named so in the header and in its BENCH lines.
 TB=$HRM_ROOT/bench/p4-testbed
+printf '0 10\n' >"$TMP/w.txt"
+expect_exit 2 "$HRM" bench p4real --workload "$TMP/w.txt" --trace "$TMP/no/such/dir/t"
+matches -- "--trace $TMP/no/such/dir/t" <"$TMP/err" || fail "p4real's bad --trace is not named: $(cat "$TMP/err")"
 expect_exit 2 "$TB" "$HRM" --run-scale 0
 matches -- "--run-scale" <"$TMP/err" || fail "a bad --run-scale is not named: $(cat "$TMP/err")"
 expect_exit 0 timeout 600 "$TB" "$HRM" --loads 30 --seconds 2 --nodes 2 --cpus 2 --sched-procs 1 \
