@@ -39,6 +39,8 @@ struct hrm_master_config {
     int32_t http_conn_limit;        /* connections at once (default 256) */
     int32_t http_timeout_s;         /* an idle connection is closed after this (default 30 s) */
     int64_t http_body_max;          /* request bodies over it get 413 (default 1 MiB) */
+    /* A step trace of every task (the master's --trace FILE, docs/runtime.md); NULL: none. */
+    const char *trace_path;
 };
 
 /* Runs the master until SIGINT/SIGTERM (which the caller has blocked, so the

@@ -54,6 +54,7 @@ struct hrm_nqs_stats {
     int64_t holds, holds_granted_slots, holds_expired, rejected, preemptions;
     int64_t migrate_requests, migrated_out, migrated_in, refused, parked, pulls, adverts;
     int64_t bind_requests, bind_empty;
+    int64_t late_runs; /* runs whose hold had expired, queued first in line */
 };
 
 /* What a queue holds now (tests and the driver's counters). */

@@ -331,7 +331,8 @@ static void usage(FILE *out)
             "Starts a local cluster (as hrm up does), replays the jobs of FILE at their arrival\n"
             "times (each task a /bin/sleep of its run time) and prints, per job, its response\n"
             "and ideal (JOB INDEX TASKS RESPONSE_MS IDEAL_MS STATE), its tasks' waits from\n"
-            "submission to start (WAIT INDEX MS...) and run times (RUN INDEX MS...).\n"
+            "submission to start (WAIT INDEX MS...) and run times (RUN INDEX MS...), and\n"
+            "its id and send time (ID INDEX JOB_ID SENT_US, the master's clock).\n"
             "bench/p4-testbed runs it per policy.\n\n"
             "FILE: one job per line, its arrival offset in seconds then each task's run time\n"
             "in whole milliseconds ('0.25 80 120 97'); offsets never decrease; '#' comments.\n\n"
@@ -348,6 +349,8 @@ static void usage(FILE *out)
             "  --log-level L    daemons' log level (default notice)\n"
             "  --drain S        give up S seconds after the last arrival if jobs are still\n"
             "                   running: an overloaded cluster (default 300)\n"
+            "  --trace FILE     the master's step trace (hrm master --trace FILE), for\n"
+            "                   bench/p4-testbed's 'where the time goes' (default: none)\n"
             "  -h, --help       this help\n");
 }
 
@@ -378,6 +381,7 @@ static void print_results(const struct p4job *jobs, int n)
             continue;
         printf("JOB %d %d %.3f %.3f %s\n", i, j->ntasks, j->response_s * 1e3, j->ideal_s * 1e3,
                j->ok ? "done" : "failed");
+        printf("ID %d %lld %.0f\n", i, j->id, j->sent_s * 1e6);
         printf("WAIT %d", i);
         for (int t = 0; t < j->ntasks; t++)
             printf(" %.3f", j->wait_s[t] * 1e3);
@@ -396,7 +400,8 @@ static int parse_args(int argc, char **argv, struct up_cluster *u, const char **
         {"cpus", required_argument, NULL, 'c'},     {"policy", required_argument, NULL, 'p'},
         {"sched-procs", required_argument, NULL, 'X'}, {"param", required_argument, NULL, 'P'},
         {"state", required_argument, NULL, 's'},    {"log-level", required_argument, NULL, 'L'},
-        {"drain", required_argument, NULL, 'D'},    {"help", no_argument, NULL, 'h'},
+        {"drain", required_argument, NULL, 'D'},    {"trace", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -436,6 +441,7 @@ static int parse_args(int argc, char **argv, struct up_cluster *u, const char **
                 return CLI_USAGE;
             *drain_s = (double)v;
             break;
+        case 'T': u->trace = optarg; break;
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return CLI_USAGE;
         }
@@ -449,6 +455,16 @@ static int parse_args(int argc, char **argv, struct up_cluster *u, const char **
         return CLI_USAGE;
     }
     return CLI_OK;
+}
+
+static void free_jobs(struct p4job *jobs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        hrm_free(jobs[i].run_ms);
+        hrm_free(jobs[i].wait_s);
+        hrm_free(jobs[i].run_s);
+    }
+    hrm_free(jobs);
 }
 
 int bench_p4real(int argc, char **argv)
@@ -478,6 +494,15 @@ int bench_p4real(int argc, char **argv)
         jobs[i].wait_s = hrm_calloc((size_t)jobs[i].ntasks, sizeof(double));
         jobs[i].run_s = hrm_calloc((size_t)jobs[i].ntasks, sizeof(double));
         ntasks += jobs[i].ntasks;
+    }
+    if (u.trace) { /* the master appends (a restart goes on): this replay's trace starts empty */
+        FILE *tf = fopen(u.trace, "we");
+        if (!tf) {
+            fprintf(stderr, "hrm bench p4real: --trace %s: %s\n", u.trace, strerror(errno));
+            free_jobs(jobs, n);
+            return CLI_USAGE;
+        }
+        fclose(tf);
     }
     char tmp_state[64] = "";
     if (!u.state) {
@@ -551,11 +576,6 @@ out:
     if (rc != CLI_OK)
         fprintf(stderr, "hrm bench p4real: failed%s; daemon logs are in %s/logs\n",
                 interrupted ? " (interrupted)" : "", u.state);
-    for (int i = 0; i < n; i++) {
-        hrm_free(jobs[i].run_ms);
-        hrm_free(jobs[i].wait_s);
-        hrm_free(jobs[i].run_s);
-    }
-    hrm_free(jobs);
+    free_jobs(jobs, n);
     return rc;
 }

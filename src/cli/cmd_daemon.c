@@ -130,6 +130,7 @@ int cmd_master(int argc, char **argv)
         {"http-max-conns", required_argument, NULL, 'N'},
         {"http-timeout", required_argument, NULL, 'O'},
         {"http-max-body", required_argument, NULL, 'B'},
+        {"trace", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -244,6 +245,9 @@ int cmd_master(int argc, char **argv)
                 return CLI_USAGE;
             }
             break;
+        case 'T':
+            cfg.trace_path = optarg;
+            break;
         case 'L':
             if (parse_level(optarg, &level) < 0)
                 return CLI_USAGE;
@@ -285,6 +289,9 @@ int cmd_master(int argc, char **argv)
                    "                      processes schedule)\n"
                    "  --compact-tasks N   distributed policies: rebuild the idle scheduler\n"
                    "                      instances once they hold N tasks (default 65536)\n"
+                   "  --trace FILE        write one line per step of every task to FILE (submit,\n"
+                   "                      handed, probe, reply, run, started, ended, done; see\n"
+                   "                      docs/runtime.md) (default: none)\n"
                    "  --log-level L       emerg..debug (default notice)\n"
                    "  -h, --help          this help\n\n"
                    "exit status: 0 stopped by a signal, 1 failed (store, keys, address), 2 bad usage\n");

@@ -301,6 +301,8 @@ static void start_master(struct up_cluster *u)
         margs[k++] = "--http", margs[k++] = (char *)u->http;
     if (u->log_level)
         margs[k++] = "--log-level", margs[k++] = (char *)u->log_level;
+    if (u->trace)
+        margs[k++] = "--trace", margs[k++] = (char *)u->trace;
     margs[k] = NULL;
     char log[1300];
     snprintf(log, sizeof(log), "%s/master.log", u->logs);

@@ -20,6 +20,7 @@ struct up_cluster {
     const char *exec_queues[16];  /* the master's --exec-queue SPEC */
     int nexec_queues;
     int sched_procs;              /* hrm sched processes (the master then runs no instances) */
+    const char *trace;            /* the master's --trace FILE (NULL: none) */
     bool no_cgroup;               /* agents' --no-cgroup */
     /* agents' task flags, passed on as given (NULL: the agent's default) */
     const char *usage_period, *max_output, *output_retention, *task_pids;

@@ -134,6 +134,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->signal = (int)geti(e, "signal");
     t->oom = json_is_true(json_object_get(e, "oom"));
     t->end_us = json_object_get(e, "end_us") ? geti(e, "end_us") : master_now_us();
+    trace_step(m, "ended", j->id, (int32_t)task, node);
     if (json_object_get(e, "start_us"))
         task_set_start(m, j, (int32_t)task, geti(e, "start_us"));
     t->cpu_us = geti(e, "cpu_us");
@@ -371,6 +372,7 @@ static void on_task_started(struct master *m, int32_t n, const struct peer_id *f
     if (t->state == HRM_RTASK_RUNNING && t->attempt == geti(msg, "attempt") && t->node == n) {
         t->pid = (int32_t)geti(msg, "pid");
         task_set_start(m, j, (int32_t)task, geti(msg, "start_us"));
+        trace_step(m, "started", j->id, (int32_t)task, n);
     }
 }
 
@@ -666,6 +668,7 @@ static void flush_out(struct master *m)
 static int turn(struct master *m, int64_t *next_tick)
 {
     struct hrm_error err;
+    int64_t turn_start_us = m->trace ? master_now_us() : 0;
     hrm_server_handle_zap(m->srv);
     int rc = hrm_store_begin(m->store, &err);
     if (rc < 0) {
@@ -689,6 +692,8 @@ static int turn(struct master *m, int64_t *next_tick)
         mhttp_turn(m);
     if (master_mono_us() >= *next_tick) {
         housekeeping(m);
+        if (m->trace)
+            fflush(m->trace); /* readable while the master runs, a tick behind */
         *next_tick = master_mono_us() + TICK_US;
     }
     if (!m->stop && !m->reconciling && m->sched.dirty) {
@@ -723,6 +728,8 @@ static int turn(struct master *m, int64_t *next_tick)
     m->turn_accepted_job = false;
     if (!m->stop)
         mhttp_after_commit(m); /* readers see this turn's writes before their answers leave */
+    if (m->trace && m->nout > 0)
+        trace_step(m, "flush", (int64_t)m->nout, (int32_t)(master_now_us() - turn_start_us), -1);
     flush_out(m); /* after the commit: nothing is promised that is not durable */
     return m->stop && m->turn_err.text[0] ? -HRM_EIO : 0;
 }
@@ -771,6 +778,7 @@ static void master_free(struct master *m)
     keys_free(m);
     eta_state_free(m->eta);
     hrm_store_close(m->store);
+    trace_close(m);
     if (m->lock_fd >= 0)
         close(m->lock_fd); /* last: the store is closed before another master may open it */
     hrm_free(m);
@@ -876,7 +884,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         hrm_errorf(err, -errno, "signalfd: %s", strerror(errno));
         goto fail;
     }
-    if (write_endpoint(m, err) < 0 || mhttp_start(m, err) < 0)
+    if (write_endpoint(m, err) < 0 || mhttp_start(m, err) < 0 || trace_open(m, err) < 0)
         goto fail;
     m->start_mono_us = master_mono_us();
     return m;

@@ -153,6 +153,7 @@ void dist_place(struct master *m, struct rjob *j, int32_t idx, int32_t n, const 
     json_t *out = hrm_wire_from_msg(&w);
     json_object_set_new(out, "desc", desc);
     master_send_node(m, n, out);
+    trace_step(m, "run", j->id, idx, n);
     d->relayed++;
 }
 
@@ -177,6 +178,7 @@ void dist_probe(struct master *m, int32_t n, const struct hrm_msg *msg)
         return; /* del: nothing to undo on a node that is gone */
     }
     master_send_node(m, n, hrm_wire_from_msg(msg));
+    trace_step(m, "probe", msg->job, msg->task, n);
     d->relayed++;
 }
 
@@ -559,6 +561,7 @@ static int register_job(struct master *m, struct rjob *j, struct hrm_error *err)
         return 0;
     }
     j->inst = k;
+    trace_step(m, "handed", j->id, -1, -1);
     struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = sj};
     if ((rc = hrm_dsched_on_msg(d->inst[k], &d->envs[k].env, &sub)) < 0)
         return hrm_errorf(err, rc, "scheduler instance %d refused job_submit", k);
@@ -661,6 +664,17 @@ static void skip_queued(struct master *m, struct rjob *j)
     }
 }
 
+/* Every task of a job a scheduler process holds has its final outcome, and the process holds
+ * none of them any more (a pending task of a failed job still comes back from it). */
+static bool remote_job_over(const struct rjob *j)
+{
+    for (int32_t i = 0; i < j->ntasks; i++)
+        if (j->tasks[i].sched >= 0 || j->tasks[i].state == HRM_RTASK_PENDING ||
+            j->tasks[i].state == HRM_RTASK_RUNNING)
+            return false;
+    return true;
+}
+
 void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok)
 {
     struct mdist *d = m->dist;
@@ -685,6 +699,11 @@ void dist_task_end(struct master *m, struct rjob *j, int32_t idx, bool ok)
             skip_queued(m, j);
         j->failed = true;
     }
+    /* The job ends with its last task_end, as on the central path: its scheduler process's
+     * job_end, two hops later (and later still when that process waits for a core), then
+     * finds it ended.  An in-process instance's job_end comes in this turn anyway. */
+    if (j->sched == REMOTE_JOB && !d->shared && jobs_live(j) && remote_job_over(j))
+        jobs_finish(m, j);
     dist_drain(m);
 }
 
@@ -803,6 +822,7 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
             return;
         }
         r.node = n;
+        trace_step(m, "reply", r.job, r.task, n);
         dist_to_instance(m, (hrm_addr)to, &r);
         break;
     case HRM_MSG_MIGRATE_REQUEST:

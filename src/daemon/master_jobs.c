@@ -570,6 +570,7 @@ void jobs_finish(struct master *m, struct rjob *j)
     j->state = failed ? HRM_JOB_FAILED : HRM_JOB_DONE;
     j->exit = exit;
     j->end_us = master_now_us();
+    trace_step(m, "done", j->id, -1, -1);
     jobs_persist_state(m, j);
     events_add(m, "job_finished", j->id, -1, -1,
                json_pack("{s:s, s:i}", "state", hrm_job_state_name(j->state), "exit", j->exit));
@@ -741,6 +742,7 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
     hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " (%s) submitted: %d tasks", (long long)id, j->name,
             j->ntasks);
     m->turn_accepted_job = true;
+    trace_step(m, "submit", id, -1, -1);
     /* Sent after the turn commits: the acknowledgement follows durability. */
     reply_submitted(m, from, msg, id);
 }

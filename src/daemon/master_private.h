@@ -4,6 +4,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "hrm/central.h"
@@ -217,6 +218,7 @@ struct master {
     void *zctx;
     struct hrm_server *srv;
     int sigfd;
+    FILE *trace; /* --trace FILE (master_trace.c); NULL: none */
     /* job table: ids are dense from 1, jobs[id - 1] */
     struct rjob **jobs;
     size_t njobs, cap_jobs;
@@ -289,6 +291,11 @@ bool mhttp_peer(const struct peer_id *p); /* a request of the HTTP API */
 void mhttp_reply(struct master *m, const struct peer_id *p, const json_t *msg);
 /* master_metrics.c: the Prometheus text of GET /metrics (malloc'd), built on the loop. */
 char *master_metrics_render(const struct master *m);
+
+/* master_trace.c: --trace FILE, one line per step of a task (no-ops without it). */
+int trace_open(struct master *m, struct hrm_error *err);
+void trace_close(struct master *m);
+void trace_step(struct master *m, const char *step, int64_t job, int32_t task, int32_t node);
 
 /* master.c */
 int64_t master_now_us(void);  /* wall clock, µs */

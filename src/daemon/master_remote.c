@@ -136,6 +136,7 @@ int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int3
     }
     json_decref(tasks);
     r->load += live;
+    trace_step(m, "handed", j->id, -1, -1);
     hrm_log(HRM_LOG_DEBUG, "job %lld (%d tasks) to instance %d of %s", (long long)j->id, live, g,
             r->name);
     return 0;

@@ -599,6 +599,14 @@ static int on_run(struct hrm_nqs *q, struct hrm_env *env, const struct hrm_msg *
          * anything queued since the hold was granted. */
         nqs_hold_drop_slot(q, h);
         start(q, env, i);
+    } else if (!h && m->attempt >= 0 && nqs_expired_take(q, m->from, m->attempt, kind)) {
+        /* Its hold expired before the run came back: the messages were slower than the hold's
+         * life (a loaded control plane), not the scheduler wrong.  The slot it was given was
+         * the head of the line, so it waits first in line -- not behind every task and
+         * reservation queued since, a full turn of the queue later (with late binding, the
+         * reservations ahead of it each cost another round trip to their scheduler). */
+        q->stats.late_runs++;
+        queue_push(q, qi, i, true);
     } else {
         queue_push(q, qi, i, false);
     }

@@ -60,6 +60,19 @@ void nqs_hold_release(struct hrm_nqs *q, struct nqs_hold *h)
     *h = q->holds[--q->nholds]; /* order of holds does not matter */
 }
 
+bool nqs_expired_take(struct hrm_nqs *q, hrm_addr owner, int32_t id, int kind)
+{
+    uint32_t n = q->nexpired < NQS_EXPIRED_KEEP ? q->nexpired : NQS_EXPIRED_KEEP;
+    for (uint32_t i = 0; i < n; i++) {
+        struct nqs_expired *x = &q->expired[i];
+        if (x->owner == owner && x->id == id && x->kind == kind && x->slots > 0) {
+            x->slots--;
+            return true;
+        }
+    }
+    return false;
+}
+
 void nqs_expire_holds(struct hrm_nqs *q, struct hrm_env *env)
 {
     int64_t now = now_of(env);
@@ -68,6 +81,9 @@ void nqs_expire_holds(struct hrm_nqs *q, struct hrm_env *env)
         struct nqs_hold *h = &q->holds[i];
         if (h->expires <= now) {
             q->stats.holds_expired += h->slots;
+            if (h->slots > 0)
+                q->expired[q->nexpired++ % NQS_EXPIRED_KEEP] = (struct nqs_expired){
+                    .owner = h->owner, .id = h->id, .slots = h->slots, .kind = h->kind};
             nqs_hold_release(q, h); /* moves the last hold into i */
             continue;
         }

@@ -47,6 +47,16 @@ struct nqs_hold {
     uint8_t kind;
 };
 
+/* A hold that expired with slots left: a run the scheduler sent for one of them, late, still
+ * takes the place in line the slot gave it (nqs_expired_take). */
+struct nqs_expired {
+    hrm_addr owner;
+    int32_t id;
+    int16_t slots; /* runs it may still place first in line */
+    uint8_t kind;
+};
+#define NQS_EXPIRED_KEEP 64 /* the latest expired holds remembered (a ring) */
+
 /* A migration request recorded by a busy target, pulled when a slot frees. */
 struct nqs_park {
     hrm_addr source;
@@ -84,6 +94,8 @@ struct hrm_nqs {
     int32_t next_token;
     int64_t timer_at;
     int64_t retry_timer_at; /* INT64_MAX: no retry timer armed */
+    struct nqs_expired expired[NQS_EXPIRED_KEEP];
+    uint32_t nexpired; /* ever recorded; the ring holds the latest NQS_EXPIRED_KEEP */
     double eps[3];
     struct hrm_nqs_stats stats;
 };
@@ -101,6 +113,8 @@ struct nqs_hold *nqs_hold_find(struct hrm_nqs *q, hrm_addr owner, int32_t id, in
 void nqs_hold_release(struct hrm_nqs *q, struct nqs_hold *h);
 void nqs_hold_drop_slot(struct hrm_nqs *q, struct nqs_hold *h); /* one slot back to the node */
 void nqs_expire_holds(struct hrm_nqs *q, struct hrm_env *env);  /* and re-arms the timer */
+/* A run for a hold that expired with slots left: true (and one slot fewer) if it is one. */
+bool nqs_expired_take(struct hrm_nqs *q, hrm_addr owner, int32_t id, int kind);
 int32_t nqs_find_queued(const struct hrm_nqs *q, int32_t task);
 void nqs_queue_remove(struct hrm_nqs *q, int32_t i);
 void nqs_entry_free(struct hrm_nqs *q, int32_t i);
