@@ -737,6 +737,12 @@ static int turn(struct master *m, int64_t *next_tick)
     if (clients && waiting)
         hrm_log(HRM_LOG_INFO, "answering %zu client request%s ahead of %zu agent message%s "
                 "waiting", clients, clients == 1 ? "" : "s", waiting, waiting == 1 ? "" : "s");
+    /* Nothing written yet in this turn: what was answered reads the state the previous turn
+     * committed (listings, a job, the nodes), so the answers leave now, not after this turn's
+     * agent messages, scheduling pass and commit.  A write (a submission, a cancel) holds them
+     * until the commit, as every reply. */
+    if (clients && !hrm_store_txn_open(m->store))
+        flush_out(m);
     for (int i = 0; i < TURN_MAX_MSGS && !m->stop; i++) {
         if (!inbox_pop(&m->inbox, INBOX_PEERS, &in)) {
             fill_inbox(m);
