@@ -87,8 +87,15 @@ int hrm_authz_role(const struct hrm_authz *a, const char *z85);
 const struct hrm_authz_entry *hrm_authz_node_key(const struct hrm_authz *a, const char *node);
 size_t hrm_authz_count(const struct hrm_authz *a);
 
-/* One ZeroMQ context per process, shared by its sockets. */
+/* One ZeroMQ context per process, shared by its sockets, with one I/O thread. */
 void *hrm_zctx_new(void);
+/* The same with an I/O thread per CPU, up to HRM_ZCTX_IO_THREADS_MAX: for a process that talks
+ * to thousands of peers (the master; a fleet of simulated agents), whose I/O thread does every
+ * connection's CURVE handshake, encryption and TCP work.  ZeroMQ gives each new connection to
+ * its least loaded I/O thread, so thousands of agents reconnecting at once (a master restart)
+ * hand-shake on every core instead of one. */
+void *hrm_zctx_new_wide(void);
+#define HRM_ZCTX_IO_THREADS_MAX 4
 void hrm_zctx_free(void *zctx);
 
 /* ---- the master's side ---- */

@@ -21,6 +21,10 @@
  * replies; the bound keeps a flood of submissions from starving heartbeats,
  * handshakes and scheduling passes, at ~1 ms of work per hundred messages. */
 #define TURN_MAX_MSGS 1024
+/* Clients' requests handled first in a turn, at most; and how often a turn of agent messages
+ * looks for a waiting client (which ends it: replies leave only after a turn's commit). */
+#define TURN_MAX_CLIENT_MSGS 256
+#define TURN_CHECK_EVERY 128
 #define TICK_US 100000         /* housekeeping: node timeouts, reconciliation */
 /* What a registration or a heartbeat may claim (docs/protocol.md, "Agent ↔ master"). */
 #define NODE_MEM_MIN ((json_int_t)1 << 20)
@@ -198,6 +202,40 @@ static void register_takeover(struct master *m, struct rnode *rn)
     master_send(m, &rn->peer, e);
 }
 
+static void send_welcome(struct master *m, int32_t n, const struct peer_id *to)
+{
+    json_t *w = hrm_wire_new(HRM_WIRE_WELCOME);
+    json_object_set_new(w, "node", json_integer(n));
+    json_object_set_new(w, "boot", json_integer(m->boot));
+    if (dist_node_queues(m))
+        json_object_set_new(w, "nqs", dist_welcome(m));
+    master_send(m, to, w);
+}
+
+/*
+ * A registration sent again on the connection whose earlier registration this master answered
+ * (the node is up on it): the agent resent it because the answer was slow (thousands of agents
+ * registering at once), and the welcome is already on its way ahead of anything sent now.  Its
+ * "running" list is older than what this master did since (a launch sent after the first
+ * welcome is not in it): reconciling against it again would call that run lost and place the
+ * task a second time while the agent runs it.  So only its ended runs are taken (acknowledged,
+ * idempotent) and the welcome repeated; nothing else of the node changes.  A registration
+ * after a master restart or from a new process comes on a new connection, and one after the
+ * node was declared down finds it down: both reconcile in full.
+ */
+static void register_resent(struct master *m, int32_t n, const struct peer_id *from,
+                            const json_t *msg)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(msg, "finished"), i, e)
+        task_ended(m, n, from, e);
+    hrm_log(HRM_LOG_INFO, "node %s sent its registration again on the same connection: "
+            "answered already, welcomed again", m->nodes[n].name);
+    m->nodes[n].last_seen_us = master_mono_us();
+    send_welcome(m, n, from);
+}
+
 static void on_register(struct master *m, const struct peer_id *from, json_t *msg)
 {
     const char *name = json_string_value(json_object_get(msg, "name"));
@@ -238,6 +276,10 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
         nodeidx_set_peer(m, old, NULL);
     int32_t n = nodes_find(m, name, true);
     struct rnode *rn = &m->nodes[n];
+    if (rn->up && old == n) {
+        register_resent(m, n, from, msg);
+        return;
+    }
     if (rn->up && rn->peer.len > 0 && !peer_eq(&rn->peer, from))
         register_takeover(m, rn);
     int32_t cores = (int32_t)(cpu / 1000);
@@ -329,12 +371,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     hrm_log(HRM_LOG_NOTICE, "node %s (rack %s, %d cpus, %lld MiB, %d GPUs) registered%s; %d lost",
             rn->name, rn->rack, rn->cores, (long long)(rn->mem >> 20), rn->gpus,
             was_up ? " again" : "", lost);
-    json_t *w = hrm_wire_new(HRM_WIRE_WELCOME);
-    json_object_set_new(w, "node", json_integer(n));
-    json_object_set_new(w, "boot", json_integer(m->boot));
-    if (dist_node_queues(m))
-        json_object_set_new(w, "nqs", dist_welcome(m));
-    master_send(m, from, w);
+    send_welcome(m, n, from);
 }
 
 static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
@@ -665,6 +702,20 @@ static void flush_out(struct master *m)
     m->nout = 0;
 }
 
+/* Drains the socket into the inbox; a failed receive is logged (what came before it is kept). */
+static void fill_inbox(struct master *m)
+{
+    int rc = inbox_fill(&m->inbox, m->srv);
+    if (rc < 0)
+        hrm_log_err(HRM_LOG_WARNING, rc, "receive");
+}
+
+static void dispatch_from(struct master *m, struct hrm_inmsg *in)
+{
+    dispatch(m, in);
+    inbox_done(in);
+}
+
 static int turn(struct master *m, int64_t *next_tick)
 {
     struct hrm_error err;
@@ -675,18 +726,39 @@ static int turn(struct master *m, int64_t *next_tick)
         master_store_failed(m, rc, &err);
         return rc;
     }
+    /* Clients first: a request waits for one bounded batch of agent messages at most, never
+     * for the whole fleet's (master_inbox.h).  Bounded too, so a flooding client leaves the
+     * agents their turn. */
+    fill_inbox(m);
+    struct hrm_inmsg in;
+    size_t clients = 0, waiting = inbox_len(&m->inbox, INBOX_PEERS);
+    while (clients < TURN_MAX_CLIENT_MSGS && !m->stop &&
+           inbox_pop(&m->inbox, INBOX_CLIENTS, &in)) {
+        dispatch_from(m, &in);
+        clients++;
+    }
+    if (clients && waiting)
+        hrm_log(HRM_LOG_INFO, "answering %zu client request%s ahead of %zu agent message%s "
+                "waiting", clients, clients == 1 ? "" : "s", waiting, waiting == 1 ? "" : "s");
+    /* Nothing written yet in this turn: what was answered reads the state the previous turn
+     * committed (listings, a job, the nodes), so the answers leave now, not after this turn's
+     * agent messages, scheduling pass and commit.  A write (a submission, a cancel) holds them
+     * until the commit, as every reply. */
+    if (clients && !hrm_store_txn_open(m->store))
+        flush_out(m);
     for (int i = 0; i < TURN_MAX_MSGS && !m->stop; i++) {
-        struct hrm_inmsg in;
-        rc = hrm_server_recv(m->srv, &in);
-        if (rc == -EAGAIN)
-            break;
-        if (rc < 0) {
-            hrm_log_err(HRM_LOG_WARNING, rc, "receive");
-            break;
+        if (!inbox_pop(&m->inbox, INBOX_PEERS, &in)) {
+            fill_inbox(m);
+            if (!inbox_pop(&m->inbox, INBOX_PEERS, &in))
+                break;
         }
-        dispatch(m, &in);
-        if ((i + 1) % 128 == 0) /* a long turn of messages does not hold handshakes back */
-            hrm_server_handle_zap(m->srv);
+        dispatch_from(m, &in);
+        if ((i + 1) % TURN_CHECK_EVERY == 0) {
+            hrm_server_handle_zap(m->srv); /* a long turn does not hold handshakes back */
+            fill_inbox(m);
+            if (inbox_len(&m->inbox, INBOX_CLIENTS) > 0)
+                break; /* a client waits: this turn ends here, the next answers it first */
+        }
     }
     if (!m->stop)
         mhttp_turn(m);
@@ -772,6 +844,7 @@ static void master_free(struct master *m)
     hrm_free(m->flush_next);
     if (m->sigfd >= 0)
         close(m->sigfd);
+    inbox_free(&m->inbox);
     hrm_server_free(m->srv);
     hrm_zctx_free(m->zctx);
     hrm_authz_free(m->authz);
@@ -856,7 +929,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
     for (size_t i = 0; i < m->njobs; i++)
         for (int32_t k = 0; m->jobs[i] && k < m->jobs[i]->ntasks; k++)
             m->reconciling |= m->jobs[i]->tasks[k].state == HRM_RTASK_RUNNING;
-    if (!(m->zctx = hrm_zctx_new())) {
+    if (!(m->zctx = hrm_zctx_new_wide())) {
         hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
         goto fail;
     }
@@ -915,8 +988,8 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
             if (d < wait_us)
                 wait_us = d;
         }
-        if (m->sched.dirty && !m->reconciling)
-            wait_us = 0;
+        if ((m->sched.dirty && !m->reconciling) || inbox_total(&m->inbox) > 0)
+            wait_us = 0; /* a rebuild, or messages received and not yet handled */
         zmq_pollitem_t items[4] = {
             {hrm_server_zsock(m->srv, 0), 0, ZMQ_POLLIN, 0},
             {hrm_server_zsock(m->srv, 1), 0, ZMQ_POLLIN, 0},

@@ -13,6 +13,7 @@
 #include "hrm/store.h"
 #include "hrm/transport.h"
 #include "hrm/wire.h"
+#include "master_inbox.h"
 #include "master_metrics.h"
 #include "nodeperf.h"
 #include "roletimers.h"
@@ -217,6 +218,7 @@ struct master {
     struct hrm_authz *authz;
     void *zctx;
     struct hrm_server *srv;
+    struct inbox inbox; /* messages received, not yet handled: clients' first (master_inbox.h) */
     int sigfd;
     FILE *trace; /* --trace FILE (master_trace.c); NULL: none */
     /* job table: ids are dense from 1, jobs[id - 1] */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "hrm/alloc.h"
@@ -26,6 +27,16 @@ void *hrm_zctx_new(void)
     void *z = zmq_ctx_new();
     if (z)
         zmq_ctx_set(z, ZMQ_IO_THREADS, 1);
+    return z;
+}
+
+void *hrm_zctx_new_wide(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = cpus < 1 ? 1 : cpus > HRM_ZCTX_IO_THREADS_MAX ? HRM_ZCTX_IO_THREADS_MAX : (int)cpus;
+    void *z = zmq_ctx_new();
+    if (z)
+        zmq_ctx_set(z, ZMQ_IO_THREADS, threads);
     return z;
 }
 
