@@ -80,7 +80,7 @@ static void arrivals_and_batches(struct hrm_flowgen_sched *s, int64_t skeleton, 
     }
 }
 
-Test(flowarr, p1_arrivals_and_batches_equal_scratch_on_many_shapes)
+Test(flowarr, p1_arrivals_and_batches_equal_scratch_on_many_shapes, .timeout = 900)
 {
     static const enum hrm_flow_algo algos[] = {HRM_FLOW_AUTO, HRM_FLOW_SCALING, HRM_FLOW_SSP};
     for (uint64_t seed = 1; seed <= 24; seed++) {
@@ -91,7 +91,7 @@ Test(flowarr, p1_arrivals_and_batches_equal_scratch_on_many_shapes)
     }
 }
 
-Test(flowarr, supply_families_arrivals_and_batches_equal_scratch)
+Test(flowarr, supply_families_arrivals_and_batches_equal_scratch, .timeout = 900)
 {
     static const char *const names[] = {"netgen", "gridgen", "goto"};
     for (int fam = 0; fam < 3; fam++)
@@ -111,7 +111,7 @@ Test(flowarr, supply_families_arrivals_and_batches_equal_scratch)
  * the whole graph out again with more free slots; the optimum is the same
  * either way.
  */
-Test(flowarr, job_arrival_lays_out_only_its_arcs)
+Test(flowarr, job_arrival_lays_out_only_its_arcs, .timeout = 900)
 {
     for (uint64_t seed = 1; seed <= 6; seed++) {
         struct hrm_flowgen_sched s = {0};
@@ -148,7 +148,7 @@ Test(flowarr, job_arrival_lays_out_only_its_arcs)
  * more arcs than its free slots, and a switch to fixed supplies and back (the
  * virtual arc goes and comes back): each re-solve is optimal.
  */
-Test(flowarr, arcs_added_at_old_vertices_and_terminals)
+Test(flowarr, arcs_added_at_old_vertices_and_terminals, .timeout = 900)
 {
     struct hrm_flow *g = hrm_flow_new(0, 0);
     int32_t S = hrm_flow_add_vertex(g, 0), T = hrm_flow_add_vertex(g, 0);
@@ -190,7 +190,7 @@ Test(flowarr, arcs_added_at_old_vertices_and_terminals)
  * where the warm cost-scaling phases used before took 7 or more, each reading
  * every arc.
  */
-Test(flowarr, scaling_job_arrival_takes_few_searches)
+Test(flowarr, scaling_job_arrival_takes_few_searches, .timeout = 900)
 {
     for (uint64_t seed = 1; seed <= 8; seed++) {
         struct hrm_flowgen_sched s = {0};
