@@ -106,6 +106,8 @@ struct hrm_flow_stats {
     int64_t phases;        /* shortest-path searches (SSP) or refine phases (scaling) */
     int64_t scanned;       /* vertices settled by searches, or relabels (scaling) */
     int64_t augmentations; /* augmenting paths (SSP) or pushes (scaling) */
+    int64_t laid_out;      /* residual arcs written because arcs or vertices were added (all
+                            * of them when the residual graph was laid out again) */
 };
 
 /* Statistics of the last solve. */

@@ -44,6 +44,9 @@ static void grow_vertices(struct hrm_flow *g, size_t need)
     g->incap = hrm_reallocarray(g->incap, cap, sizeof(*g->incap));
     g->vpend = hrm_reallocarray(g->vpend, cap, sizeof(*g->vpend));
     memset(g->vpend + g->vcap_n, 0, cap - g->vcap_n);
+    g->fill = hrm_reallocarray(g->fill, cap, sizeof(*g->fill));
+    g->added = hrm_reallocarray(g->added, cap, sizeof(*g->added));
+    memset(g->added + g->vcap_n, 0, (cap - g->vcap_n) * sizeof(*g->added));
     g->vcap_n = cap;
 }
 
@@ -82,7 +85,8 @@ void hrm_flow_free(struct hrm_flow *g)
     void *arrays[] = {g->supply, g->afrom,  g->ato,   g->acap,  g->acost,  g->aflow0, g->first,
                       g->head,   g->rev,    g->tail,  g->rcap,  g->rcost,  g->apos,   g->vx,
                       g->ex,     g->outcap, g->incap, g->dirty, g->adirty, g->pend,   g->vpend,
-                      g->cur,    g->stack,  g->list,  g->sc_i32, g->lvl,    g->queue};
+                      g->cur,    g->stack,  g->list,  g->sc_i32, g->lvl,    g->queue,
+                      g->fill,   g->added};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
     flow_ssp_free(g->rq);
@@ -386,9 +390,15 @@ static void price_new_from_sinks(struct hrm_flow *g, int32_t old_n, int32_t old_
     hrm_free(cand);
 }
 
-/* The sink-side pricing goes with the warm cost scaling (warm_scaling_pays),
- * which needs a job's flow to enter at its source arc; AUTO and SSP keep the
- * source-side pricing, and with it P1's reproduction byte for byte. */
+/*
+ * Under SCALING new vertices are priced from the sink side, so that a job that
+ * arrives adds its flow at its one source arc and one shortest-path search
+ * from it finds the deficit its unscheduled vertex opened at distance 0: on
+ * P1 graphs a job of 100 tasks re-solves in one phase instead of 7-17, each
+ * searching the whole graph (docs/flow-solver.md, "Incremental re-solves").
+ * AUTO and SSP keep the source-side pricing: the two lead to different optima
+ * of equal cost, and P1's reproduction (which runs AUTO) stays byte for byte.
+ */
 static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m)
 {
     if (g->algo == HRM_FLOW_SCALING)
@@ -397,7 +407,80 @@ static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m
         price_new_from_sources(g, old_n, old_m);
 }
 
-/* (Re)builds the residual graph from the user's arcs, keeping every flow. */
+/* Makes room for nr residual arcs, keeping those laid out. */
+static void reserve_residual(struct hrm_flow *g, size_t nr)
+{
+    if (nr <= g->rcap_n)
+        return;
+    size_t cap = g->rcap_n ? g->rcap_n : 64;
+    while (cap < nr)
+        cap *= 2;
+    g->head = hrm_reallocarray(g->head, cap, sizeof(*g->head));
+    g->rev = hrm_reallocarray(g->rev, cap, sizeof(*g->rev));
+    g->tail = hrm_reallocarray(g->tail, cap, sizeof(*g->tail));
+    g->rcap = hrm_reallocarray(g->rcap, cap, sizeof(*g->rcap));
+    g->rcost = hrm_reallocarray(g->rcost, cap, sizeof(*g->rcost));
+    g->rcap_n = cap;
+}
+
+/* A free slot: a self-loop at v with no capacity in either direction and cost
+ * 0, which every engine passes over like a saturated arc. */
+static void set_inert(struct hrm_flow *g, int32_t r, int32_t v)
+{
+    g->head[r] = g->tail[r] = v;
+    g->rev[r] = r;
+    g->rcap[r] = 0;
+    g->rcost[r] = 0;
+}
+
+/* Writes user arc a (flow aflow0[a]) into residual slots f (at its tail) and b. */
+static void place_arc(struct hrm_flow *g, int32_t a, int32_t f, int32_t b)
+{
+    int32_t u = g->afrom[a], v = g->ato[a];
+    int64_t flow = g->aflow0[a];
+    g->head[f] = v, g->tail[f] = u, g->rev[f] = b;
+    g->head[b] = u, g->tail[b] = v, g->rev[b] = f;
+    g->rcost[f] = g->acost[a], g->rcost[b] = -g->acost[a];
+    g->rcap[f] = g->acap[a] - flow; /* may be negative until the dirty arc is fixed */
+    g->rcap[b] = flow;
+    g->apos[a] = f;
+}
+
+/* Free slots a layout gives each vertex once the graph has grown after a
+ * layout (g->grown): an eighth of its arcs, and one per arc it gained.  A
+ * job's arrival adds reverse arcs at hundreds of placement targets that
+ * gained none before (each with many arcs: the eighth), and a vertex that
+ * keeps gaining arcs (the sink, an aggregator) is laid out again after twice,
+ * four times, ... as many.  Every search reads the free slots too: vertices of
+ * few arcs (tasks) get none, and three slots per arc gained (segments of hubs
+ * four times their arcs) made the P1 policies' simulation 15 % slower where
+ * one does not measurably.  A graph that never grew gets none. */
+#define SLACK_SHIFT 3
+#define SLACK_PER_ADDED 1
+
+static int64_t slack_of(const struct hrm_flow *g, int32_t v)
+{
+    return g->grown ? (g->fill[v] >> SLACK_SHIFT) + SLACK_PER_ADDED * (int64_t)g->added[v] : 0;
+}
+
+/* Lays out the segments (first[]) for fill[v] arcs per vertex plus free slots,
+ * unless they would leave int32_t; returns their total. */
+static int32_t lay_out(struct hrm_flow *g)
+{
+    int64_t total = 0;
+    for (int32_t v = 0; v < g->n; v++)
+        total += (int64_t)g->fill[v] + slack_of(g, v);
+    bool slack = total < INT32_MAX / 2;
+    int32_t *first = g->first;
+    first[0] = 0;
+    for (int32_t v = 0; v < g->n; v++)
+        first[v + 1] = first[v] + g->fill[v] + (slack ? (int32_t)slack_of(g, v) : 0);
+    return first[g->n];
+}
+
+/* (Re)builds the residual graph from the user's arcs, keeping every flow.
+ * Each vertex's arcs are in user-arc order, the virtual arc last, then its
+ * free slots (see build_more). */
 static void build(struct hrm_flow *g)
 {
     int32_t old_n = g->rn, old_m = g->rm;
@@ -405,47 +488,29 @@ static void build(struct hrm_flow *g)
         g->aflow0[a] = g->rcap[g->rev[g->apos[a]]];
     int64_t vflow = virtual_flow(g);
     bool virt = g->vs >= 0;
-    size_t nr = 2 * ((size_t)g->m + (virt ? 1 : 0));
-    if (nr > g->rcap_n) {
-        size_t cap = g->rcap_n ? g->rcap_n : 64;
-        while (cap < nr)
-            cap *= 2;
-        g->head = hrm_reallocarray(g->head, cap, sizeof(*g->head));
-        g->rev = hrm_reallocarray(g->rev, cap, sizeof(*g->rev));
-        g->tail = hrm_reallocarray(g->tail, cap, sizeof(*g->tail));
-        g->rcap = hrm_reallocarray(g->rcap, cap, sizeof(*g->rcap));
-        g->rcost = hrm_reallocarray(g->rcost, cap, sizeof(*g->rcost));
-        g->rcap_n = cap;
-    }
     g->first = hrm_reallocarray(g->first, (size_t)g->n + 2, sizeof(*g->first));
     g->apos = hrm_reallocarray(g->apos, g->acap_n, sizeof(*g->apos));
-    int32_t *first = g->first;
-    memset(first, 0, ((size_t)g->n + 2) * sizeof(*first));
+    int32_t *fill = g->fill;
+    memset(fill, 0, (size_t)g->n * sizeof(*fill));
     for (int32_t a = 0; a < g->m; a++) {
-        first[g->afrom[a] + 2]++;
-        first[g->ato[a] + 2]++;
+        fill[g->afrom[a]]++;
+        fill[g->ato[a]]++;
     }
     if (virt) {
-        first[g->vt + 2]++;
-        first[g->vs + 2]++;
+        fill[g->vt]++;
+        fill[g->vs]++;
     }
-    for (int32_t v = 0; v < g->n; v++)
-        first[v + 2] += first[v + 1];
-    /* first[v + 1] is now the next free slot of v; after filling, first[v] is v's start */
+    reserve_residual(g, (size_t)lay_out(g));
+    const int32_t *first = g->first;
+    memset(fill, 0, (size_t)g->n * sizeof(*fill));
     for (int32_t a = 0; a < g->m; a++) {
         int32_t u = g->afrom[a], v = g->ato[a];
-        int32_t f = first[u + 1]++, b = first[v + 1]++;
-        int64_t flow = g->aflow0[a];
-        g->head[f] = v, g->tail[f] = u, g->rev[f] = b;
-        g->head[b] = u, g->tail[b] = v, g->rev[b] = f;
-        g->rcost[f] = g->acost[a], g->rcost[b] = -g->acost[a];
-        g->rcap[f] = g->acap[a] - flow; /* may be negative until the dirty arc is fixed */
-        g->rcap[b] = flow;
-        g->apos[a] = f;
+        int32_t f = first[u] + fill[u]++;
+        place_arc(g, a, f, first[v] + fill[v]++);
     }
     g->vpos = -1;
     if (virt) {
-        int32_t f = first[g->vt + 1]++, b = first[g->vs + 1]++;
+        int32_t f = first[g->vt] + fill[g->vt]++, b = first[g->vs] + fill[g->vs]++;
         g->head[f] = g->vs, g->tail[f] = g->vt, g->rev[f] = b;
         g->head[b] = g->vt, g->tail[b] = g->vs, g->rev[b] = f;
         g->rcost[f] = -FLOW_BIG, g->rcost[b] = FLOW_BIG;
@@ -453,11 +518,96 @@ static void build(struct hrm_flow *g)
         g->rcap[b] = vflow;
         g->vpos = f;
     }
+    for (int32_t v = 0; v < g->n; v++)
+        for (int32_t r = first[v] + fill[v]; r < first[v + 1]; r++)
+            set_inert(g, r, v);
+    g->stats.laid_out = first[g->n];
     g->rn = g->n;
     g->rm = g->m;
     g->shape = false;
     if (g->warm)
         init_new_potentials(g, old_n, old_m);
+}
+
+/* The next free slot of v, keeping the virtual arc last among v's arcs (where
+ * build puts it), so that every vertex's arcs are in the order build would
+ * give them and a re-solve takes the same path as after a full build. */
+static int32_t take_slot(struct hrm_flow *g, int32_t v)
+{
+    int32_t r = g->first[v] + g->fill[v]++;
+    int32_t last = r - 1;
+    if (g->vpos < 0 || g->fill[v] < 2 || (last != g->vpos && last != g->rev[g->vpos]))
+        return r;
+    int32_t other = g->rev[last];
+    g->head[r] = g->head[last], g->tail[r] = g->tail[last], g->rev[r] = other;
+    g->rcap[r] = g->rcap[last], g->rcost[r] = g->rcost[last];
+    g->rev[other] = r;
+    if (g->vpos == last)
+        g->vpos = r;
+    return last;
+}
+
+/*
+ * Lays out only what was added since the last layout: the new arcs go into
+ * free slots of the vertices laid out before, new vertices get segments at the
+ * end.  O(new arcs + new vertices) instead of build's O(arcs) scattered
+ * writes, which were a third of a job arrival's re-solve on the 2,000-GPU P1
+ * graph.  false (nothing changed but g->added) when a vertex has too few free
+ * slots or the virtual arc moved: then build lays everything out again, with
+ * free slots (slack_of).
+ */
+static bool build_more(struct hrm_flow *g)
+{
+    int32_t old_n = g->rn, old_m = g->rm, n = g->n;
+    bool virt = g->vs >= 0;
+    if (!g->first || n < old_n || g->m < old_m || virt != (g->vpos >= 0) ||
+        (virt && (g->tail[g->vpos] != g->vt || g->head[g->vpos] != g->vs)))
+        return false;
+    int32_t *first = g->first, *fill = g->fill;
+    bool room = true;
+    for (int32_t a = old_m; a < g->m; a++) {
+        int32_t ends[2] = {g->afrom[a], g->ato[a]};
+        for (int i = 0; i < 2; i++)
+            if (ends[i] < old_n) {
+                g->grown = true;
+                g->added[ends[i]]++;
+                room &= ++fill[ends[i]] <= first[ends[i] + 1] - first[ends[i]];
+            }
+    }
+    for (int32_t a = old_m; a < g->m; a++) {
+        if (g->afrom[a] < old_n)
+            fill[g->afrom[a]]--;
+        if (g->ato[a] < old_n)
+            fill[g->ato[a]]--;
+    }
+    if (!room)
+        return false;
+    g->first = first = hrm_reallocarray(g->first, (size_t)n + 2, sizeof(*first));
+    g->apos = hrm_reallocarray(g->apos, g->acap_n, sizeof(*g->apos));
+    for (int32_t v = old_n; v < n; v++)
+        fill[v] = 0;
+    for (int32_t a = old_m; a < g->m; a++) {
+        if (g->afrom[a] >= old_n)
+            fill[g->afrom[a]]++;
+        if (g->ato[a] >= old_n)
+            fill[g->ato[a]]++;
+    }
+    for (int32_t v = old_n; v < n; v++) {
+        first[v + 1] = first[v] + fill[v];
+        fill[v] = 0;
+    }
+    reserve_residual(g, (size_t)first[n]);
+    for (int32_t a = old_m; a < g->m; a++) {
+        int32_t f = take_slot(g, g->afrom[a]);
+        place_arc(g, a, f, take_slot(g, g->ato[a]));
+    }
+    g->stats.laid_out = 2 * (int64_t)(g->m - old_m);
+    g->rn = n;
+    g->rm = g->m;
+    g->shape = false;
+    if (g->warm)
+        init_new_potentials(g, old_n, old_m);
+    return true;
 }
 
 /* Patches a changed arc (forward residual f) into the residual graph and restores
@@ -681,39 +831,11 @@ static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
     return g->n >= AUTO_SCALING_VERTICES && scaling_fits(g) ? HRM_FLOW_SCALING : HRM_FLOW_SIMPLEX;
 }
 
-/* Below this many units of imbalance a warm re-solve is a phase or two of
- * shortest paths, whatever the engine. */
-#define WARM_SCALING_EXCESS 32
-
-/*
- * The engine of a warm re-solve, chosen by measurement (docs/flow-solver.md,
- * "Incremental re-solves"): shortest paths route a small imbalance in a phase
- * or two, but a large one (a job of many tasks arriving, many changes at once)
- * takes one phase per distinct path length, each searching most of the graph;
- * a few cost-scaling phases from the kept potentials move it all at once.
- * Only under HRM_FLOW_SCALING: AUTO and SSP keep shortest paths alone, which
- * keeps P1's reproduction byte-identical (the two engines may pick different
- * optima among equal-cost ones); AUTO's choice is made in one place.
- */
-static bool warm_scaling_pays(const struct hrm_flow *g)
-{
-    /* measured: on the fixed-supply families it wins on a new source of 100
-     * units but loses 2-3x on a batch of changes; on P1's max-flow form it
-     * wins on both and ties on the rest */
-    if (g->algo != HRM_FLOW_SCALING || g->mode != FLOW_MODE_MAX)
-        return false;
-    int64_t excess = 0;
-    for (size_t i = 0; i < g->npend; i++)
-        if (g->ex[g->pend[i]] > 0)
-            excess += g->ex[g->pend[i]];
-    return excess >= WARM_SCALING_EXCESS;
-}
-
 static int run(struct hrm_flow *g, struct hrm_error *err)
 {
-    if (g->shape)
-        build(g);
     memset(&g->stats, 0, sizeof(g->stats));
+    if (g->shape && !build_more(g))
+        build(g);
     flow_scratch(g);
     enum hrm_flow_algo algo = g->algo == HRM_FLOW_AUTO ? auto_algo(g) : g->algo;
     if (algo == HRM_FLOW_SIMPLEX && flow_simplex_fits(g))
@@ -739,8 +861,11 @@ static int run(struct hrm_flow *g, struct hrm_error *err)
     else
         cold_state(g);
     g->warm = true;
-    if (warm && warm_scaling_pays(g))
-        return flow_scaling_warm(g, err);
+    /* A warm re-solve, whatever engine left the state, is shortest paths from
+     * the kept potentials.  Warm cost-scaling phases were tried here for large
+     * imbalances (flow_scaling_warm): after the sink-side pricing of new
+     * vertices they lost 3-4x to shortest paths on every P1 shape measured
+     * (each phase reads every arc; a job's arrival needs one search). */
     return flow_ssp(g, err);
 }
 

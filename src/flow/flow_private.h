@@ -76,7 +76,12 @@ struct hrm_flow {
     /* the residual graph, built for rn vertices and rm user arcs */
     int32_t rn, rm;
     size_t rcap_n;         /* capacity of the residual arrays */
-    int32_t *first;        /* rn + 1 */
+    int32_t *first;        /* rn + 1: vertex v's residual arcs are first[v] .. first[v + 1] */
+    int32_t *fill;         /* per vertex: its slots in use (first[v] + fill[v] is the next free
+                            * one; the rest are inert: a self-loop with no capacity, cost 0) */
+    int32_t *added;        /* per vertex: residual arcs it gained after it was laid out, over
+                            * its life; a layout gives it free slots for more (slack_of) */
+    bool grown;            /* arcs were added at vertices already laid out */
     int32_t *head, *rev;   /* per residual arc */
     int32_t *tail;         /* per residual arc (head of rev): saves a lookup in hot loops */
     int64_t *rcap, *rcost; /* residual capacity, cost */

@@ -1,0 +1,105 @@
+/* Checks of warm re-solves shared by the flow tests: an optimality certificate
+ * and the same problem solved from scratch in a fresh graph. */
+#ifndef HRM_TEST_FLOWARR_H
+#define HRM_TEST_FLOWARR_H
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hrm/alloc.h"
+#include "hrm/flow.h"
+
+/*
+ * The solution is a flow (capacities, supplies or +-value at the terminals)
+ * whose potentials certify optimality: below capacity reduced cost >= 0, with
+ * flow <= 0.  Returns its cost.
+ */
+static inline int64_t certified_cost(const struct hrm_flow *g, int32_t S, int32_t T)
+{
+    int32_t n = hrm_flow_vertices(g);
+    int64_t *net = hrm_calloc((size_t)n, sizeof(int64_t));
+    for (int32_t a = 0; a < hrm_flow_arcs(g); a++) {
+        int32_t u = hrm_flow_arc_from(g, a), v = hrm_flow_arc_to(g, a);
+        int64_t f = hrm_flow_arc_flow(g, a), cap = hrm_flow_arc_capacity(g, a);
+        int64_t rc = hrm_flow_arc_cost(g, a) + hrm_flow_potential(g, u) - hrm_flow_potential(g, v);
+        cr_assert(f >= 0 && f <= cap, "arc %d: flow %lld outside [0, %lld]", a, (long long)f,
+                  (long long)cap);
+        cr_assert(f == cap || rc >= 0, "arc %d below capacity, reduced cost %lld", a,
+                  (long long)rc);
+        cr_assert(f == 0 || rc <= 0, "arc %d carries flow, reduced cost %lld", a, (long long)rc);
+        net[u] += f;
+        net[v] -= f;
+    }
+    for (int32_t v = 0; v < n; v++) {
+        int64_t want = S >= 0 ? (v == S ? hrm_flow_value(g) : v == T ? -hrm_flow_value(g) : 0)
+                              : hrm_flow_supply(g, v);
+        cr_assert_eq(net[v], want, "vertex %d: net outflow %lld, want %lld", v, (long long)net[v],
+                     (long long)want);
+    }
+    hrm_free(net);
+    return hrm_flow_total_cost(g);
+}
+
+/* The same problem in a new graph (through the DIMACS writer and reader). */
+static inline struct hrm_flow *graph_copy(const struct hrm_flow *g)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cr_assert_eq(hrm_flow_write_dimacs(g, f, NULL), 0);
+    fclose(f);
+    f = fmemopen(text, len, "r");
+    struct hrm_flow *h = NULL;
+    struct hrm_error err = {{0}};
+    cr_assert_eq(hrm_flow_read_dimacs(f, "copy", &h, &err), 0, "%s", err.text);
+    fclose(f);
+    free(text);
+    return h;
+}
+
+/* The same problem in a new graph, solved from scratch with algo. */
+static inline struct hrm_flow *solved_copy(const struct hrm_flow *g, int32_t S, int32_t T,
+                                           enum hrm_flow_algo algo)
+{
+    struct hrm_flow *h = graph_copy(g);
+    struct hrm_error err = {{0}};
+    hrm_flow_set_algo(h, algo);
+    int rc = S >= 0 ? hrm_flow_solve_max(h, S, T, &err) : hrm_flow_solve(h, &err);
+    cr_assert_eq(rc, 0, "from scratch: %s", err.text);
+    return h;
+}
+
+static inline int solve(struct hrm_flow *g, int32_t S, int32_t T, struct hrm_error *err)
+{
+    return S >= 0 ? hrm_flow_solve_max(g, S, T, err) : hrm_flow_solve(g, err);
+}
+
+/* Checks g's warm solution against from-scratch solves by both algorithms. */
+static inline void expect_optimal(struct hrm_flow *g, int32_t S, int32_t T, const char *what)
+{
+    struct hrm_flow_stats st;
+    hrm_flow_stats(g, &st);
+    cr_assert(st.warm, "%s: the re-solve starts from the last flow and potentials", what);
+    cr_assert_not(st.scaling, "%s: no cost scaling from scratch", what);
+    int64_t cost = certified_cost(g, S, T);
+    static const enum hrm_flow_algo algos[] = {HRM_FLOW_SSP, HRM_FLOW_SCALING};
+    for (int i = 0; i < 2; i++) {
+        struct hrm_flow *h = solved_copy(g, S, T, algos[i]);
+        cr_assert_eq(cost, hrm_flow_total_cost(h), "%s: warm cost %lld, from scratch %lld", what,
+                     (long long)cost, (long long)hrm_flow_total_cost(h));
+        cr_assert_eq(hrm_flow_value(g), hrm_flow_value(h), "%s: warm value %lld, from scratch %lld",
+                     what, (long long)hrm_flow_value(g), (long long)hrm_flow_value(h));
+        hrm_flow_free(h);
+    }
+}
+
+/* Re-solves g warm and checks it against from-scratch solves by both algorithms. */
+static inline void expect_warm_optimal(struct hrm_flow *g, int32_t S, int32_t T, const char *what)
+{
+    struct hrm_error err = {{0}};
+    cr_assert_eq(solve(g, S, T, &err), 0, "%s: %s", what, err.text);
+    expect_optimal(g, S, T, what);
+}
+
+#endif
