@@ -863,7 +863,7 @@ static int run(struct hrm_flow *g, struct hrm_error *err)
     g->warm = true;
     /* A warm re-solve, whatever engine left the state, is shortest paths from
      * the kept potentials.  Warm cost-scaling phases were tried here for large
-     * imbalances (flow_scaling_warm): after the sink-side pricing of new
+     * imbalances (removed since): after the sink-side pricing of new
      * vertices they lost 3-4x to shortest paths on every P1 shape measured
      * (each phase reads every arc; a job's arrival needs one search). */
     return flow_ssp(g, err);

@@ -166,13 +166,6 @@ void flow_ssp_free(struct flow_radix *rq);
  */
 int flow_scaling(struct hrm_flow *g, struct hrm_error *err);
 
-/*
- * Warm cost scaling (scale.c): from the patched state of a warm re-solve (the
- * invariants above, no dirty arc), a few cost-scaling phases from a small
- * epsilon, then exact potentials and flow_ssp for what is left.  Same result
- * and errors as flow_ssp.
- */
-int flow_scaling_warm(struct hrm_flow *g, struct hrm_error *err);
 
 /*
  * Primal network simplex (simplex.c) on the user's arcs (and the virtual arc

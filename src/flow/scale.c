@@ -22,11 +22,6 @@
 #define ALPHA 16
 #define PATH_LEN 4
 
-/* Warm start: the first epsilon in units of the original costs, and the
- * relabels (per vertex) after which a phase gives up to the shortest paths. */
-#define WARM_EPS 64
-#define WARM_RELABELS 8
-
 struct cs {
     struct hrm_flow *g;
     int32_t n;
@@ -43,22 +38,11 @@ struct cs {
     int32_t max_rank;
     int64_t relabels, next_update, update_skip;
     int64_t nsup; /* vertices with a supply: global updates every n + nsup^2 relabels */
-    /* warm start (flow_scaling_warm): the terminals of solve_max take any
-     * excess (the shortest-path pass after the phases settles it through the
-     * virtual arc), and a phase gives up after relabel_cap relabels */
-    int32_t hold_s, hold_t;
-    int64_t relabel_cap;
-    bool aborted;
 };
-
-static bool held(const struct cs *c, int32_t v)
-{
-    return v == c->hold_s || v == c->hold_t;
-}
 
 static void q_push(struct cs *c, int32_t v)
 {
-    if (c->inq[v] || held(c, v))
+    if (c->inq[v])
         return;
     c->inq[v] = 1;
     c->queue[c->qtail] = v;
@@ -100,7 +84,7 @@ static void global_update(struct cs *c)
     int64_t total = 0;
     int32_t b0 = end_mark;
     for (int32_t i = 0; i < n; i++) {
-        if (ex[i] < 0 || held(c, i)) {
+        if (ex[i] < 0) {
             rank[i] = 0;
             bnext[i] = b0;
             bprev[b0] = i;
@@ -203,7 +187,7 @@ static void refine(struct cs *c)
             continue;
         }
         int32_t tip = start, len = 0;
-        while (len < PATH_LEN && ex[tip] >= 0 && (len == 0 || !held(c, tip))) {
+        while (len < PATH_LEN && ex[tip] >= 0) {
             int64_t pt = pi[tip], minrc = INT64_MAX;
             int32_t last = first[tip + 1], a = cur[tip];
             for (; a < last; a++) {
@@ -244,11 +228,7 @@ static void refine(struct cs *c)
                 minrc = 0; /* no residual arc at all: cannot happen with excess */
             pi[tip] -= minrc + eps;
             cur[tip] = first[tip];
-            if (++c->relabels > c->relabel_cap) {
-                /* a warm phase that relabels this much is not local: give up */
-                c->aborted = true;
-                return;
-            }
+            ++c->relabels;
             if (tip != start)
                 tip = tail[path[--len]];
         }
@@ -520,8 +500,7 @@ static void cs_prices_free(struct cs *c)
     hrm_free(c->cost);
 }
 
-/* Runs the phases from eps0 down to 1 on the prices c->pi (scaled by c->mult);
- * stops early if a phase gives up (c->aborted). */
+/* Runs the phases from eps0 down to 1 on the prices c->pi (scaled by c->mult). */
 static void scale_phases(struct cs *c, int64_t eps0)
 {
     struct hrm_flow *g = c->g;
@@ -535,11 +514,11 @@ static void scale_phases(struct cs *c, int64_t eps0)
     c->bprev = hrm_alloc(sizeof(int32_t) * (size_t)(n + 1));
     c->buckets = hrm_alloc(sizeof(int32_t) * (size_t)c->max_rank);
     c->seen = hrm_alloc((size_t)n);
-    bool try_refine = !(g->scale_off & FLOW_SCALE_NO_REFINE) && c->hold_s < 0;
+    bool try_refine = !(g->scale_off & FLOW_SCALE_NO_REFINE);
     int phase = 0;
     c->update_skip = n + c->nsup * c->nsup;
     c->next_update = c->update_skip;
-    for (c->eps = eps0; c->eps >= 1 && !c->aborted;
+    for (c->eps = eps0; c->eps >= 1;
          c->eps = c->eps < ALPHA && c->eps > 1 ? 1 : c->eps / ALPHA) {
         g->stats.phases++;
         if (try_refine && ++phase > REFINE_AFTER && price_refine(c)) {
@@ -617,8 +596,7 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         return hrm_errorf(err, -HRM_EINFEASIBLE,
                           "flow: %lld units of supply cannot reach any demand", (long long)left);
     }
-    struct cs c = {.g = g, .n = n, .hold_s = -1, .hold_t = -1, .relabel_cap = INT64_MAX,
-                   .nsup = nsup};
+    struct cs c = {.g = g, .n = n, .nsup = nsup};
     /* the scaling keeps the virtual arc frozen */
     int64_t vres[2] = {0, 0};
     if (g->vpos >= 0) {
@@ -643,54 +621,6 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         g->rcap[g->vpos] = vres[0];
         g->rcap[g->rev[g->vpos]] = vres[1];
         price_virtual(g);
-    }
-    return settle(g, err);
-}
-
-/*
- * Warm start: the flow and the integer potentials of the last solve, patched
- * (every residual reduced cost >= 0, the changes left as excesses), as the
- * start of a few cost-scaling phases from a small epsilon, which move every
- * excess at once instead of one shortest-path length per phase.
- *
- * The phases work on the current reduced costs (capped at +-limit, so that
- * scaled values stay inside int64_t: an arc beyond it, such as one across
- * solve_max's minimum cut, is as good as fixed) with prices starting at 0;
- * the virtual arc is frozen and its ends take any excess.  Then the potentials
- * become pi + floor(price / mult), and settle() re-routes with exact costs
- * whatever the phases left or got wrong: the result is exact either way, the
- * phases only make it cheap.
- */
-int flow_scaling_warm(struct hrm_flow *g, struct hrm_error *err)
-{
-    int32_t n = g->n;
-    int64_t cmax = max_abs_cost(g);
-    double limit = 1e18 / (48.0 * (double)n * (double)n);
-    if (n < 2 || cmax == 0 || limit < 4.0 * (double)cmax)
-        return flow_ssp(g, err);
-    int64_t lim = (int64_t)limit;
-    struct cs c = {.g = g, .n = n, .hold_s = g->vpos >= 0 ? g->vs : -1,
-                   .hold_t = g->vpos >= 0 ? g->vt : -1, .mult = (int64_t)n * ALPHA,
-                   .relabel_cap = WARM_RELABELS * (int64_t)n};
-    int64_t vres[2] = {0, 0};
-    if (g->vpos >= 0) {
-        vres[0] = g->rcap[g->vpos];
-        vres[1] = g->rcap[g->rev[g->vpos]];
-        g->rcap[g->vpos] = g->rcap[g->rev[g->vpos]] = 0;
-    }
-    cs_prices_new(&c);
-    int32_t nr = g->first[n];
-    for (int32_t r = 0; r < nr; r++) {
-        int64_t rc = g->rcost[r] + g->vx[g->tail[r]].pi - g->vx[g->head[r]].pi;
-        c.cost[r] = (rc > lim ? lim : rc < -lim ? -lim : rc) * c.mult;
-    }
-    scale_phases(&c, WARM_EPS * c.mult);
-    for (int32_t v = 0; v < n; v++)
-        g->vx[v].pi += floor_div(c.pi[v], c.mult);
-    cs_prices_free(&c);
-    if (g->vpos >= 0) {
-        g->rcap[g->vpos] = vres[0];
-        g->rcap[g->rev[g->vpos]] = vres[1];
     }
     return settle(g, err);
 }
