@@ -40,6 +40,26 @@ struct cs {
     int64_t nsup; /* vertices with a supply: global updates every n + nsup^2 relabels */
 };
 
+/* Moves v from bucket `from` (-1: in none) to the head of bucket `to`; the
+ * buckets are doubly linked lists through bnext/bprev. */
+static void bucket_move(int32_t *buckets, int32_t *bnext, int32_t *bprev, int32_t v, int32_t from,
+                        int32_t to)
+{
+    if (from >= 0) {
+        if (buckets[from] == v) {
+            buckets[from] = bnext[v];
+        } else {
+            int32_t pv = bprev[v], nv = bnext[v];
+            bnext[pv] = nv;
+            bprev[nv] = pv;
+        }
+    }
+    int32_t head = buckets[to];
+    bnext[v] = head;
+    bprev[head] = v;
+    buckets[to] = v;
+}
+
 static void q_push(struct cs *c, int32_t v)
 {
     if (c->inq[v])
@@ -118,19 +138,7 @@ static void global_update(struct cs *c)
                 if (nr >= old)
                     continue;
                 rank[v] = nr;
-                if (old < max_rank) {
-                    if (buckets[old] == v) {
-                        buckets[old] = bnext[v];
-                    } else {
-                        int32_t pv = bprev[v], nv = bnext[v];
-                        bnext[pv] = nv;
-                        bprev[nv] = pv;
-                    }
-                }
-                int32_t nv = buckets[nr];
-                bnext[v] = nv;
-                bprev[nv] = v;
-                buckets[nr] = v;
+                bucket_move(buckets, bnext, bprev, v, old < max_rank ? old : -1, nr);
             }
             if (ex[u] > 0) {
                 total -= ex[u];
@@ -430,20 +438,8 @@ static bool price_refine(struct cs *c)
                     int32_t nr = r - (int32_t)q;
                     if (nr <= old)
                         continue;
-                    if (old > 0) {
-                        if (buckets[old] == v) {
-                            buckets[old] = bnext[v];
-                        } else {
-                            int32_t pv = bprev[v], nv = bnext[v];
-                            bnext[pv] = nv;
-                            bprev[nv] = pv;
-                        }
-                    }
+                    bucket_move(buckets, bnext, bprev, v, old > 0 ? old : -1, nr);
                     rank[v] = nr;
-                    int32_t f = buckets[nr];
-                    bnext[v] = f;
-                    bprev[f] = v;
-                    buckets[nr] = v;
                 }
                 pi[u] -= r * eps;
             }
