@@ -1,7 +1,8 @@
 # Fractional GPUs shown and sent: hrm job says "0.5 GPU, 4.0G", hrm job --json has gpus, gpu_share and gpu_mem in the job's description, and the agent's task_launch carries gpu_share (thousandths) and gpu_mem (bytes) beside gpus and gpu_mask.
 . "$(dirname "$0")/gpushare-lib.sh"
 keygen
-start_master --policy hrm
+# (A node timeout longer than the test: the raw agent sends no heartbeat until the end.)
+start_master --policy hrm --node-timeout 300s
 # A raw agent with one 16G GPU: it registers, then waits (its next frame is a FIFO) while a job
 # is placed on it; the heartbeat it then sends gets no reply, so what it reads is the launch.
 mkdir "$TMP/agentkeys"; cp "$S/keys/master.pub" "$TMP/agentkeys/"; cp "$S/keys/agent.key" "$TMP/agentkeys/client.key"
