@@ -1,4 +1,4 @@
-# Helpers of the FGM compression tests (t0191, t0194): a learned estimate, and a node size that makes
+# Helpers of the FGM tests (t0191, t0193, t0194): a learned estimate, and a node size that makes
 # FGM's over-commit certain whatever CPU rate the (shared, busy) machine let the learning run show.
 . "$(dirname "$0")/rtlib.sh"
 # The master these tests run: compression up to half the node whatever formula (7) says, no QoS
@@ -38,30 +38,36 @@ for cores in range(1, 9):
         break
 X
 }
-# fgm_learn N FLAGS...: runs a burn task on a fresh agent N (sampling every 200 ms) until the
-# master has a sample, and again with another command line (a profile of its own, learned
-# afresh) while no node size is over-committed by the estimate (at most 5 commands). Sets
-# FGM_EST (milli-cores), FGM_CORES and FGM_STOP (the learned command is
-# sh $TMP/burn.sh $FGM_STOP), and stops the agent.
-fgm_learn() {
-  local name=$1; shift
-  start_agent "$name" --cpus 2 --mem 2G --usage-period 200ms "$@"
-  until_ok 60 nodes_up 1 || fail "$name did not register"
-  local learn runs=0 seen=""
-  FGM_CORES=""
-  while [ -z "$FGM_CORES" ]; do
-    [ $runs -lt 5 ] || fail "no node size is over-committed by the estimates learned: $seen"
+# fgm_learn_with SCRIPT ACCEPT [SAMPLED]: learns the use of `sh SCRIPT STOP` on the agent up now,
+# each time under another command line (a profile of its own, learned afresh), until ACCEPT (a
+# function that reads FGM_EST) succeeds, at most 5 times. SAMPLED JOB (fgm_sampled if none) says
+# when the master has the sample to learn from. Sets FGM_EST (milli-cores) and FGM_STOP (the
+# learned command is sh SCRIPT $FGM_STOP).
+fgm_learn_with() {
+  local script=$1 accept=$2 sampled=${3:-fgm_sampled} learn runs=0 seen=""
+  while :; do
+    [ $runs -lt 5 ] || fail "no estimate learned suits the test ($accept): $seen"
     FGM_STOP=$TMP/stop-$runs
-    learn=$("$HRM" submit --cpus 1 --mem 64M -- sh "$TMP/burn.sh" "$FGM_STOP") || fail "submit"
-    until_ok 60 fgm_sampled "$learn" || fail "no usage sample reached the master"
+    learn=$("$HRM" submit --cpus 1 --mem 64M -- sh "$script" "$FGM_STOP") || fail "submit"
+    until_ok 60 "$sampled" "$learn" || fail "no usage sample reached the master"
     touch "$FGM_STOP"
     expect_exit 0 "$HRM" wait "$learn"
     rm "$FGM_STOP"
     FGM_EST=$(fgm_task "$learn" 0 't["estimate"]["cpu"] if t["estimate"] else 0')
     [ "$FGM_EST" -gt 0 ] || fail "nothing learned"
-    FGM_CORES=$(fgm_overcommit_cpus "$FGM_EST")
     runs=$((runs + 1)); seen="$seen $FGM_EST"
+    "$accept" && return 0
   done
+}
+fgm_cores_found() { FGM_CORES=$(fgm_overcommit_cpus "$FGM_EST"); [ -n "$FGM_CORES" ]; }
+# fgm_learn N FLAGS...: runs a burn task on a fresh agent N (sampling every 200 ms) until some
+# node size is over-committed by the estimate learned (fgm_learn_with). Sets FGM_EST, FGM_CORES
+# and FGM_STOP, and stops the agent.
+fgm_learn() {
+  local name=$1; shift
+  start_agent "$name" --cpus 2 --mem 2G --usage-period 200ms "$@"
+  until_ok 60 nodes_up 1 || fail "$name did not register"
+  fgm_learn_with "$TMP/burn.sh" fgm_cores_found
   FGM_REGS=$(grep -c "registered with the master" "$TMP/$name.log")
   eval "kill -TERM \"\$AGENT_$name\"; wait \"\$AGENT_$name\" 2>/dev/null" || true
 }

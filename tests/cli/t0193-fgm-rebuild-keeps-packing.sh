@@ -1,5 +1,5 @@
 # FGM's packing by estimate survives the scheduler's rebuilds: tasks placed by their (small) estimate on a node their requests would overflow keep running when a new job arrives and the master rebuilds its scheduler (they are put back holding what FGM charged them, not their request, which would not fit and would stop them).
-. "$(dirname "$0")/rtlib.sh"
+. "$(dirname "$0")/fgm-lib.sh"
 keygen
 # One stage per profile, so the estimate hrm job shows is the one FGM plans with.
 start_master --policy fgm --param max_stages=1
@@ -17,21 +17,10 @@ sampled() { [ "$(field "$1" 'j["tasks"][0]["rss_peak"]')" -gt 0 ]; }
 # Learn the command's use; N tasks of it are packed by estimate on the node's 2 cores (their
 # estimates within 98 % of the node, so none is refused as the node fills) where 2 fit by request.
 # How much CPU the learning run shows depends on the machine's load: when 3 would not fit by
-# estimate, another command line (a profile of its own) is learned.
-runs=0 seen="" n=0
-while [ "$n" -lt 3 ]; do
-  [ $runs -lt 5 ] || fail "no estimate learned packs 3 one-core tasks on 2 cores: $seen"
-  stop=$TMP/stop-$runs
-  learn=$("$HRM" submit --cpus 1 --mem 64M -- sh "$TMP/light.sh" "$stop") || fail "submit"
-  until_ok 60 sampled "$learn" || fail "no usage sample reached the master"
-  touch "$stop"
-  expect_exit 0 "$HRM" wait "$learn"
-  rm "$stop"
-  est=$(field "$learn" 'j["tasks"][0]["estimate"]["cpu"] if j["tasks"][0]["estimate"] else 0')
-  [ "$est" -gt 0 ] || fail "nothing learned"
-  n=$((1960 / est)); [ "$n" -le 5 ] || n=5
-  runs=$((runs + 1)); seen="$seen $est"
-done
+# estimate, another command line is learned.
+packs_three() { n=$((1960 / FGM_EST)); [ "$n" -le 5 ] || n=5; [ "$n" -ge 3 ]; }
+fgm_learn_with "$TMP/light.sh" packs_three sampled
+est=$FGM_EST stop=$FGM_STOP
 
 # No more usage reports: FGM plans from its estimate alone, not the shared machine's load.
 kill -TERM "$AGENT_n1"; wait "$AGENT_n1" 2>/dev/null || true
