@@ -25,87 +25,95 @@ static struct task_user alice(void)
     return u;
 }
 
+/* A cache, alice's resolution and her two groups, the account files stamped as at mtime 1. */
+struct fixture {
+    struct user_cache *c;
+    struct user_stamp st[2];
+    struct task_user u, got;
+    gid_t groups[2];
+    const gid_t *g;
+};
+
+static void fixture_init(struct fixture *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->c = hrm_calloc(1, sizeof(*f->c));
+    stamps(f->st, 1);
+    f->u = alice();
+    f->groups[0] = 1001;
+    f->groups[1] = 27;
+}
+
 Test(onehost_usercache, a_resolution_is_reused_with_its_groups)
 {
-    struct user_cache *c = hrm_calloc(1, sizeof(*c));
-    struct user_stamp st[2];
-    stamps(st, 1);
-    struct task_user u = alice(), got;
-    const gid_t groups[2] = {1001, 27}, *g = NULL;
-    cr_assert_not(usercache_find(c, "alice", st, 0, &got, &g), "an empty cache has alice");
-    usercache_store(c, "alice", st, 0, &u, groups);
-    cr_assert(usercache_find(c, "alice", st, 1000, &got, &g));
-    cr_assert(got.change);
-    cr_assert_eq(got.uid, 1001);
-    cr_assert_eq(got.gid, 1001);
-    cr_assert_str_eq(got.home, "/home/alice");
-    cr_assert_eq(got.ngroups, 2);
-    cr_assert_eq(g[0], 1001);
-    cr_assert_eq(g[1], 27);
-    cr_assert_not(usercache_find(c, "bob", st, 1000, &got, &g), "bob was never resolved");
-    hrm_free(c);
+    struct fixture f;
+    fixture_init(&f);
+    cr_assert_not(usercache_find(f.c, "alice", f.st, 0, &f.got, &f.g), "an empty cache has alice");
+    usercache_store(f.c, "alice", f.st, 0, &f.u, f.groups);
+    cr_assert(usercache_find(f.c, "alice", f.st, 1000, &f.got, &f.g));
+    cr_assert(f.got.change);
+    cr_assert_eq(f.got.uid, 1001);
+    cr_assert_eq(f.got.gid, 1001);
+    cr_assert_str_eq(f.got.home, "/home/alice");
+    cr_assert_eq(f.got.ngroups, 2);
+    cr_assert_eq(f.g[0], 1001);
+    cr_assert_eq(f.g[1], 27);
+    cr_assert_not(usercache_find(f.c, "bob", f.st, 1000, &f.got, &f.g), "bob was never resolved");
+    hrm_free(f.c);
 }
 
 Test(onehost_usercache, a_changed_account_file_empties_it)
 {
-    struct user_cache *c = hrm_calloc(1, sizeof(*c));
-    struct user_stamp st[2], edited[2];
-    stamps(st, 1);
+    struct fixture f;
+    fixture_init(&f);
+    struct user_stamp edited[2];
     stamps(edited, 2); /* /etc/passwd rewritten (userdel, usermod) */
-    struct task_user u = alice(), got;
-    const gid_t groups[2] = {1001, 27}, *g;
-    usercache_find(c, "alice", st, 0, &got, &g);
-    usercache_store(c, "alice", st, 0, &u, groups);
-    cr_assert_not(usercache_find(c, "alice", edited, 10, &got, &g));
+    usercache_find(f.c, "alice", f.st, 0, &f.got, &f.g);
+    usercache_store(f.c, "alice", f.st, 0, &f.u, f.groups);
+    cr_assert_not(usercache_find(f.c, "alice", edited, 10, &f.got, &f.g));
     /* A resolution made from the files as they were before is not kept. */
-    usercache_store(c, "alice", st, 20, &u, groups);
-    cr_assert_not(usercache_find(c, "alice", edited, 30, &got, &g));
-    usercache_store(c, "alice", edited, 40, &u, groups);
-    cr_assert(usercache_find(c, "alice", edited, 50, &got, &g));
+    usercache_store(f.c, "alice", f.st, 20, &f.u, f.groups);
+    cr_assert_not(usercache_find(f.c, "alice", edited, 30, &f.got, &f.g));
+    usercache_store(f.c, "alice", edited, 40, &f.u, f.groups);
+    cr_assert(usercache_find(f.c, "alice", edited, 50, &f.got, &f.g));
     edited[1].ino = 99; /* /etc/group replaced by a rename */
-    cr_assert_not(usercache_find(c, "alice", edited, 60, &got, &g));
-    hrm_free(c);
+    cr_assert_not(usercache_find(f.c, "alice", edited, 60, &f.got, &f.g));
+    hrm_free(f.c);
 }
 
 Test(onehost_usercache, an_entry_expires)
 {
-    struct user_cache *c = hrm_calloc(1, sizeof(*c));
-    struct user_stamp st[2];
-    stamps(st, 1);
-    struct task_user u = alice(), got;
-    const gid_t groups[2] = {1001, 27}, *g;
-    usercache_find(c, "alice", st, 0, &got, &g);
-    usercache_store(c, "alice", st, 5, &u, groups);
-    cr_assert(usercache_find(c, "alice", st, 5 + USER_CACHE_TTL_US - 1, &got, &g));
-    cr_assert_not(usercache_find(c, "alice", st, 5 + USER_CACHE_TTL_US, &got, &g));
-    hrm_free(c);
+    struct fixture f;
+    fixture_init(&f);
+    usercache_find(f.c, "alice", f.st, 0, &f.got, &f.g);
+    usercache_store(f.c, "alice", f.st, 5, &f.u, f.groups);
+    cr_assert(usercache_find(f.c, "alice", f.st, 5 + USER_CACHE_TTL_US - 1, &f.got, &f.g));
+    cr_assert_not(usercache_find(f.c, "alice", f.st, 5 + USER_CACHE_TTL_US, &f.got, &f.g));
+    hrm_free(f.c);
 }
 
 Test(onehost_usercache, the_oldest_entry_makes_room_and_big_group_lists_are_not_kept)
 {
-    struct user_cache *c = hrm_calloc(1, sizeof(*c));
-    struct user_stamp st[2];
-    stamps(st, 1);
-    struct task_user u = alice(), got;
-    const gid_t groups[2] = {1001, 27}, *g;
-    usercache_find(c, "u0", st, 0, &got, &g);
+    struct fixture f;
+    fixture_init(&f);
+    usercache_find(f.c, "u0", f.st, 0, &f.got, &f.g);
     for (int i = 0; i <= USER_CACHE_SLOTS; i++) {
         char name[16];
         snprintf(name, sizeof(name), "u%d", i);
-        usercache_store(c, name, st, i, &u, groups);
+        usercache_store(f.c, name, f.st, i, &f.u, f.groups);
     }
-    cr_assert_not(usercache_find(c, "u0", st, 100, &got, &g), "the oldest stayed");
+    cr_assert_not(usercache_find(f.c, "u0", f.st, 100, &f.got, &f.g), "the oldest stayed");
     for (int i = 1; i <= USER_CACHE_SLOTS; i++) {
         char name[16];
         snprintf(name, sizeof(name), "u%d", i);
-        cr_assert(usercache_find(c, name, st, 100, &got, &g), "%s went", name);
+        cr_assert(usercache_find(f.c, name, f.st, 100, &f.got, &f.g), "%s went", name);
     }
-    u.ngroups = USER_CACHE_GROUPS + 1;
-    gid_t *many = hrm_calloc(u.ngroups, sizeof(*many));
-    usercache_store(c, "many", st, 200, &u, many);
-    cr_assert_not(usercache_find(c, "many", st, 201, &got, &g));
+    f.u.ngroups = USER_CACHE_GROUPS + 1;
+    gid_t *many = hrm_calloc(f.u.ngroups, sizeof(*many));
+    usercache_store(f.c, "many", f.st, 200, &f.u, many);
+    cr_assert_not(usercache_find(f.c, "many", f.st, 201, &f.got, &f.g));
     hrm_free(many);
-    hrm_free(c);
+    hrm_free(f.c);
 }
 
 /* Through the agent: the second launch of the same user does not look it up again, the
