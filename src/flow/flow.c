@@ -299,41 +299,6 @@ static int64_t virtual_flow(const struct hrm_flow *g)
 }
 
 /*
- * New vertices get a potential that makes their arcs from existing vertices
- * admissible-or-better, so a job that arrives does not throw all its arcs into
- * the saturation step: the smallest pi[u] + c over arcs u -> v from known
- * vertices keeps those arcs' reduced costs >= 0; failing that, the largest
- * pi[w] - c over arcs v -> w.
- */
-static void price_new_from_sources(struct hrm_flow *g, int32_t old_n, int32_t old_m)
-{
-    if (old_n >= g->n)
-        return;
-    uint8_t *set = hrm_calloc((size_t)(g->n - old_n), 1);
-    for (int32_t v = old_n; v < g->n; v++)
-        g->vx[v].pi = 0;
-    for (int32_t a = old_m; a < g->m; a++) {
-        int32_t u = g->afrom[a], v = g->ato[a];
-        if (v >= old_n && u < old_n && g->acap[a] > 0) {
-            int64_t p = g->vx[u].pi + g->acost[a];
-            if (!set[v - old_n] || p < g->vx[v].pi)
-                g->vx[v].pi = p;
-            set[v - old_n] = 1;
-        }
-    }
-    for (int32_t a = old_m; a < g->m; a++) {
-        int32_t u = g->afrom[a], w = g->ato[a];
-        if (u >= old_n && w < old_n && g->acap[a] > 0 && set[u - old_n] != 1) {
-            int64_t p = g->vx[w].pi - g->acost[a];
-            if (!set[u - old_n] || p > g->vx[u].pi)
-                g->vx[u].pi = p;
-            set[u - old_n] = 2;
-        }
-    }
-    hrm_free(set);
-}
-
-/*
  * New vertices get potentials that keep their arcs towards the rest of the
  * graph admissible-or-better, so that a job that arrives adds its flow where
  * it enters (one saturated arc from the source) rather than at the far end of
@@ -343,8 +308,16 @@ static void price_new_from_sources(struct hrm_flow *g, int32_t old_n, int32_t ol
  * tasks), which leaves every such arc's reduced cost >= 0; what no round
  * reaches is priced from its in-arcs (smallest pi[u] + c), else 0, which keeps
  * those arcs admissible-or-better.
+ *
+ * On P1 graphs a job of 100 tasks then re-solves in one search that settles a
+ * handful of vertices, where pricing from the sources' side (the smallest
+ * pi[u] + c over in-arcs: the job at the source's potential, every task arc
+ * saturated by the patch) spread the excess over every placement target and
+ * took 7-17 searches of the whole graph (docs/flow-solver.md, "Incremental
+ * re-solves").  Every algorithm prices this way; the two pricings lead to
+ * different optima of equal cost.
  */
-static void price_new_from_sinks(struct hrm_flow *g, int32_t old_n, int32_t old_m)
+static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m)
 {
     if (old_n >= g->n)
         return;
@@ -388,23 +361,6 @@ static void price_new_from_sinks(struct hrm_flow *g, int32_t old_n, int32_t old_
     hrm_free(set);
     hrm_free(seen);
     hrm_free(cand);
-}
-
-/*
- * Under SCALING new vertices are priced from the sink side, so that a job that
- * arrives adds its flow at its one source arc and one shortest-path search
- * from it finds the deficit its unscheduled vertex opened at distance 0: on
- * P1 graphs a job of 100 tasks re-solves in one phase instead of 7-17, each
- * searching the whole graph (docs/flow-solver.md, "Incremental re-solves").
- * AUTO and SSP keep the source-side pricing: the two lead to different optima
- * of equal cost, and P1's reproduction (which runs AUTO) stays byte for byte.
- */
-static void init_new_potentials(struct hrm_flow *g, int32_t old_n, int32_t old_m)
-{
-    if (g->algo == HRM_FLOW_SCALING)
-        price_new_from_sinks(g, old_n, old_m);
-    else
-        price_new_from_sources(g, old_n, old_m);
 }
 
 /* Makes room for nr residual arcs, keeping those laid out. */

@@ -192,31 +192,5 @@ Test(flowarr, arcs_added_at_old_vertices_and_terminals, .timeout = 900)
  */
 Test(flowarr, scaling_job_arrival_takes_few_searches, .timeout = 900)
 {
-    for (uint64_t seed = 1; seed <= 8; seed++) {
-        struct hrm_flowgen_sched s = {0};
-        struct hrm_flowgen_p1 q;
-        hrm_flowgen_p1_defaults(&q);
-        q.seed = seed;
-        q.per_gpu = seed % 2;
-        q.gpus = 100 + (long long)(seed % 3) * 100;
-        q.jobs = 10 + (long long)seed;
-        q.tasks_per_job = 40;
-        hrm_flowgen_p1_build(&q, &s);
-        struct hrm_flowgen_changer ch = {.s = &s, .skeleton_cap = 1 << 30, .job_tasks = 64};
-        hrm_rng_seed(&ch.rng, seed);
-        hrm_flow_set_algo(s.g, HRM_FLOW_SCALING);
-        struct hrm_error err = {{0}};
-        cr_assert_eq(solve(s.g, s.S, s.T, &err), 0, "%s", err.text);
-        for (int i = 0; i < 3; i++) {
-            hrm_flowgen_change(&ch, HRM_FLOWGEN_JOB_ARRIVE);
-            char what[64];
-            snprintf(what, sizeof(what), "seed %d arrival %d", (int)seed, i);
-            expect_warm_optimal(s.g, s.S, s.T, what);
-            struct hrm_flow_stats st;
-            hrm_flow_stats(s.g, &st);
-            cr_assert(st.phases <= 3, "%s: %lld phases, %lld vertices settled of %d", what,
-                      (long long)st.phases, (long long)st.scanned, hrm_flow_vertices(s.g));
-        }
-        hrm_flowgen_sched_fini(&s);
-    }
+    expect_arrivals_in_few_searches(HRM_FLOW_SCALING);
 }

@@ -9,6 +9,8 @@
 
 #include "hrm/alloc.h"
 #include "hrm/flow.h"
+#include "hrm/flowgen.h"
+#include "hrm/rng.h"
 
 /*
  * The solution is a flow (capacities, supplies or +-value at the terminals)
@@ -100,6 +102,45 @@ static inline void expect_warm_optimal(struct hrm_flow *g, int32_t S, int32_t T,
     struct hrm_error err = {{0}};
     cr_assert_eq(solve(g, S, T, &err), 0, "%s: %s", what, err.text);
     expect_optimal(g, S, T, what);
+}
+
+/*
+ * Jobs of 64 tasks arrive, three in a row, on P1 graphs of several shapes;
+ * each re-solve under algo must be optimal and take at most three searches
+ * (new vertices are priced from the sink side, so an arrival's flow enters at
+ * the job's source arc: one search per distinct length of the paths its tasks
+ * take, where every GPU is busy one search that settles a handful of
+ * vertices).
+ */
+static inline void expect_arrivals_in_few_searches(enum hrm_flow_algo algo)
+{
+    for (uint64_t seed = 1; seed <= 8; seed++) {
+        struct hrm_flowgen_sched s = {0};
+        struct hrm_flowgen_p1 q;
+        hrm_flowgen_p1_defaults(&q);
+        q.seed = seed;
+        q.per_gpu = seed % 2;
+        q.gpus = 100 + (long long)(seed % 3) * 100;
+        q.jobs = 10 + (long long)seed;
+        q.tasks_per_job = 40;
+        hrm_flowgen_p1_build(&q, &s);
+        struct hrm_flowgen_changer ch = {.s = &s, .skeleton_cap = 1 << 30, .job_tasks = 64};
+        hrm_rng_seed(&ch.rng, seed);
+        hrm_flow_set_algo(s.g, algo);
+        struct hrm_error err = {{0}};
+        cr_assert_eq(solve(s.g, s.S, s.T, &err), 0, "%s", err.text);
+        for (int i = 0; i < 3; i++) {
+            hrm_flowgen_change(&ch, HRM_FLOWGEN_JOB_ARRIVE);
+            char what[64];
+            snprintf(what, sizeof(what), "algo %d seed %d arrival %d", (int)algo, (int)seed, i);
+            expect_warm_optimal(s.g, s.S, s.T, what);
+            struct hrm_flow_stats st;
+            hrm_flow_stats(s.g, &st);
+            cr_assert(st.phases <= 3, "%s: %lld phases, %lld vertices settled of %d", what,
+                      (long long)st.phases, (long long)st.scanned, hrm_flow_vertices(s.g));
+        }
+        hrm_flowgen_sched_fini(&s);
+    }
 }
 
 #endif
