@@ -90,6 +90,7 @@ int exec_init(struct agent *a, struct hrm_error *err)
 {
     if ((a->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
         return hrm_errorf(err, -errno, "/dev/null: %s", strerror(errno));
+    a->pid = getpid();
     size_t cap = 0;
     for (char **e = environ; *e; e++) {
         if (env_filtered(*e))
@@ -215,7 +216,7 @@ void exec_finish(struct agent *a, struct arun *r)
         r->end_us = agent_now_us();
     HRM_GROW(a->done, a->cap_done, a->ndone + 1);
     a->done[a->ndone++] = *r;
-    if (!a->simulate)
+    if (!a->simulate && !r->no_output)
         aout_run_ended(a, r->job, r->task); /* a burst between two checks is bounded now */
     json_t *m = exec_end_json(r);
     agent_send(a, m);
@@ -446,7 +447,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
                             .pin = pin ? &set : NULL,
                             .user = user.change ? &user : NULL,
                             .groups = a->groups,
-                            .parent = getpid()};
+                            .parent = a->pid};
     /* The run starts before clone, not when the agent resumes: a short task may have run to
      * its end by then (the agent waits for execve, then for a core), leaving a runtime shorter
      * than the task's own CPU time. */
@@ -476,7 +477,9 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         return;
     }
     r.pid = pid;
-    setpgid(pid, pid); /* also from the parent: no window where a kill misses the group */
+    r.no_output = discard;
+    /* No setpgid(pid, pid) here: CLONE_VFORK resumes the agent only once the child has made its
+     * group (child_main's first steps) and called execve or exited, so no kill can miss it. */
     if (ca.err) {
         waitpid(pid, NULL, 0);
         int child_errno = ca.err;

@@ -44,6 +44,7 @@ struct arun {
     int64_t start_us, start_mono_us, kill_at_us; /* kill_at: SIGKILL deadline (mono), 0 none */
     bool cg;                  /* has cgroup directories */
     bool via_nqs;             /* started by the node's queue system (distributed scheduling) */
+    bool no_output;           /* its output goes to /dev/null: no files to bound */
     int32_t nqs_task, nqs_entry; /* its local task and the queue system's run identity */
     uint32_t nqs_seq;
     uint64_t started_gen;     /* flush generation and outq index of its task_started */
@@ -96,6 +97,7 @@ struct agent {
     json_t *outq;            /* messages of this loop turn, sent together by agent_flush */
     uint64_t flush_gen;      /* counts agent_flush calls */
     int devnull;             /* the tasks' stdin */
+    pid_t pid;               /* its own, read once: each launch child checks its parent */
     int64_t dir_job;         /* the last job whose output folder exists (0 none) */
     char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
     size_t nbase_env;
