@@ -968,6 +968,7 @@ fail:
 
 int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
 {
+    hrm_alloc_daemon();
     struct master *m = master_new(cfg, err);
     if (!m)
         return -HRM_EIO;
