@@ -145,11 +145,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->rss = geti(e, "rss");
     jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
-    json_t *ended = json_pack("{s:b, s:i, s:i, s:b}", "ok", ok, "exit", t->exit, "signal",
-                              t->signal, "oom", t->oom);
-    if (t->error)
-        json_object_set_new(ended, "error", json_string(t->error));
-    events_task(m, "task_ended", j, (int32_t)task, ended);
+    events_task_ended(m, j, (int32_t)task, ok);
     fgm_task_end(m, j, (int32_t)task, ok);
     if (j->kind == HRM_JOB_STREAM && jobs_live(j)) {
         stream_task_ended(m, j, (int32_t)task); /* a service: restarted, whatever its exit */
