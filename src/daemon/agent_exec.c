@@ -202,6 +202,15 @@ void exec_report_started(struct agent *a, struct arun *r)
     agent_send(a, m);
 }
 
+struct arun *exec_run_add(struct agent *a, const struct arun *r)
+{
+    HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
+    struct arun *stored = &a->runs[a->nruns++];
+    *stored = *r;
+    exec_report_started(a, stored);
+    return stored;
+}
+
 void exec_finish(struct agent *a, struct arun *r)
 {
     /* An end in the same flush as the start makes the start redundant. */
@@ -496,9 +505,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         exec_finish(a, &r);
         return;
     }
-    HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
-    a->runs[a->nruns++] = r;
-    exec_report_started(a, &r);
+    exec_run_add(a, &r);
     if (r.gpu_mask)
         bind_rebalance(a); /* its GPU's cores are no longer lent to CPU tasks */
 }

@@ -290,6 +290,9 @@ void exec_deadlines(struct agent *a);    /* SIGKILL runs past their grace period
 json_t *exec_end_json(const struct arun *r); /* fields of a task_end */
 void exec_finish(struct agent *a, struct arun *r);         /* reports a run's end */
 void exec_report_started(struct agent *a, struct arun *r); /* queues its task_started */
+/* Adds a started run to a->runs and reports its start (on the stored copy, which exec_finish
+ * checks to leave the report out when the end goes in the same flush); the stored run. */
+struct arun *exec_run_add(struct agent *a, const struct arun *r);
 void exec_stop_all(struct agent *a);     /* on shutdown: TERM, grace, KILL, reap */
 
 /* agent_output.c: task output files (docs/runtime.md, "Task output") */
