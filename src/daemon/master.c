@@ -138,6 +138,9 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->signal = (int)geti(e, "signal");
     t->oom = json_is_true(json_object_get(e, "oom"));
     t->end_us = json_object_get(e, "end_us") ? geti(e, "end_us") : master_now_us();
+    /* A run whose task_started was left out (its end came in the same batch): known now. */
+    if (!t->pid && !json_object_get(e, "error"))
+        trace_step(m, "started", j->id, (int32_t)task, node);
     trace_step(m, "ended", j->id, (int32_t)task, node);
     if (json_object_get(e, "start_us"))
         task_set_start(m, j, (int32_t)task, geti(e, "start_us"));

@@ -575,7 +575,7 @@ int hrm_store_append_event(struct hrm_store *s, const struct hrm_store_event *e,
 
 void hrm_store_stats(const struct hrm_store *s, struct hrm_store_stats *out)
 {
-    *out = s->stats;
+    *out = s ? s->stats : (struct hrm_store_stats){0};
 }
 
 int hrm_store_read_events(struct hrm_store *s, int64_t since, int32_t limit,
