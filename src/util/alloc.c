@@ -68,7 +68,7 @@ void hrm_grow(void **arr, size_t *cap, size_t need, size_t elem)
  * sit in fastbins makes glibc consolidate them all (malloc_consolidate: 3-6 % of the master's
  * CPU under a stream of tasks, perf).  Without fastbins, small blocks are still served by the
  * per-thread cache (tcache) and the rest coalesce when freed.  Measured with trivial tasks: the
- * agents' CPU per task fell by about a tenth (docs/benchmarks.md, one-host section).
+ * agents' CPU per task fell by a tenth or more (docs/benchmarks.md, one-host section).
  */
 void hrm_alloc_daemon(void)
 {
