@@ -23,4 +23,8 @@ void hrm_free(void *ptr);
 void hrm_grow(void **arr, size_t *cap, size_t need, size_t elem);
 #define HRM_GROW(arr, cap, need) hrm_grow((void **)&(arr), &(cap), (need), sizeof(*(arr)))
 
+/* Sets the C library's allocator up for a long-running daemon that frees most of what it
+ * allocates within one turn of its loop (messages, their JSON); call once at start. */
+void hrm_alloc_daemon(void);
+
 #endif

@@ -92,6 +92,9 @@ int hrm_store_insert_job(struct hrm_store *s, const struct hrm_store_job *j,
 int64_t hrm_store_job_by_key(struct hrm_store *s, const char *key, struct hrm_error *err);
 int hrm_store_set_job_state(struct hrm_store *s, int64_t id, int state, int exit, int64_t end_us,
                             struct hrm_error *err);
+/* Records the task's row (in the open transaction).  Task rows and events wait in memory until
+ * the commit (or a read of the events), then go as multi-row statements: a failure to write them
+ * is the commit's. */
 int hrm_store_put_task(struct hrm_store *s, const struct hrm_store_task *t,
                        struct hrm_error *err);
 
@@ -145,5 +148,13 @@ int64_t hrm_store_last_event_seq(struct hrm_store *s);
  * older_than_us (wall clock). */
 int hrm_store_prune_events(struct hrm_store *s, int64_t keep, int64_t older_than_us,
                            struct hrm_error *err);
+
+/* What the store has written since it was opened: rows handed to it (task rows and events),
+ * data statements run (every INSERT, UPDATE and DELETE, a multi-row one counting once) and
+ * transactions committed.  For tests and metrics. */
+struct hrm_store_stats {
+    long long rows, statements, commits;
+};
+void hrm_store_stats(const struct hrm_store *s, struct hrm_store_stats *out);
 
 #endif

@@ -515,6 +515,7 @@ void agent_turn(struct agent *a)
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
 {
+    hrm_alloc_daemon();
     if (cfg->simulate_exec)
         return agent_fleet_run(cfg, err);
     struct agent *a = agent_new(cfg, err);

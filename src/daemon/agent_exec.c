@@ -90,6 +90,7 @@ int exec_init(struct agent *a, struct hrm_error *err)
 {
     if ((a->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
         return hrm_errorf(err, -errno, "/dev/null: %s", strerror(errno));
+    a->pid = getpid();
     size_t cap = 0;
     for (char **e = environ; *e; e++) {
         if (env_filtered(*e))
@@ -201,6 +202,15 @@ void exec_report_started(struct agent *a, struct arun *r)
     agent_send(a, m);
 }
 
+struct arun *exec_run_add(struct agent *a, const struct arun *r)
+{
+    HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
+    struct arun *stored = &a->runs[a->nruns++];
+    *stored = *r;
+    exec_report_started(a, stored);
+    return stored;
+}
+
 void exec_finish(struct agent *a, struct arun *r)
 {
     /* An end in the same flush as the start makes the start redundant. */
@@ -215,7 +225,7 @@ void exec_finish(struct agent *a, struct arun *r)
         r->end_us = agent_now_us();
     HRM_GROW(a->done, a->cap_done, a->ndone + 1);
     a->done[a->ndone++] = *r;
-    if (!a->simulate)
+    if (!a->simulate && !r->no_output)
         aout_run_ended(a, r->job, r->task); /* a burst between two checks is bounded now */
     json_t *m = exec_end_json(r);
     agent_send(a, m);
@@ -446,7 +456,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
                             .pin = pin ? &set : NULL,
                             .user = user.change ? &user : NULL,
                             .groups = a->groups,
-                            .parent = getpid()};
+                            .parent = a->pid};
     /* The run starts before clone, not when the agent resumes: a short task may have run to
      * its end by then (the agent waits for execve, then for a core), leaving a runtime shorter
      * than the task's own CPU time. */
@@ -476,7 +486,9 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         return;
     }
     r.pid = pid;
-    setpgid(pid, pid); /* also from the parent: no window where a kill misses the group */
+    r.no_output = discard;
+    /* No setpgid(pid, pid) here: CLONE_VFORK resumes the agent only once the child has made its
+     * group (child_main's first steps) and called execve or exited, so no kill can miss it. */
     if (ca.err) {
         waitpid(pid, NULL, 0);
         int child_errno = ca.err;
@@ -493,9 +505,7 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
         exec_finish(a, &r);
         return;
     }
-    HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
-    a->runs[a->nruns++] = r;
-    exec_report_started(a, &r);
+    exec_run_add(a, &r);
     if (r.gpu_mask)
         bind_rebalance(a); /* its GPU's cores are no longer lent to CPU tasks */
 }

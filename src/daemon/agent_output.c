@@ -191,7 +191,8 @@ void aout_tick(struct agent *a)
     int64_t now = agent_mono_us();
     if (a->cfg.max_output > 0 && now >= a->next_cap_us) {
         for (size_t i = 0; i < a->nruns; i++)
-            aout_run_ended(a, a->runs[i].job, a->runs[i].task);
+            if (!a->runs[i].no_output)
+                aout_run_ended(a, a->runs[i].job, a->runs[i].task);
         a->next_cap_us = now + CAP_PERIOD_US;
     }
     if (a->cfg.output_retention_us > 0 && now >= a->next_sweep_us) {

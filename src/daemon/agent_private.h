@@ -44,6 +44,7 @@ struct arun {
     int64_t start_us, start_mono_us, kill_at_us; /* kill_at: SIGKILL deadline (mono), 0 none */
     bool cg;                  /* has cgroup directories */
     bool via_nqs;             /* started by the node's queue system (distributed scheduling) */
+    bool no_output;           /* its output goes to /dev/null: no files to bound */
     int32_t nqs_task, nqs_entry; /* its local task and the queue system's run identity */
     uint32_t nqs_seq;
     uint64_t started_gen;     /* flush generation and outq index of its task_started */
@@ -96,6 +97,7 @@ struct agent {
     json_t *outq;            /* messages of this loop turn, sent together by agent_flush */
     uint64_t flush_gen;      /* counts agent_flush calls */
     int devnull;             /* the tasks' stdin */
+    pid_t pid;               /* its own, read once: each launch child checks its parent */
     int64_t dir_job;         /* the last job whose output folder exists (0 none) */
     char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
     size_t nbase_env;
@@ -288,6 +290,9 @@ void exec_deadlines(struct agent *a);    /* SIGKILL runs past their grace period
 json_t *exec_end_json(const struct arun *r); /* fields of a task_end */
 void exec_finish(struct agent *a, struct arun *r);         /* reports a run's end */
 void exec_report_started(struct agent *a, struct arun *r); /* queues its task_started */
+/* Adds a started run to a->runs and reports its start (on the stored copy, which exec_finish
+ * checks to leave the report out when the end goes in the same flush); the stored run. */
+struct arun *exec_run_add(struct agent *a, const struct arun *r);
 void exec_stop_all(struct agent *a);     /* on shutdown: TERM, grace, KILL, reap */
 
 /* agent_output.c: task output files (docs/runtime.md, "Task output") */

@@ -49,9 +49,7 @@ void simexec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *ta
     r.sim_exit = prog && strcmp(prog, "false") == 0 ? 1 : 0;
     r.sim_cpu = json_integer_value(json_object_get(msg, "cpu"));
     r.sim_mem = json_integer_value(json_object_get(msg, "mem"));
-    HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
-    a->runs[a->nruns++] = r;
-    exec_report_started(a, &a->runs[a->nruns - 1]);
+    exec_run_add(a, &r);
 }
 
 int64_t simexec_next_end(const struct agent *a)

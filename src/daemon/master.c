@@ -138,6 +138,9 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->signal = (int)geti(e, "signal");
     t->oom = json_is_true(json_object_get(e, "oom"));
     t->end_us = json_object_get(e, "end_us") ? geti(e, "end_us") : master_now_us();
+    /* A run whose task_started was left out (its end came in the same batch): known now. */
+    if (!t->pid && !json_object_get(e, "error"))
+        trace_step(m, "started", j->id, (int32_t)task, node);
     trace_step(m, "ended", j->id, (int32_t)task, node);
     if (json_object_get(e, "start_us"))
         task_set_start(m, j, (int32_t)task, geti(e, "start_us"));
@@ -145,11 +148,7 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     t->rss = geti(e, "rss");
     jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
     bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
-    json_t *ended = json_pack("{s:b, s:i, s:i, s:b}", "ok", ok, "exit", t->exit, "signal",
-                              t->signal, "oom", t->oom);
-    if (t->error)
-        json_object_set_new(ended, "error", json_string(t->error));
-    events_task(m, "task_ended", j, (int32_t)task, ended);
+    events_task_ended(m, j, (int32_t)task, ok);
     fgm_task_end(m, j, (int32_t)task, ok);
     if (j->kind == HRM_JOB_STREAM && jobs_live(j)) {
         stream_task_ended(m, j, (int32_t)task); /* a service: restarted, whatever its exit */
@@ -968,6 +967,7 @@ fail:
 
 int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
 {
+    hrm_alloc_daemon();
     struct master *m = master_new(cfg, err);
     if (!m)
         return -HRM_EIO;
@@ -1013,8 +1013,11 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
             break;
         }
     }
-    hrm_log(HRM_LOG_NOTICE, "master stopped (%lld scheduler rebuilds, %lld passes)",
-            (long long)m->sched.rebuilds, (long long)m->sched.passes);
+    struct hrm_store_stats st;
+    hrm_store_stats(m->store, &st);
+    hrm_log(HRM_LOG_NOTICE, "master stopped (%lld scheduler rebuilds, %lld passes; store: %lld "
+            "rows in %lld statements, %lld commits)", (long long)m->sched.rebuilds,
+            (long long)m->sched.passes, st.rows, st.statements, st.commits);
     master_free(m);
     return rc;
 }

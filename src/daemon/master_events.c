@@ -56,6 +56,23 @@ void events_task(struct master *m, const char *kind, const struct rjob *j, int32
     events_add(m, kind, j->id, idx, t->node, detail);
 }
 
+void events_task_ended(struct master *m, const struct rjob *j, int32_t idx, bool ok)
+{
+    const struct rtask *t = &j->tasks[idx];
+    if (!t->error) { /* every end: the text jansson would write, without building the object */
+        char text[128];
+        snprintf(text, sizeof(text), "{\"ok\":%s,\"exit\":%d,\"signal\":%d,\"oom\":%s,"
+                 "\"attempt\":%d}", ok ? "true" : "false", t->exit, t->signal,
+                 t->oom ? "true" : "false", t->attempt);
+        events_put(m, "task_ended", j->id, idx, t->node, text);
+        return;
+    }
+    json_t *ended = json_pack("{s:b, s:i, s:i, s:b}", "ok", ok, "exit", t->exit, "signal",
+                              t->signal, "oom", t->oom);
+    json_object_set_new(ended, "error", json_string(t->error)); /* none if not UTF-8 */
+    events_task(m, "task_ended", j, idx, ended);
+}
+
 void events_task_retried(struct master *m, const struct rjob *j, int32_t idx, const char *reason)
 {
     events_task(m, "task_retried", j, idx, json_pack("{s:s}", "reason", reason));

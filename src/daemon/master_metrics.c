@@ -336,6 +336,17 @@ static void render_runtime(FILE *f, const struct master *m)
          "Time to commit one store transaction (a turn of the master that wrote).");
     hist(f, "hrm_store_commit_duration_seconds", NULL, NULL, &c->commit_seconds,
          metrics_latency_bounds, metrics_latency_nbounds);
+    /* Rows against statements: how well the store's per-commit batching groups the turn's
+     * task rows and events (one multi-row INSERT for many rows). */
+    struct hrm_store_stats st;
+    hrm_store_stats(m->store, &st);
+    head(f, "hrm_store_rows_total", "counter", "Task rows and events the master wrote.");
+    fprintf(f, "hrm_store_rows_total %lld\n", st.rows);
+    head(f, "hrm_store_statements_total", "counter",
+         "Data statements the store ran (INSERT, UPDATE, DELETE; a multi-row INSERT counts once).");
+    fprintf(f, "hrm_store_statements_total %lld\n", st.statements);
+    head(f, "hrm_store_commits_total", "counter", "Store transactions committed.");
+    fprintf(f, "hrm_store_commits_total %lld\n", st.commits);
     head(f, "hrm_messages_received_total", "counter",
          "Messages the master handled, by type (a batch's items each count).");
     for (int t = 0; t < HRM_WIRE_COUNT; t++)

@@ -273,6 +273,8 @@ void events_add(struct master *m, const char *kind, int64_t job, int32_t task, i
 /* A task's event: its attempt and node are added to detail (taken, NULL: none). */
 void events_task(struct master *m, const char *kind, const struct rjob *j, int32_t idx,
                  json_t *detail);
+/* A run's end (task_ended): ok, exit, signal, oom, the error if any, and its attempt. */
+void events_task_ended(struct master *m, const struct rjob *j, int32_t idx, bool ok);
 /* reason: "failure", "node_lost" or "preempted". */
 void events_task_retried(struct master *m, const struct rjob *j, int32_t idx, const char *reason);
 void events_housekeeping(struct master *m);

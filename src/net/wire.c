@@ -89,9 +89,13 @@ int hrm_wire_type_by_name(const char *name)
 {
     if (!name)
         return -1;
-    for (int t = 0; t < HRM_WIRE_COUNT; t++)
-        if (strcmp(hrm_wire_name(t), name) == 0)
+    /* Every message received looks its type up: the first byte rules out most names without
+     * a call to strcmp. */
+    for (int t = 0; t < HRM_WIRE_COUNT; t++) {
+        const char *n = hrm_wire_name(t);
+        if (n[0] == name[0] && strcmp(n, name) == 0)
             return t;
+    }
     return -1;
 }
 
@@ -197,12 +201,16 @@ int hrm_wire_validate(int type, const json_t *obj, struct hrm_error *err)
         size_t n = strcspn(p, ":");
         if (n == 0 || n >= sizeof(name) || p[n] != ':')
             return hrm_errorf(err, -EINVAL, "schema bug in '%s'", hrm_wire_name(type));
-        memcpy(name, p, n);
-        name[n] = '\0';
+        const char *at = p;
         char kind = p[n + 1];
         bool optional = p[n + 2] == '?';
         p += n + 2 + (optional ? 1 : 0);
-        const json_t *v = json_object_get(obj, name);
+        /* The name is looked up in place; copied only for an error's text. */
+        const json_t *v = json_object_getn(obj, at, n);
+        if (v && !json_is_null(v) && check_field(v, kind, "", NULL) == 0)
+            continue;
+        memcpy(name, at, n);
+        name[n] = '\0';
         if (!v || json_is_null(v)) {
             if (optional)
                 continue;
@@ -293,7 +301,9 @@ static int check_object_limits(const json_t *obj, int blob_type, struct hrm_erro
     const json_t *item;
     json_object_foreach((json_t *)obj, key, item)
     {
-        if (blob_type >= 0 && json_is_string(item) && schema_is_blob(blob_type, key))
+        /* Only a string over the string limit needs to know (a search of the schema). */
+        if (blob_type >= 0 && json_is_string(item) &&
+            json_string_length(item) > HRM_WIRE_MAX_STRING && schema_is_blob(blob_type, key))
             continue;
         /* A batch's items are checked one by one as messages of their own types
          * (hrm_wire_check_item), whose 'B' fields may exceed the string limit: a logs_data

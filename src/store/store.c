@@ -5,6 +5,7 @@
 
 #include "hrm/alloc.h"
 #include "hrm/store.h"
+#include "store_batch.h"
 
 /* ---- schema: each migration moves the schema from version i to i+1 ---- */
 
@@ -60,10 +61,6 @@ static const char *const migrations[] = {
                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")                \
     X(JOB_BY_KEY, "SELECT id FROM jobs WHERE submit_key = ?1")                                 \
     X(JOB_STATE, "UPDATE jobs SET state = ?2, exit = ?3, end_us = ?4 WHERE id = ?1")           \
-    X(TASK_PUT, "INSERT OR REPLACE INTO tasks(job, idx, state, attempt, node, exit, signal,"   \
-                " oom, start_us, end_us, error, restarts, crash_streak, backoff_us,"          \
-                " restart_at_us)"                                                              \
-                " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")   \
     X(JOB_ALL, "SELECT id, name, user, queue, priority, ntasks, submit_us, end_us, state,"     \
                " exit, spec FROM jobs ORDER BY id")                                            \
     X(TASK_ALL, "SELECT job, idx, state, attempt, node, exit, signal, oom, start_us, end_us,"  \
@@ -74,8 +71,6 @@ static const char *const migrations[] = {
     X(EST_PUT, "INSERT OR REPLACE INTO estimates(logic, input_class, profile)"                 \
                " VALUES(?1, ?2, ?3)")                                                          \
     X(EST_ALL, "SELECT profile FROM estimates ORDER BY logic, input_class")                     \
-    X(EV_PUT, "INSERT INTO events(time_us, kind, job, task, node, detail)"                     \
-              " VALUES(?1, ?2, ?3, ?4, ?5, ?6)")                                               \
     X(EV_SINCE, "SELECT seq, time_us, kind, job, task, node, detail FROM events"               \
                 " WHERE seq > ?1 ORDER BY seq LIMIT ?2")                                       \
     X(EV_LAST, "SELECT seq FROM sqlite_sequence WHERE name = 'events'")                        \
@@ -99,6 +94,10 @@ struct hrm_store {
     sqlite3_stmt *stmt[NSTMT];
     bool want_txn; /* hrm_store_begin was called: the next write opens the transaction */
     bool in_txn;   /* BEGIN has run */
+    /* Task rows and events of the open transaction, written at its commit (store_batch.c). */
+    struct store_batch *batch;
+    int batch_failed;                 /* a flush failed: the commit must fail (SQLite code) */
+    struct hrm_store_stats stats;
 };
 
 static const char *const job_states[] = {"pending", "running", "done", "failed", "cancelled"};
@@ -154,9 +153,30 @@ static int step_done(struct hrm_store *s, enum stmt_id id, struct hrm_error *err
     int rc = sqlite3_step(st);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
+    if (id > STMT_ROLLBACK)
+        s->stats.statements++;
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         return fail(s, rc, err, stmt_sql[id]);
     return 0;
+}
+
+/* The open transaction's waiting rows, into the database: before its commit, and before any
+ * read of a table they belong to, so that a read sees the transaction's own writes. */
+static int flush_batch(struct hrm_store *s, struct hrm_error *err)
+{
+    if (s->batch_failed)
+        return hrm_errorf(err, store_code(s->batch_failed), "store: writing the turn's rows: %s",
+                          sqlite3_errstr(s->batch_failed));
+    if (store_batch_len(s->batch) == 0)
+        return 0;
+    const char *what = "";
+    int rc = store_batch_flush(s->batch, s->db, &s->stats.statements, &what);
+    if (rc == SQLITE_OK)
+        return 0;
+    /* Part of it may be in the transaction: only a rollback may follow. */
+    s->batch_failed = rc;
+    store_batch_clear(s->batch);
+    return fail(s, rc, err, what);
 }
 
 static int exec(struct hrm_store *s, const char *sql, struct hrm_error *err)
@@ -239,6 +259,7 @@ struct hrm_store *hrm_store_open(const char *path, struct hrm_error *err)
     }
     if (migrate(s, err) < 0)
         goto fail;
+    s->batch = store_batch_new();
     for (int i = 0; i < NSTMT; i++) {
         rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i],
                                 NULL);
@@ -259,6 +280,7 @@ void hrm_store_close(struct hrm_store *s)
         return;
     for (int i = 0; i < NSTMT; i++)
         sqlite3_finalize(s->stmt[i]);
+    store_batch_free(s->batch); /* what waits was never committed: it goes */
     sqlite3_close(s->db);
     hrm_free(s);
 }
@@ -295,7 +317,9 @@ int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
     s->want_txn = false;
     if (!s->in_txn)
         return 0;
-    int rc = step_done(s, STMT_COMMIT, err);
+    int rc = flush_batch(s, err);
+    if (rc == 0 && (rc = step_done(s, STMT_COMMIT, err)) == 0)
+        s->stats.commits++;
     if (rc < 0) {
         hrm_store_rollback(s);
         return rc;
@@ -307,6 +331,8 @@ int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
 void hrm_store_rollback(struct hrm_store *s)
 {
     s->want_txn = false;
+    store_batch_clear(s->batch);
+    s->batch_failed = 0;
     if (!s->in_txn)
         return;
     step_done(s, STMT_ROLLBACK, NULL);
@@ -397,29 +423,26 @@ int hrm_store_set_job_state(struct hrm_store *s, int64_t id, int state, int exit
     return step_done(s, STMT_JOB_STATE, err);
 }
 
+/* A row joined the batch: it waits for the commit, unless no transaction is open (a write
+ * outside hrm_store_begin/commit is its own transaction, as SQLite's autocommit makes it). */
+static int buffered(struct hrm_store *s, struct hrm_error *err)
+{
+    s->stats.rows++;
+    if (s->in_txn)
+        return 0;
+    int rc = flush_batch(s, err);
+    s->batch_failed = 0;
+    return rc;
+}
+
 int hrm_store_put_task(struct hrm_store *s, const struct hrm_store_task *t,
                        struct hrm_error *err)
 {
-    int rc = ensure_txn(s, err);
+    int rc = ensure_txn(s, err); /* now: the turn knows it has something to commit */
     if (rc < 0)
         return rc;
-    sqlite3_stmt *st = s->stmt[STMT_TASK_PUT];
-    sqlite3_bind_int64(st, 1, t->job);
-    sqlite3_bind_int(st, 2, t->idx);
-    sqlite3_bind_int(st, 3, t->state);
-    sqlite3_bind_int(st, 4, t->attempt);
-    sqlite3_bind_text(st, 5, t->node ? t->node : "", -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 6, t->exit);
-    sqlite3_bind_int(st, 7, t->signal);
-    sqlite3_bind_int(st, 8, t->oom);
-    sqlite3_bind_int64(st, 9, t->start_us);
-    sqlite3_bind_int64(st, 10, t->end_us);
-    sqlite3_bind_text(st, 11, t->error ? t->error : "", -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 12, t->restarts);
-    sqlite3_bind_int(st, 13, t->crash_streak);
-    sqlite3_bind_int64(st, 14, t->backoff_us);
-    sqlite3_bind_int64(st, 15, t->restart_at_us);
-    return step_done(s, STMT_TASK_PUT, err);
+    store_batch_task(s->batch, t);
+    return buffered(s, err);
 }
 
 static const char *col_text(sqlite3_stmt *st, int i)
@@ -431,7 +454,9 @@ static const char *col_text(sqlite3_stmt *st, int i)
 int hrm_store_load(struct hrm_store *s, hrm_store_job_f on_job, hrm_store_task_f on_task,
                    void *arg, struct hrm_error *err)
 {
-    int rc = 0, r;
+    int rc = flush_batch(s, err), r;
+    if (rc < 0)
+        return rc;
     sqlite3_stmt *st = s->stmt[STMT_JOB_ALL];
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         struct hrm_store_job j = {
@@ -544,20 +569,21 @@ int hrm_store_append_event(struct hrm_store *s, const struct hrm_store_event *e,
     int rc = ensure_txn(s, err);
     if (rc < 0)
         return rc;
-    sqlite3_stmt *st = s->stmt[STMT_EV_PUT];
-    sqlite3_bind_int64(st, 1, e->time_us);
-    sqlite3_bind_text(st, 2, e->kind, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, e->job);
-    sqlite3_bind_int(st, 4, e->task);
-    sqlite3_bind_text(st, 5, e->node ? e->node : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, e->detail ? e->detail : "", -1, SQLITE_STATIC);
-    return step_done(s, STMT_EV_PUT, err);
+    store_batch_event(s->batch, e);
+    return buffered(s, err);
+}
+
+void hrm_store_stats(const struct hrm_store *s, struct hrm_store_stats *out)
+{
+    *out = s ? s->stats : (struct hrm_store_stats){0};
 }
 
 int hrm_store_read_events(struct hrm_store *s, int64_t since, int32_t limit,
                           hrm_store_event_f on_event, void *arg, struct hrm_error *err)
 {
-    int rc = 0, r, n = 0;
+    int rc = flush_batch(s, err), r, n = 0;
+    if (rc < 0)
+        return rc;
     sqlite3_stmt *st = s->stmt[STMT_EV_SINCE];
     sqlite3_bind_int64(st, 1, since);
     sqlite3_bind_int(st, 2, limit);
@@ -584,6 +610,8 @@ int hrm_store_read_events(struct hrm_store *s, int64_t since, int32_t limit,
 
 int64_t hrm_store_last_event_seq(struct hrm_store *s)
 {
+    struct hrm_error err; /* a failed flush fails the commit that follows */
+    flush_batch(s, &err);
     sqlite3_stmt *st = s->stmt[STMT_EV_LAST];
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_reset(st);
@@ -594,7 +622,7 @@ int hrm_store_prune_events(struct hrm_store *s, int64_t keep, int64_t older_than
                            struct hrm_error *err)
 {
     int rc = ensure_txn(s, err);
-    if (rc < 0)
+    if (rc < 0 || (rc = flush_batch(s, err)) < 0)
         return rc;
     sqlite3_stmt *st = s->stmt[STMT_EV_PRUNE];
     sqlite3_bind_int64(st, 1, hrm_store_last_event_seq(s) - keep);
