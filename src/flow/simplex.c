@@ -251,14 +251,16 @@ __attribute__((noinline)) static int32_t find_entering(struct flow_ns *ns)
 /*
  * Cuts the subtree T of u_out off its parent and hangs it from v_in by arc
  * `in`, rooted at u_in (a vertex of T).  On the path u_in = x0, x1, .., xk =
- * u_out (given: path[0 .. k]) the parent links reverse.  T's new preorder is x0's old piece of the
+ * u_out (given: path[0 .. k]) the parent links reverse.  path[k + 1 .. nold)
+ * are u_out's old ancestors and other[0 .. nother) v_in and its ancestors,
+ * each up to the apex (excluded): the subtrees whose sizes change.  T's new preorder is x0's old piece of the
  * thread, then for each xi the rest of xi's old piece around x(i-1)'s: the
  * part before it and the part after it.  Subtree sizes change on that path
  * and between the old and new parents and the apex; last vertices change on
  * the path and on the chains of ancestors whose piece ended where T's did.
  */
-static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t v_in, int32_t in,
-                   int32_t join)
+static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t nold,
+                   const int32_t *other, int32_t nother, int32_t v_in, int32_t in)
 {
     int32_t *parent = ns->parent, *pred = ns->pred, *succ = ns->succ, *last = ns->last;
     int32_t *thread = ns->thread, *rthread = ns->rthread;
@@ -277,8 +279,8 @@ static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t v
     link(ns, prev_t, next_t);
     for (int32_t y = oldp; y >= 0 && last[y] == lo; y = parent[y])
         last[y] = prev_t;
-    for (int32_t y = oldp; y != join; y = parent[y])
-        succ[y] -= s;
+    for (int32_t i = k + 1; i < nold; i++)
+        succ[path[i]] -= s;
     /* T's new preorder */
     int32_t tail = plast[0];
     for (int32_t i = 1; i <= k; i++) {
@@ -317,8 +319,8 @@ static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t v
     link(ns, tail, after);
     for (int32_t y = v_in; y >= 0 && last[y] == lv; y = parent[y])
         last[y] = tail;
-    for (int32_t y = v_in; y != join; y = parent[y])
-        succ[y] += s;
+    for (int32_t i = 0; i < nother; i++)
+        succ[other[i]] += s;
 }
 
 /*
@@ -386,7 +388,10 @@ static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
         ns->state[e] = ns->flow[e] == 0 ? NS_LOWER : NS_UPPER;
         ns->state[art] = NS_TREE;
         ns->cap[art] = NS_INF;
-        rehang(ns, &cut[i], 0, root, art, root);
+        int32_t nold = 0;
+        for (int32_t y = v; y != root; y = ns->parent[y])
+            ns->path[nold++] = y;
+        rehang(ns, ns->path, 0, nold, NULL, 0, root, art);
     }
     ns->cuts = ncut;
     tree_potentials(ns);
@@ -444,7 +449,6 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
         else
             pb[nb++] = b, b = parent[b];
     }
-    int32_t join = a;
     /* The cycle carries flow from first over `in` to second, up to the apex
      * and down to first.  Ties: the last blocking arc in that orientation
      * (the first one met up from first, the last one up from second) keeps
@@ -472,7 +476,10 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
     ns->state[out] = flow[out] == 0 ? NS_LOWER : NS_UPPER;
     ns->state[in] = NS_TREE;
     int32_t u_in = side == 1 ? first : second, v_in = side == 1 ? second : first;
-    rehang(ns, path, k, v_in, in, join);
+    if (side == 1)
+        rehang(ns, pa, k, na, pb, nb, v_in, in);
+    else
+        rehang(ns, pb, k, nb, pa, na, v_in, in);
     /* the subtree's potentials all shift by one amount: make `in` tight */
     int64_t *pi = ns->pi;
     int64_t want = up[u_in] ? pi[v_in] - ns->cost[in] : pi[v_in] + ns->cost[in];
