@@ -1,5 +1,6 @@
 /* Primal network simplex with block-search pivoting: the engine for general graphs. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "flow_private.h"
@@ -63,6 +64,11 @@ struct flow_ns {
     int64_t visits;
     int32_t cuts; /* tree arcs the last warm start took out */
     bool valid; /* the basis is the optimum of the graph's last solve */
+    /* tests only (flow_simplex_audit): check the basis after every pivot */
+    bool audit;
+    int64_t audits;
+    char audit_why[160]; /* the first failure ("" while every check held) */
+    int32_t *audit_pos;  /* scratch: each vertex's place in the thread, and the thread in order */
 };
 
 void flow_simplex_free(struct flow_ns *ns)
@@ -72,7 +78,7 @@ void flow_simplex_free(struct flow_ns *ns)
     void *arrays[] = {ns->src,   ns->tgt,   ns->slot,   ns->cap,    ns->cost, ns->flow, ns->state,
                       ns->parent, ns->pred, ns->thread, ns->rthread, ns->succ, ns->last,
                       ns->path, ns->path2, ns->plast, ns->pprev, ns->pafter,
-                      ns->up,    ns->pi,    ns->net};
+                      ns->up,    ns->pi,    ns->net,   ns->audit_pos};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
     hrm_free(ns);
@@ -562,6 +568,131 @@ bool flow_simplex_fits(const struct hrm_flow *g)
     return art < (double)((int64_t)1 << 55);
 }
 
+/*
+ * Tests' audit of the basis (flow_simplex_audit): the thread is one cycle
+ * through the n + 1 vertices from the root and rthread its inverse; it is a
+ * preorder of the parent links whose subtree sizes are succ and whose subtree
+ * ends are last (every vertex comes after its parent, each subtree's stretch
+ * of the thread lies inside its parent's, and sizes add up: then the
+ * descendants of each vertex fill its stretch exactly); each vertex's pred arc
+ * joins it to its parent in direction up and is a tree arc; every other arc
+ * sits at the bound its state says, tree arcs within theirs; every vertex is
+ * balanced against its supply; tree arcs have reduced cost 0; and with
+ * `strong`, the basis is strongly feasible (each tree arc can carry more
+ * towards the root).  Returns false with the reason in ns->audit_why.
+ */
+static bool audit_fail(struct flow_ns *ns, const char *what, int32_t x, int64_t a, int64_t b)
+{
+    snprintf(ns->audit_why, sizeof(ns->audit_why), "after %lld checks: %s (%d: %lld, %lld)",
+             (long long)ns->audits, what, x, (long long)a, (long long)b);
+    return false;
+}
+
+static bool audit_tree(struct flow_ns *ns, const struct hrm_flow *g, bool strong)
+{
+    int32_t n = ns->n, root = n;
+    int32_t *pos = ns->audit_pos, *order = pos + n + 1;
+    for (int32_t v = 0; v <= n; v++)
+        pos[v] = -1;
+    int32_t k = 0;
+    for (int32_t x = root; k <= n; x = ns->thread[x], k++) {
+        if (x < 0 || x > n || pos[x] >= 0)
+            return audit_fail(ns, "the thread repeats a vertex or leaves the range", x, k, 0);
+        if (ns->rthread[ns->thread[x]] != x)
+            return audit_fail(ns, "rthread is not thread's inverse", x, ns->thread[x], 0);
+        pos[x] = k;
+        order[k] = x;
+    }
+    if (ns->succ[root] != n + 1)
+        return audit_fail(ns, "the root's subtree is not every vertex", root, ns->succ[root], 0);
+    int64_t *kids = ns->net; /* sum of the children's sizes */
+    for (int32_t v = 0; v <= n; v++)
+        kids[v] = 0;
+    for (int32_t x = 0; x < n; x++) {
+        int32_t p = ns->parent[x], e = ns->pred[x];
+        if (p < 0 || p > n || pos[p] >= pos[x])
+            return audit_fail(ns, "a parent does not come before its child", x, p, 0);
+        if (ns->succ[x] < 1 || pos[x] + ns->succ[x] > pos[p] + ns->succ[p])
+            return audit_fail(ns, "a subtree's stretch leaves its parent's", x, ns->succ[x], p);
+        kids[p] += ns->succ[x];
+        int32_t from = ns->up[x] ? x : p, to = ns->up[x] ? p : x;
+        if (e < 0 || e >= ns->narc || ns->src[e] != from || ns->tgt[e] != to ||
+            ns->state[e] != NS_TREE)
+            return audit_fail(ns, "the arc to the parent is not a tree arc between them", x, e, p);
+    }
+    for (int32_t v = 0; v <= n; v++) {
+        if (kids[v] + 1 != ns->succ[v])
+            return audit_fail(ns, "a subtree size is not 1 + its children's", v, ns->succ[v],
+                              kids[v]);
+        int32_t end = order[pos[v] + ns->succ[v] - 1];
+        if (ns->last[v] != end)
+            return audit_fail(ns, "last is not the end of the subtree's stretch", v, ns->last[v],
+                              end);
+    }
+    int64_t *bal = kids;
+    for (int32_t v = 0; v < n; v++)
+        bal[v] = supply_of(g, v);
+    bal[root] = 0;
+    int32_t trees = 0;
+    for (int32_t e = 0; e < ns->narc; e++) {
+        int64_t f = ns->flow[e], c = ns->cap[e];
+        bool art = e >= ns->nsearch;
+        if (ns->state[e] == NS_TREE) {
+            trees++;
+            int64_t rc = ns->cost[e] + ns->pi[ns->src[e]] - ns->pi[ns->tgt[e]];
+            if (rc != 0)
+                return audit_fail(ns, "a tree arc's reduced cost is not 0", e, rc, 0);
+            if (f < 0 || f > c)
+                return audit_fail(ns, "a tree arc's flow leaves its bounds", e, f, c);
+        } else if (art) {
+            if (f != 0)
+                return audit_fail(ns, "an artificial arc out of the tree carries flow", e, f, 0);
+            continue;
+        } else if (f != (ns->state[e] == NS_UPPER ? c : 0)) {
+            return audit_fail(ns, "an arc out of the tree is not at its bound", e, f, c);
+        }
+        bal[ns->src[e]] -= f;
+        bal[ns->tgt[e]] += f;
+    }
+    if (trees != n)
+        return audit_fail(ns, "the tree does not have n arcs", root, trees, n);
+    for (int32_t v = 0; v <= n; v++)
+        if (bal[v] != 0)
+            return audit_fail(ns, "a vertex is not balanced", v, bal[v], 0);
+    for (int32_t x = 0; strong && x < n; x++) {
+        int32_t e = ns->pred[x];
+        int64_t room = ns->up[x] ? ns->cap[e] - ns->flow[e] : ns->flow[e];
+        if (room <= 0)
+            return audit_fail(ns, "the basis is not strongly feasible", x, e, room);
+    }
+    ns->audits++;
+    return true;
+}
+
+static void audit(struct flow_ns *ns, const struct hrm_flow *g, bool strong)
+{
+    if (ns->audit && !ns->audit_why[0]) {
+        ns->audit_pos = hrm_reallocarray(ns->audit_pos, 2 * ((size_t)ns->n + 1), sizeof(int32_t));
+        audit_tree(ns, g, strong);
+    }
+}
+
+void flow_simplex_audit(struct hrm_flow *g, bool on)
+{
+    if (!g->ns)
+        g->ns = hrm_calloc(1, sizeof(*g->ns));
+    g->ns->audit = on;
+    g->ns->audits = 0;
+    g->ns->audit_why[0] = '\0';
+}
+
+const char *flow_simplex_audit_failure(const struct hrm_flow *g, int64_t *audits)
+{
+    if (audits)
+        *audits = g->ns ? g->ns->audits : 0;
+    return g->ns && g->ns->audit_why[0] ? g->ns->audit_why : NULL;
+}
+
 int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
 {
     if (!g->ns)
@@ -596,13 +727,18 @@ int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
     g->stats.simplex = 1;
     int64_t pivots = 0, changes = 0;
     if (ns->nsearch > 0) {
-        for (int32_t in; (in = find_entering(ns)) >= 0; pivots++)
+        audit(ns, g, !warm);
+        for (int32_t in; !ns->audit_why[0] && (in = find_entering(ns)) >= 0; pivots++) {
             changes += pivot(ns, in);
+            audit(ns, g, !warm);
+        }
     }
     g->stats.phases = pivots;
     g->stats.scanned = ns->visits;
     ns->visits = 0;
     g->stats.augmentations = changes;
+    if (ns->audit_why[0]) /* tests only: a broken basis may never reach an optimum */
+        return hrm_errorf(err, -HRM_ESTATE, "flow: simplex basis audit: %s", ns->audit_why);
     store_state(ns, g);
     g->warm = true;
     int32_t bad = -1;
