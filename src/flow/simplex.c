@@ -435,6 +435,26 @@ static inline void push_side(struct flow_ns *ns, const int32_t *p, int32_t k, in
         flow[pred[p[i]]] += up[p[i]] == toward ? -delta : delta;
 }
 
+/* Adds sigma to the potentials of the k vertices of the thread from `from` to
+ * `to`: from both ends at once, forwards by thread and backwards by rthread,
+ * two independent chains of loads instead of one twice as long (the walk is
+ * bound by the latency of each next-vertex load). */
+static inline void shift_stretch(struct flow_ns *ns, int32_t from, int32_t to, int32_t k,
+                                 int64_t sigma)
+{
+    const int32_t *thread = ns->thread, *rthread = ns->rthread;
+    int64_t *pi = ns->pi;
+    int32_t x = from, y = to;
+    for (int32_t i = k / 2; i > 0; i--) {
+        pi[x] += sigma;
+        pi[y] += sigma;
+        x = thread[x];
+        y = rthread[y];
+    }
+    if (k % 2)
+        pi[x] += sigma; /* x == y: the middle one */
+}
+
 /* One pivot on entering arc `in`; returns true when the tree changed. */
 __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
 {
@@ -490,20 +510,16 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
     int64_t *pi = ns->pi;
     int64_t want = up[u_in] ? pi[v_in] - ns->cost[in] : pi[v_in] + ns->cost[in];
     int64_t sigma = want - pi[u_in];
-    const int32_t *thread = ns->thread;
     int32_t root = ns->n, s = succ[u_in];
     if (2 * s <= ns->n + 1) {
-        int32_t x = u_in;
-        for (int32_t left = s; left > 0; left--, x = thread[x])
-            pi[x] += sigma;
+        shift_stretch(ns, u_in, ns->last[u_in], s, sigma);
         ns->visits += s;
         return true;
     }
     /* Only differences of potentials matter: when the subtree is the larger
      * part, shift the rest the other way (the root's potential drifts; it is
      * brought back to 0 before it could approach the int64_t range). */
-    for (int32_t x = thread[ns->last[u_in]]; x != u_in; x = thread[x])
-        pi[x] -= sigma;
+    shift_stretch(ns, ns->thread[ns->last[u_in]], ns->rthread[u_in], ns->n + 1 - s, -sigma);
     ns->visits += ns->n + 1 - s;
     if (pi[root] > NS_DRIFT || pi[root] < -NS_DRIFT) {
         int64_t p0 = pi[root];
