@@ -183,6 +183,13 @@ bool flow_simplex_fits(const struct hrm_flow *g);
 /* The basis no longer matches the graph's flow (another engine ran, or a reset). */
 void flow_simplex_forget(struct flow_ns *ns);
 void flow_simplex_free(struct flow_ns *ns); /* NULL-safe */
+/* Tests: with `on`, every later simplex solve of g checks its whole basis
+ * (tree links, thread, subtree sizes, bounds, balance, tight tree arcs, and
+ * strong feasibility from the star) at the start and after every pivot,
+ * O(n + m) each, and keeps the first failure.  Resets the record. */
+void flow_simplex_audit(struct hrm_flow *g, bool on);
+/* The first failed check's text, or NULL; *audits (if not NULL): checks passed. */
+const char *flow_simplex_audit_failure(const struct hrm_flow *g, int64_t *audits);
 
 /* hrm_flow_read_dimacs with a smaller vertex limit (the fuzz target's, to
  * keep its memory small). */

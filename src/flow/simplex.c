@@ -1,5 +1,6 @@
 /* Primal network simplex with block-search pivoting: the engine for general graphs. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "flow_private.h"
@@ -51,10 +52,11 @@ struct flow_ns {
     size_t arc_cap, node_cap;
     int32_t *src, *tgt;
     int64_t *cap, *cost, *flow;
+    int32_t *slot; /* per user arc: its index here (see load_arcs) */
     int8_t *state;
     /* the tree, over n + 1 vertices (the root is n) */
     int32_t *parent, *pred, *thread, *rthread, *succ, *last;
-    int32_t *path, *plast, *pprev, *pafter; /* scratch of a pivot, per path vertex */
+    int32_t *path, *path2, *plast, *pprev, *pafter; /* scratch of a pivot, per path vertex */
     int8_t *up; /* the arc to the parent leaves the vertex */
     int64_t *pi;
     int64_t *net; /* scratch of the warm start */
@@ -62,16 +64,21 @@ struct flow_ns {
     int64_t visits;
     int32_t cuts; /* tree arcs the last warm start took out */
     bool valid; /* the basis is the optimum of the graph's last solve */
+    /* tests only (flow_simplex_audit): check the basis after every pivot */
+    bool audit;
+    int64_t audits;
+    char audit_why[160]; /* the first failure ("" while every check held) */
+    int32_t *audit_pos;  /* scratch: each vertex's place in the thread, and the thread in order */
 };
 
 void flow_simplex_free(struct flow_ns *ns)
 {
     if (!ns)
         return;
-    void *arrays[] = {ns->src,   ns->tgt,   ns->cap,    ns->cost, ns->flow, ns->state,
+    void *arrays[] = {ns->src,   ns->tgt,   ns->slot,   ns->cap,    ns->cost, ns->flow, ns->state,
                       ns->parent, ns->pred, ns->thread, ns->rthread, ns->succ, ns->last,
-                      ns->path, ns->plast, ns->pprev, ns->pafter,
-                      ns->up,    ns->pi,    ns->net};
+                      ns->path, ns->path2, ns->plast, ns->pprev, ns->pafter,
+                      ns->up,    ns->pi,    ns->net,   ns->audit_pos};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
     hrm_free(ns);
@@ -88,6 +95,7 @@ static void ns_size(struct flow_ns *ns, size_t arcs, size_t nodes)
     if (arcs > ns->arc_cap) {
         ns->src = hrm_reallocarray(ns->src, arcs, sizeof(*ns->src));
         ns->tgt = hrm_reallocarray(ns->tgt, arcs, sizeof(*ns->tgt));
+        ns->slot = hrm_reallocarray(ns->slot, arcs, sizeof(*ns->slot));
         ns->cap = hrm_reallocarray(ns->cap, arcs, sizeof(*ns->cap));
         ns->cost = hrm_reallocarray(ns->cost, arcs, sizeof(*ns->cost));
         ns->flow = hrm_reallocarray(ns->flow, arcs, sizeof(*ns->flow));
@@ -98,7 +106,7 @@ static void ns_size(struct flow_ns *ns, size_t arcs, size_t nodes)
         ns->parent = hrm_reallocarray(ns->parent, nodes, sizeof(*ns->parent));
         ns->pred = hrm_reallocarray(ns->pred, nodes, sizeof(*ns->pred));
         int32_t **i32[] = {&ns->thread, &ns->rthread, &ns->succ,  &ns->last,
-                           &ns->path,   &ns->plast,   &ns->pprev, &ns->pafter};
+                           &ns->path,   &ns->path2, &ns->plast,   &ns->pprev, &ns->pafter};
         for (size_t i = 0; i < sizeof(i32) / sizeof(i32[0]); i++)
             *i32[i] = hrm_reallocarray(*i32[i], nodes, sizeof(int32_t));
         ns->up = hrm_reallocarray(ns->up, nodes, sizeof(*ns->up));
@@ -132,16 +140,28 @@ static void set_artificial(struct flow_ns *ns, int32_t v, int64_t f)
     }
 }
 
-/* Copies the user's arcs and the virtual arc; every one starts at flow 0. */
+/*
+ * Copies the user's arcs and the virtual arc; every one starts at flow 0.
+ * The user's arcs are dealt out in a stride of max(3, m / n) slots, so that
+ * the arcs a generator (or a scheduler) adds together -- those of one vertex,
+ * or of one row of a grid -- fall into different blocks of the pricing scan
+ * and a block samples the whole graph.
+ */
 static void load_arcs(struct flow_ns *ns, const struct hrm_flow *g)
 {
-    for (int32_t a = 0; a < g->m; a++) {
-        ns->src[a] = g->afrom[a];
-        ns->tgt[a] = g->ato[a];
-        ns->cap[a] = g->acap[a];
-        ns->cost[a] = g->acost[a];
-        ns->flow[a] = 0;
-        ns->state[a] = NS_LOWER;
+    int32_t m = g->m, stride = ns->n > 0 ? m / ns->n : 0;
+    if (stride < 3)
+        stride = 3;
+    for (int32_t a = 0, e = 0, row = 0; a < m; a++) {
+        ns->slot[a] = e;
+        ns->src[e] = g->afrom[a];
+        ns->tgt[e] = g->ato[a];
+        ns->cap[e] = g->acap[a];
+        ns->cost[e] = g->acost[a];
+        ns->flow[e] = 0;
+        ns->state[e] = NS_LOWER;
+        if ((e += stride) >= m)
+            e = ++row;
     }
     if (ns->vs >= 0) {
         ns->src[g->m] = ns->vt;
@@ -189,31 +209,46 @@ static void tree_potentials(struct flow_ns *ns)
     }
 }
 
+/* The arc of most negative state x reduced cost among arcs lo .. hi, if below
+ * *min.  A plain loop over one stretch of the arrays, with no test but the
+ * minimum's: the compiler keeps it tight. */
+static inline void price_range(const struct flow_ns *ns, int32_t lo, int32_t hi, int64_t *min,
+                               int32_t *best)
+{
+    const int32_t *src = ns->src, *tgt = ns->tgt;
+    const int64_t *cost = ns->cost, *pi = ns->pi;
+    const int8_t *state = ns->state;
+    int64_t m = *min;
+    int32_t b = *best;
+    for (int32_t e = lo; e < hi; e++) {
+        int64_t c = state[e] * (cost[e] + pi[src[e]] - pi[tgt[e]]);
+        if (c < m)
+            m = c, b = e;
+    }
+    *min = m;
+    *best = b;
+}
+
 /* Block search: the arc of most negative (state x reduced cost) in the first
  * block of the cyclic scan that has one; -1 when none is left (optimal).
  * (This and pivot are kept out of line so that a profile splits the time
  * between pricing and tree updates; inlining them measured no faster.) */
 __attribute__((noinline)) static int32_t find_entering(struct flow_ns *ns)
 {
-    const int32_t *src = ns->src, *tgt = ns->tgt;
-    const int64_t *cost = ns->cost, *pi = ns->pi;
-    const int8_t *state = ns->state;
-    int32_t S = ns->nsearch, block = ns->block, cnt = block, best = -1;
+    int32_t S = ns->nsearch, block = ns->block, best = -1;
     int64_t min = 0;
     int32_t e = ns->next;
-    for (int32_t k = 0; k < S; k++) {
-        int64_t c = state[e] * (cost[e] + pi[src[e]] - pi[tgt[e]]);
-        if (c < min) {
-            min = c;
-            best = e;
+    for (int32_t left = S; left > 0 && min == 0;) {
+        int32_t len = block < left ? block : left, end = e + len;
+        if (end <= S) {
+            price_range(ns, e, end, &min, &best);
+        } else {
+            price_range(ns, e, S, &min, &best);
+            end -= S;
+            price_range(ns, 0, end, &min, &best);
         }
-        if (++e == S)
-            e = 0;
-        if (--cnt == 0) {
-            if (min < 0)
-                break;
-            cnt = block;
-        }
+        e = end == S ? 0 : end;
+        left -= len;
     }
     ns->next = e;
     return best;
@@ -222,28 +257,27 @@ __attribute__((noinline)) static int32_t find_entering(struct flow_ns *ns)
 /*
  * Cuts the subtree T of u_out off its parent and hangs it from v_in by arc
  * `in`, rooted at u_in (a vertex of T).  On the path u_in = x0, x1, .., xk =
- * u_out the parent links reverse.  T's new preorder is x0's old piece of the
+ * u_out (given: path[0 .. k]) the parent links reverse.  path[k + 1 .. nold)
+ * are u_out's old ancestors and other[0 .. nother) v_in and its ancestors,
+ * each up to the apex (excluded): the subtrees whose sizes change.  T's new preorder is x0's old piece of the
  * thread, then for each xi the rest of xi's old piece around x(i-1)'s: the
  * part before it and the part after it.  Subtree sizes change on that path
  * and between the old and new parents and the apex; last vertices change on
  * the path and on the chains of ancestors whose piece ended where T's did.
  */
-static void rehang(struct flow_ns *ns, int32_t u_in, int32_t v_in, int32_t u_out, int32_t in,
-                   int32_t join)
+static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t nold,
+                   const int32_t *other, int32_t nother, int32_t v_in, int32_t in)
 {
     int32_t *parent = ns->parent, *pred = ns->pred, *succ = ns->succ, *last = ns->last;
     int32_t *thread = ns->thread, *rthread = ns->rthread;
-    int32_t *path = ns->path, *plast = ns->plast, *pprev = ns->pprev, *pafter = ns->pafter;
+    int32_t *plast = ns->plast, *pprev = ns->pprev, *pafter = ns->pafter;
     int8_t *up = ns->up;
-    int32_t k = 0;
-    for (int32_t x = u_in;; x = parent[x]) {
-        path[k] = x;
-        plast[k] = last[x];
-        pprev[k] = rthread[x];
-        pafter[k] = thread[last[x]];
-        if (x == u_out)
-            break;
-        k++;
+    int32_t u_in = path[0], u_out = path[k];
+    for (int32_t i = 0; i <= k; i++) {
+        int32_t x = path[i];
+        plast[i] = last[x];
+        pprev[i] = rthread[x];
+        pafter[i] = thread[last[x]];
     }
     int32_t s = succ[u_out], oldp = parent[u_out];
     int32_t lo = plast[k], prev_t = pprev[k], next_t = pafter[k];
@@ -251,8 +285,8 @@ static void rehang(struct flow_ns *ns, int32_t u_in, int32_t v_in, int32_t u_out
     link(ns, prev_t, next_t);
     for (int32_t y = oldp; y >= 0 && last[y] == lo; y = parent[y])
         last[y] = prev_t;
-    for (int32_t y = oldp; y != join; y = parent[y])
-        succ[y] -= s;
+    for (int32_t i = k + 1; i < nold; i++)
+        succ[path[i]] -= s;
     /* T's new preorder */
     int32_t tail = plast[0];
     for (int32_t i = 1; i <= k; i++) {
@@ -291,8 +325,8 @@ static void rehang(struct flow_ns *ns, int32_t u_in, int32_t v_in, int32_t u_out
     link(ns, tail, after);
     for (int32_t y = v_in; y >= 0 && last[y] == lv; y = parent[y])
         last[y] = tail;
-    for (int32_t y = v_in; y != join; y = parent[y])
-        succ[y] += s;
+    for (int32_t i = 0; i < nother; i++)
+        succ[other[i]] += s;
 }
 
 /*
@@ -310,11 +344,11 @@ static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
 {
     int32_t n = ns->n, root = n;
     for (size_t i = 0; i < g->ndirty; i++) {
-        int32_t a = g->dirty[i];
-        ns->cap[a] = g->acap[a];
-        ns->cost[a] = g->acost[a];
-        if (ns->state[a] == NS_UPPER)
-            ns->flow[a] = g->acap[a];
+        int32_t a = g->dirty[i], e = ns->slot[a];
+        ns->cap[e] = g->acap[a];
+        ns->cost[e] = g->acost[a];
+        if (ns->state[e] == NS_UPPER)
+            ns->flow[e] = g->acap[a];
     }
     if (ns->vs >= 0 && ns->cap[g->m] != g->vcap) {
         ns->cap[g->m] = g->vcap;
@@ -360,83 +394,132 @@ static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
         ns->state[e] = ns->flow[e] == 0 ? NS_LOWER : NS_UPPER;
         ns->state[art] = NS_TREE;
         ns->cap[art] = NS_INF;
-        rehang(ns, v, root, v, art, root);
+        int32_t nold = 0;
+        for (int32_t y = v; y != root; y = ns->parent[y])
+            ns->path[nold++] = y;
+        rehang(ns, ns->path, 0, nold, NULL, 0, root, art);
     }
     ns->cuts = ncut;
     tree_potentials(ns);
 }
 
+/* The cycle's bottleneck over tree path vertices p[0 .. k) (their arcs to the
+ * parent): the residual capacity of each in the cycle's direction, which is
+ * the flow where the arc points that way (`toward` == up) and cap - flow where
+ * not; `last` keeps the last of equal minima, else the first.  Branch-free in
+ * the direction (it changes from vertex to vertex at random). */
+static inline void bottleneck(const struct flow_ns *ns, const int32_t *p, int32_t k,
+                              int8_t toward, bool last, int64_t *delta, int32_t *at)
+{
+    const int32_t *pred = ns->pred;
+    const int8_t *up = ns->up;
+    const int64_t *flow = ns->flow, *cap = ns->cap;
+    for (int32_t i = 0; i < k; i++) {
+        int32_t e = pred[p[i]];
+        int64_t with = -(int64_t)(up[p[i]] == toward); /* all ones when flow is the room */
+        int64_t d = (flow[e] & with) | ((cap[e] - flow[e]) & ~with);
+        if (d < *delta || (last && d == *delta))
+            *delta = d, *at = i;
+    }
+}
+
+/* Pushes delta round the cycle's side p[0 .. k): arcs that point `toward`
+ * lose it, the others gain it. */
+static inline void push_side(struct flow_ns *ns, const int32_t *p, int32_t k, int8_t toward,
+                             int64_t delta)
+{
+    const int32_t *pred = ns->pred;
+    const int8_t *up = ns->up;
+    int64_t *flow = ns->flow;
+    for (int32_t i = 0; i < k; i++)
+        flow[pred[p[i]]] += up[p[i]] == toward ? -delta : delta;
+}
+
+/* Adds sigma to the potentials of the k vertices of the thread from `from` to
+ * `to`: from both ends at once, forwards by thread and backwards by rthread,
+ * two independent chains of loads instead of one twice as long (the walk is
+ * bound by the latency of each next-vertex load). */
+static inline void shift_stretch(struct flow_ns *ns, int32_t from, int32_t to, int32_t k,
+                                 int64_t sigma)
+{
+    const int32_t *thread = ns->thread, *rthread = ns->rthread;
+    int64_t *pi = ns->pi;
+    int32_t x = from, y = to;
+    for (int32_t i = k / 2; i > 0; i--) {
+        pi[x] += sigma;
+        pi[y] += sigma;
+        x = thread[x];
+        y = rthread[y];
+    }
+    if (k % 2)
+        pi[x] += sigma; /* x == y: the middle one */
+}
+
 /* One pivot on entering arc `in`; returns true when the tree changed. */
 __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
 {
-    int32_t *parent = ns->parent, *pred = ns->pred, *succ = ns->succ;
-    int8_t *up = ns->up;
-    int64_t *flow = ns->flow, *cap = ns->cap;
+    const int32_t *parent = ns->parent, *succ = ns->succ;
+    int32_t *pa = ns->path, *pb = ns->path2;
     int32_t first, second;
     if (ns->state[in] == NS_LOWER)
         first = ns->src[in], second = ns->tgt[in];
     else
         first = ns->tgt[in], second = ns->src[in];
-    int32_t a = first, b = second;
-    while (a != b) { /* the smaller subtree is not an ancestor of the other */
+    /* Up to the apex from both ends, the smaller subtree first (it is not an
+     * ancestor of the other), recording each side's vertices so that the
+     * walks below read them without chasing parent links again. */
+    int32_t a = first, b = second, na = 0, nb = 0;
+    while (a != b) {
         if (succ[a] < succ[b])
-            a = parent[a];
+            pa[na++] = a, a = parent[a];
         else
-            b = parent[b];
+            pb[nb++] = b, b = parent[b];
     }
-    int32_t join = a;
     /* The cycle carries flow from first over `in` to second, up to the apex
      * and down to first.  Ties: the last blocking arc in that orientation
-     * ('<' on the way down to first, '<=' up from second) keeps the tree
-     * strongly feasible. */
-    int64_t delta = cap[in];
-    int32_t u_out = -1, side = 0;
-    for (int32_t u = first; u != join; u = parent[u]) {
-        int32_t e = pred[u];
-        int64_t d = up[u] ? flow[e] : cap[e] - flow[e];
-        if (d < delta)
-            delta = d, u_out = u, side = 1;
-    }
-    for (int32_t u = second; u != join; u = parent[u]) {
-        int32_t e = pred[u];
-        int64_t d = up[u] ? cap[e] - flow[e] : flow[e];
-        if (d <= delta)
-            delta = d, u_out = u, side = 2;
-    }
+     * (the first one met up from first, the last one up from second) keeps
+     * the tree strongly feasible. */
+    int64_t delta = ns->cap[in];
+    int32_t ia = -1, ib = -1;
+    bottleneck(ns, pa, na, 1, false, &delta, &ia);
+    bottleneck(ns, pb, nb, 0, true, &delta, &ib);
+    int side = ib >= 0 ? 2 : ia >= 0 ? 1 : 0;
     if (delta > 0) {
-        for (int32_t u = first; u != join; u = parent[u])
-            flow[pred[u]] += up[u] ? -delta : delta;
-        for (int32_t u = second; u != join; u = parent[u])
-            flow[pred[u]] += up[u] ? delta : -delta;
-        flow[in] += ns->state[in] == NS_LOWER ? delta : -delta;
+        push_side(ns, pa, na, 1, delta);
+        push_side(ns, pb, nb, 0, delta);
+        ns->flow[in] += ns->state[in] == NS_LOWER ? delta : -delta;
     }
     if (side == 0) { /* the entering arc itself blocks: it goes to its other bound */
         ns->state[in] = (int8_t)-ns->state[in];
         return false;
     }
+    int32_t *pred = ns->pred;
+    int8_t *up = ns->up;
+    int64_t *flow = ns->flow;
+    const int32_t *path = side == 1 ? pa : pb;
+    int32_t k = side == 1 ? ia : ib, u_out = path[k];
     int32_t out = pred[u_out];
     ns->state[out] = flow[out] == 0 ? NS_LOWER : NS_UPPER;
     ns->state[in] = NS_TREE;
     int32_t u_in = side == 1 ? first : second, v_in = side == 1 ? second : first;
-    rehang(ns, u_in, v_in, u_out, in, join);
+    if (side == 1)
+        rehang(ns, pa, k, na, pb, nb, v_in, in);
+    else
+        rehang(ns, pb, k, nb, pa, na, v_in, in);
     /* the subtree's potentials all shift by one amount: make `in` tight */
     int64_t *pi = ns->pi;
     int64_t want = up[u_in] ? pi[v_in] - ns->cost[in] : pi[v_in] + ns->cost[in];
     int64_t sigma = want - pi[u_in];
-    const int32_t *thread = ns->thread;
     int32_t root = ns->n, s = succ[u_in];
     if (2 * s <= ns->n + 1) {
-        int32_t x = u_in;
-        for (int32_t k = s; k > 0; k--, x = thread[x])
-            pi[x] += sigma;
+        shift_stretch(ns, u_in, ns->last[u_in], s, sigma);
         ns->visits += s;
         return true;
     }
     /* Only differences of potentials matter: when the subtree is the larger
      * part, shift the rest the other way (the root's potential drifts; it is
      * brought back to 0 before it could approach the int64_t range). */
-    for (int32_t x = thread[ns->last[u_in]]; x != u_in; x = thread[x])
-        pi[x] -= sigma;
+    shift_stretch(ns, ns->thread[ns->last[u_in]], ns->rthread[u_in], ns->n + 1 - s, -sigma);
     ns->visits += ns->n + 1 - s;
     if (pi[root] > NS_DRIFT || pi[root] < -NS_DRIFT) {
         int64_t p0 = pi[root];
@@ -453,10 +536,11 @@ static void store_state(struct flow_ns *ns, struct hrm_flow *g)
 {
     for (int32_t a = 0; a < g->m; a++) {
         int32_t f = g->apos[a];
+        int64_t x = ns->flow[ns->slot[a]];
         g->rcost[f] = g->acost[a];
         g->rcost[g->rev[f]] = -g->acost[a];
-        g->rcap[f] = g->acap[a] - ns->flow[a];
-        g->rcap[g->rev[f]] = ns->flow[a];
+        g->rcap[f] = g->acap[a] - x;
+        g->rcap[g->rev[f]] = x;
         g->adirty[a] = 0;
     }
     g->ndirty = 0;
@@ -500,6 +584,131 @@ bool flow_simplex_fits(const struct hrm_flow *g)
     return art < (double)((int64_t)1 << 55);
 }
 
+/*
+ * Tests' audit of the basis (flow_simplex_audit): the thread is one cycle
+ * through the n + 1 vertices from the root and rthread its inverse; it is a
+ * preorder of the parent links whose subtree sizes are succ and whose subtree
+ * ends are last (every vertex comes after its parent, each subtree's stretch
+ * of the thread lies inside its parent's, and sizes add up: then the
+ * descendants of each vertex fill its stretch exactly); each vertex's pred arc
+ * joins it to its parent in direction up and is a tree arc; every other arc
+ * sits at the bound its state says, tree arcs within theirs; every vertex is
+ * balanced against its supply; tree arcs have reduced cost 0; and with
+ * `strong`, the basis is strongly feasible (each tree arc can carry more
+ * towards the root).  Returns false with the reason in ns->audit_why.
+ */
+static bool audit_fail(struct flow_ns *ns, const char *what, int32_t x, int64_t a, int64_t b)
+{
+    snprintf(ns->audit_why, sizeof(ns->audit_why), "after %lld checks: %s (%d: %lld, %lld)",
+             (long long)ns->audits, what, x, (long long)a, (long long)b);
+    return false;
+}
+
+static bool audit_tree(struct flow_ns *ns, const struct hrm_flow *g, bool strong)
+{
+    int32_t n = ns->n, root = n;
+    int32_t *pos = ns->audit_pos, *order = pos + n + 1;
+    for (int32_t v = 0; v <= n; v++)
+        pos[v] = -1;
+    int32_t k = 0;
+    for (int32_t x = root; k <= n; x = ns->thread[x], k++) {
+        if (x < 0 || x > n || pos[x] >= 0)
+            return audit_fail(ns, "the thread repeats a vertex or leaves the range", x, k, 0);
+        if (ns->rthread[ns->thread[x]] != x)
+            return audit_fail(ns, "rthread is not thread's inverse", x, ns->thread[x], 0);
+        pos[x] = k;
+        order[k] = x;
+    }
+    if (ns->succ[root] != n + 1)
+        return audit_fail(ns, "the root's subtree is not every vertex", root, ns->succ[root], 0);
+    int64_t *kids = ns->net; /* sum of the children's sizes */
+    for (int32_t v = 0; v <= n; v++)
+        kids[v] = 0;
+    for (int32_t x = 0; x < n; x++) {
+        int32_t p = ns->parent[x], e = ns->pred[x];
+        if (p < 0 || p > n || pos[p] >= pos[x])
+            return audit_fail(ns, "a parent does not come before its child", x, p, 0);
+        if (ns->succ[x] < 1 || pos[x] + ns->succ[x] > pos[p] + ns->succ[p])
+            return audit_fail(ns, "a subtree's stretch leaves its parent's", x, ns->succ[x], p);
+        kids[p] += ns->succ[x];
+        int32_t from = ns->up[x] ? x : p, to = ns->up[x] ? p : x;
+        if (e < 0 || e >= ns->narc || ns->src[e] != from || ns->tgt[e] != to ||
+            ns->state[e] != NS_TREE)
+            return audit_fail(ns, "the arc to the parent is not a tree arc between them", x, e, p);
+    }
+    for (int32_t v = 0; v <= n; v++) {
+        if (kids[v] + 1 != ns->succ[v])
+            return audit_fail(ns, "a subtree size is not 1 + its children's", v, ns->succ[v],
+                              kids[v]);
+        int32_t end = order[pos[v] + ns->succ[v] - 1];
+        if (ns->last[v] != end)
+            return audit_fail(ns, "last is not the end of the subtree's stretch", v, ns->last[v],
+                              end);
+    }
+    int64_t *bal = kids;
+    for (int32_t v = 0; v < n; v++)
+        bal[v] = supply_of(g, v);
+    bal[root] = 0;
+    int32_t trees = 0;
+    for (int32_t e = 0; e < ns->narc; e++) {
+        int64_t f = ns->flow[e], c = ns->cap[e];
+        bool art = e >= ns->nsearch;
+        if (ns->state[e] == NS_TREE) {
+            trees++;
+            int64_t rc = ns->cost[e] + ns->pi[ns->src[e]] - ns->pi[ns->tgt[e]];
+            if (rc != 0)
+                return audit_fail(ns, "a tree arc's reduced cost is not 0", e, rc, 0);
+            if (f < 0 || f > c)
+                return audit_fail(ns, "a tree arc's flow leaves its bounds", e, f, c);
+        } else if (art) {
+            if (f != 0)
+                return audit_fail(ns, "an artificial arc out of the tree carries flow", e, f, 0);
+            continue;
+        } else if (f != (ns->state[e] == NS_UPPER ? c : 0)) {
+            return audit_fail(ns, "an arc out of the tree is not at its bound", e, f, c);
+        }
+        bal[ns->src[e]] -= f;
+        bal[ns->tgt[e]] += f;
+    }
+    if (trees != n)
+        return audit_fail(ns, "the tree does not have n arcs", root, trees, n);
+    for (int32_t v = 0; v <= n; v++)
+        if (bal[v] != 0)
+            return audit_fail(ns, "a vertex is not balanced", v, bal[v], 0);
+    for (int32_t x = 0; strong && x < n; x++) {
+        int32_t e = ns->pred[x];
+        int64_t room = ns->up[x] ? ns->cap[e] - ns->flow[e] : ns->flow[e];
+        if (room <= 0)
+            return audit_fail(ns, "the basis is not strongly feasible", x, e, room);
+    }
+    ns->audits++;
+    return true;
+}
+
+static void audit(struct flow_ns *ns, const struct hrm_flow *g, bool strong)
+{
+    if (ns->audit && !ns->audit_why[0]) {
+        ns->audit_pos = hrm_reallocarray(ns->audit_pos, 2 * ((size_t)ns->n + 1), sizeof(int32_t));
+        audit_tree(ns, g, strong);
+    }
+}
+
+void flow_simplex_audit(struct hrm_flow *g, bool on)
+{
+    if (!g->ns)
+        g->ns = hrm_calloc(1, sizeof(*g->ns));
+    g->ns->audit = on;
+    g->ns->audits = 0;
+    g->ns->audit_why[0] = '\0';
+}
+
+const char *flow_simplex_audit_failure(const struct hrm_flow *g, int64_t *audits)
+{
+    if (audits)
+        *audits = g->ns ? g->ns->audits : 0;
+    return g->ns && g->ns->audit_why[0] ? g->ns->audit_why : NULL;
+}
+
 int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
 {
     if (!g->ns)
@@ -534,13 +743,18 @@ int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
     g->stats.simplex = 1;
     int64_t pivots = 0, changes = 0;
     if (ns->nsearch > 0) {
-        for (int32_t in; (in = find_entering(ns)) >= 0; pivots++)
+        audit(ns, g, !warm);
+        for (int32_t in; !ns->audit_why[0] && (in = find_entering(ns)) >= 0; pivots++) {
             changes += pivot(ns, in);
+            audit(ns, g, !warm);
+        }
     }
     g->stats.phases = pivots;
     g->stats.scanned = ns->visits;
     ns->visits = 0;
     g->stats.augmentations = changes;
+    if (ns->audit_why[0]) /* tests only: a broken basis may never reach an optimum */
+        return hrm_errorf(err, -HRM_ESTATE, "flow: simplex basis audit: %s", ns->audit_why);
     store_state(ns, g);
     g->warm = true;
     int32_t bad = -1;
