@@ -576,7 +576,10 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
         if (t < 0) {
             hrm_log(HRM_LOG_INFO, "bad batch item from a %s: %s",
                     in->role == HRM_PEER_AGENT ? "agent" : "client", f.message);
-            master_reply_error(m, &from, f.code, geti(item, "req"), "%s", f.message);
+            /* An agent's bad item records nothing: its answer leaves with the relays, in the
+             * order of the agent's role messages around it (master_relay). */
+            (in->role == HRM_PEER_AGENT ? master_relay : master_send)(
+                m, &from, hrm_wire_error(f.code, geti(item, "req"), "%s", f.message));
             continue;
         }
         dispatch_msg(m, &from, in->role, t, item);
