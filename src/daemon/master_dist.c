@@ -802,7 +802,8 @@ static void refuse(struct master *m, int32_t n, const char *fmt, ...)
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     hrm_log(HRM_LOG_INFO, "node %s: %s", m->nodes[n].name, text);
-    master_reply_error(m, &m->nodes[n].peer, HRM_WERR_BAD_FIELD, -1, "%s", text);
+    /* Records nothing either: it leaves with the relays, in the order of the node's messages. */
+    master_relay(m, &m->nodes[n].peer, hrm_wire_error(HRM_WERR_BAD_FIELD, -1, "%s", text));
 }
 
 void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
