@@ -60,6 +60,11 @@ void master_send(struct master *m, const struct peer_id *to, json_t *msg)
 
 void master_relay(struct master *m, const struct peer_id *to, json_t *msg)
 {
+    int32_t n = nodeidx_find(m, NODEIDX_PEER, to->id, to->len);
+    if (n >= 0 && m->nodes[n].welcome_turn == m->turns) {
+        master_send(m, to, msg); /* nothing overtakes a welcome: the agent drops what precedes it */
+        return;
+    }
     HRM_GROW(m->relay, m->cap_relay, m->nrelay + 1);
     m->relay[m->nrelay].to = *to;
     m->relay[m->nrelay].msg = msg;
@@ -228,6 +233,7 @@ static void send_welcome(struct master *m, int32_t n, const struct peer_id *to)
     if (dist_node_queues(m))
         json_object_set_new(w, "nqs", dist_welcome(m));
     master_send(m, to, w);
+    m->nodes[n].welcome_turn = m->turns;
 }
 
 /*
@@ -764,6 +770,7 @@ static int turn(struct master *m, int64_t *next_tick)
 {
     struct hrm_error err;
     int64_t turn_start_us = m->trace ? master_now_us() : 0;
+    m->turns++;
     hrm_server_handle_zap(m->srv);
     int rc = hrm_store_begin(m->store, &err);
     if (rc < 0) {

@@ -105,6 +105,7 @@ struct rnode {
     char name[NODE_NAME_MAX], rack[NODE_NAME_MAX];
     struct peer_id peer;
     bool up;
+    int64_t welcome_turn; /* the turn (master.turns) whose commit its welcome waits for */
     int32_t cores, gpus;
     int64_t mem, gpu_mem; /* gpu_mem per GPU */
     int64_t last_seen_us; /* monotonic */
@@ -239,6 +240,7 @@ struct master {
      * not after the turn's pass and commit (master_relay). */
     struct outmsg *relay;
     size_t nrelay, cap_relay;
+    int64_t turns; /* turns begun: a relay to a peer whose welcome waits in this one waits too */
     struct pending_logs *logs;
     size_t nlogs, cap_logs;
     /* Waits pending (each job's own list is j->waiters): (job and client, req) -> 1, to know a
