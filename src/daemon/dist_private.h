@@ -38,6 +38,7 @@ struct rsched {
     int32_t base, count;
     int64_t last_seen_us; /* monotonic */
     int64_t load;         /* live tasks of the jobs registered with it */
+    int64_t welcome_turn; /* the turn whose commit its sched_welcome waits for */
     bool up;
 };
 

@@ -50,7 +50,7 @@ void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const stru
 {
     json_t *out = hrm_wire_from_msg(msg);
     json_object_set_new(out, "to", json_integer(to)); /* which of its instances */
-    if (relay)
+    if (relay && r->welcome_turn != m->turns) /* nothing overtakes its sched_welcome */
         master_relay(m, &r->peer, out);
     else
         master_send(m, &r->peer, out);
@@ -239,6 +239,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     json_object_set_new(w, "queues", queues);
     json_object_set_new(w, "nodes", nodes);
     master_send(m, from, w);
+    r->welcome_turn = m->turns;
     m->sched.dirty = true; /* jobs waiting for an instance get one */
     hrm_log(HRM_LOG_NOTICE, "scheduler process %s registered: instances %d..%d", r->name, r->base,
             r->base + r->count - 1);
