@@ -38,6 +38,7 @@ struct rsched {
     int32_t base, count;
     int64_t last_seen_us; /* monotonic */
     int64_t load;         /* live tasks of the jobs registered with it */
+    int64_t welcome_turn; /* the turn whose commit its sched_welcome waits for */
     bool up;
 };
 
@@ -87,7 +88,10 @@ int32_t dist_pick_instance(struct master *m);
 
 /* master_remote.c */
 struct rsched *remote_of_inst(struct mdist *d, int32_t g); /* up or not; NULL if unknown */
-void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const struct hrm_msg *msg);
+/* relay: the message records nothing (a node's reply to a probe) and leaves before the commit
+ * (master_relay); else it leaves with the turn's commit. */
+void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const struct hrm_msg *msg,
+                     bool relay);
 int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int32_t g,
                         struct hrm_error *err);
 void remote_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_task_outcome outcome);

@@ -58,13 +58,36 @@ void master_send(struct master *m, const struct peer_id *to, json_t *msg)
     m->nout++;
 }
 
-void master_send_node(struct master *m, int32_t node, json_t *msg)
+void master_relay(struct master *m, const struct peer_id *to, json_t *msg)
+{
+    int32_t n = nodeidx_find(m, NODEIDX_PEER, to->id, to->len);
+    if (n >= 0 && m->nodes[n].welcome_turn == m->turns) {
+        master_send(m, to, msg); /* nothing overtakes a welcome: the agent drops what precedes it */
+        return;
+    }
+    HRM_GROW(m->relay, m->cap_relay, m->nrelay + 1);
+    m->relay[m->nrelay].to = *to;
+    m->relay[m->nrelay].msg = msg;
+    m->nrelay++;
+}
+
+static void send_node(struct master *m, int32_t node, json_t *msg, bool relay)
 {
     if (node < 0 || node >= m->nnodes || m->nodes[node].peer.len == 0) {
         json_decref(msg); /* the node is gone; what it missed is reconciled when it returns */
         return;
     }
-    master_send(m, &m->nodes[node].peer, msg);
+    (relay ? master_relay : master_send)(m, &m->nodes[node].peer, msg);
+}
+
+void master_send_node(struct master *m, int32_t node, json_t *msg)
+{
+    send_node(m, node, msg, false);
+}
+
+void master_relay_node(struct master *m, int32_t node, json_t *msg)
+{
+    send_node(m, node, msg, true);
 }
 
 void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wire_err code,
@@ -209,6 +232,7 @@ static void send_welcome(struct master *m, int32_t n, const struct peer_id *to)
     if (dist_node_queues(m))
         json_object_set_new(w, "nqs", dist_welcome(m));
     master_send(m, to, w);
+    m->nodes[n].welcome_turn = m->turns;
 }
 
 /*
@@ -557,7 +581,10 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
         if (t < 0) {
             hrm_log(HRM_LOG_INFO, "bad batch item from a %s: %s",
                     in->role == HRM_PEER_AGENT ? "agent" : "client", f.message);
-            master_reply_error(m, &from, f.code, geti(item, "req"), "%s", f.message);
+            /* An agent's bad item records nothing: its answer leaves with the relays, in the
+             * order of the agent's role messages around it (master_relay). */
+            (in->role == HRM_PEER_AGENT ? master_relay : master_send)(
+                m, &from, hrm_wire_error(f.code, geti(item, "req"), "%s", f.message));
             continue;
         }
         dispatch_msg(m, &from, in->role, t, item);
@@ -638,19 +665,19 @@ static void send_one(struct master *m, const struct peer_id *to, const json_t *m
  * that collecting a peer's batch follows its own messages instead of rescanning the turn's:
  * a turn of launches to thousands of agents stays linear.
  */
-static void link_by_peer(struct master *m)
+static void link_by_peer(struct master *m, const struct outmsg *out, size_t nout)
 {
-    HRM_GROW(m->flush_next, m->cap_flush_next, m->nout * 3 + 1);
-    size_t *next = m->flush_next, *slot = next + m->nout, cap = m->nout * 2;
+    HRM_GROW(m->flush_next, m->cap_flush_next, nout * 3 + 1);
+    size_t *next = m->flush_next, *slot = next + nout, cap = nout * 2;
     for (size_t i = 0; i < cap; i++)
         slot[i] = SIZE_MAX; /* peer hash -> the latest message to it so far */
-    for (size_t i = 0; i < m->nout; i++) {
-        const struct peer_id *p = &m->out[i].to;
+    for (size_t i = 0; i < nout; i++) {
+        const struct peer_id *p = &out[i].to;
         uint64_t h = 1469598103934665603ull;
         for (size_t b = 0; b < p->len; b++)
             h = (h ^ p->id[b]) * 1099511628211ull;
         size_t k = h % cap;
-        while (slot[k] != SIZE_MAX && !peer_eq(&m->out[slot[k]].to, p))
+        while (slot[k] != SIZE_MAX && !peer_eq(&out[slot[k]].to, p))
             k = (k + 1) % cap;
         if (slot[k] != SIZE_MAX)
             next[slot[k]] = i;
@@ -659,12 +686,13 @@ static void link_by_peer(struct master *m)
     }
 }
 
-static void flush_out(struct master *m)
+static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
 {
-    if (m->nout)
-        link_by_peer(m);
-    for (size_t i = 0; i < m->nout && !m->stop; i++) {
-        struct outmsg *o = &m->out[i];
+    size_t nout = *nout_io;
+    if (nout)
+        link_by_peer(m, out, nout);
+    for (size_t i = 0; i < nout && !m->stop; i++) {
+        struct outmsg *o = &out[i];
         if (!o->msg)
             continue;
         if (mhttp_peer(&o->to)) { /* an HTTP request's answer goes to its handler thread */
@@ -678,9 +706,9 @@ static void flush_out(struct master *m)
         json_t *items = json_array();
         for (size_t k = i; k != SIZE_MAX && json_array_size(items) < BATCH_MAX_ITEMS;
              k = m->flush_next[k]) {
-            if (m->out[k].msg) {
-                json_array_append_new(items, m->out[k].msg);
-                m->out[k].msg = NULL;
+            if (out[k].msg) {
+                json_array_append_new(items, out[k].msg);
+                out[k].msg = NULL;
             }
         }
         size_t len;
@@ -696,9 +724,31 @@ static void flush_out(struct master *m)
         }
         json_decref(items); /* a peer's further messages make the next batch */
     }
-    for (size_t i = 0; i < m->nout; i++)
-        json_decref(m->out[i].msg);
-    m->nout = 0;
+    for (size_t i = 0; i < nout; i++)
+        json_decref(out[i].msg);
+    *nout_io = 0;
+}
+
+static void flush_out(struct master *m)
+{
+    flush_msgs(m, m->out, &m->nout);
+}
+
+/*
+ * Sends the relays waiting (master_relay): probes, releases of holds and the nodes' replies to
+ * probes, which record nothing, so they need not wait for the turn's commit.  What the store
+ * must keep first (a run, a task_end to a scheduler process) stays in m->out.  A relay may thus
+ * overtake a message of the same turn to the same peer; none depends on that order (a run
+ * follows its hold's reply, and a hold's release names a hold no run uses: docs/protocol.md).
+ */
+static void flush_relays(struct master *m, int64_t turn_start_us)
+{
+    if (m->nrelay == 0)
+        return;
+    if (m->trace)
+        trace_step(m, "relay", (int64_t)m->nrelay, (int32_t)(master_now_us() - turn_start_us),
+                   -1);
+    flush_msgs(m, m->relay, &m->nrelay);
 }
 
 /* Drains the socket into the inbox; a failed receive is logged (what came before it is kept). */
@@ -719,6 +769,7 @@ static int turn(struct master *m, int64_t *next_tick)
 {
     struct hrm_error err;
     int64_t turn_start_us = m->trace ? master_now_us() : 0;
+    m->turns++;
     hrm_server_handle_zap(m->srv);
     int rc = hrm_store_begin(m->store, &err);
     if (rc < 0) {
@@ -747,6 +798,7 @@ static int turn(struct master *m, int64_t *next_tick)
         flush_out(m);
     for (int i = 0; i < TURN_MAX_MSGS && !m->stop; i++) {
         if (!inbox_pop(&m->inbox, INBOX_PEERS, &in)) {
+            flush_relays(m, turn_start_us); /* what was received so far is relayed: it goes */
             fill_inbox(m);
             if (!inbox_pop(&m->inbox, INBOX_PEERS, &in))
                 break;
@@ -784,6 +836,7 @@ static int turn(struct master *m, int64_t *next_tick)
     }
     if (m->sched.passes > passes)
         metrics_passes(&m->counters, m->sched.passes - passes, master_mono_us() - pass_start);
+    flush_relays(m, turn_start_us); /* the rest of the turn's relays: they need no commit */
     bool writes = hrm_store_txn_open(m->store);
     int64_t commit_start = master_mono_us();
     if (m->stop) {
@@ -827,8 +880,11 @@ static void master_free(struct master *m)
         return;
     for (size_t i = 0; i < m->nout; i++)
         json_decref(m->out[i].msg);
+    for (size_t i = 0; i < m->nrelay; i++)
+        json_decref(m->relay[i].msg);
     mhttp_stop(m); /* first: its threads wait on the loop, which stops here */
     hrm_free(m->out);
+    hrm_free(m->relay);
     hrm_free(m->logs);
     sched_fini(m);
     fgm_free(m);

@@ -94,7 +94,7 @@ int64_t dist_estimate_us(const struct mdist *d, const struct rjob *j)
     return d->est_ewma_us > 0 ? (int64_t)d->est_ewma_us : DEFAULT_EST_US;
 }
 
-void dist_to_instance(struct master *m, hrm_addr to, const struct hrm_msg *msg)
+static void to_instance(struct master *m, hrm_addr to, const struct hrm_msg *msg, bool relay)
 {
     struct mdist *d = m->dist;
     int32_t g = to <= HRM_ADDR_SCHED0 ? hrm_addr_sched_index(to) : -1;
@@ -104,7 +104,12 @@ void dist_to_instance(struct master *m, hrm_addr to, const struct hrm_msg *msg)
     }
     struct rsched *r = g >= 0 ? remote_of_inst(d, g) : NULL;
     if (r && r->up)
-        remote_send_msg(m, r, to, msg);
+        remote_send_msg(m, r, to, msg, relay);
+}
+
+void dist_to_instance(struct master *m, hrm_addr to, const struct hrm_msg *msg)
+{
+    to_instance(m, to, msg, false);
 }
 
 /* A run for a node: the task's launch description travels with it, since the
@@ -173,11 +178,11 @@ void dist_probe(struct master *m, int32_t n, const struct hrm_msg *msg)
                                 .attempt = msg->attempt,
                                 .gpu_mask = 1u << 20,
                                 .value = DOWN_WAIT_US};
-            dist_to_instance(m, msg->from, &r);
+            to_instance(m, msg->from, &r, true);
         }
         return; /* del: nothing to undo on a node that is gone */
     }
-    master_send_node(m, n, hrm_wire_from_msg(msg));
+    master_relay_node(m, n, hrm_wire_from_msg(msg)); /* a hold or its release: no commit */
     trace_step(m, "probe", msg->job, msg->task, n);
     d->relayed++;
 }
@@ -797,7 +802,8 @@ static void refuse(struct master *m, int32_t n, const char *fmt, ...)
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     hrm_log(HRM_LOG_INFO, "node %s: %s", m->nodes[n].name, text);
-    master_reply_error(m, &m->nodes[n].peer, HRM_WERR_BAD_FIELD, -1, "%s", text);
+    /* Records nothing either: it leaves with the relays, in the order of the node's messages. */
+    master_relay(m, &m->nodes[n].peer, hrm_wire_error(HRM_WERR_BAD_FIELD, -1, "%s", text));
 }
 
 void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
@@ -823,7 +829,7 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
         }
         r.node = n;
         trace_step(m, "reply", r.job, r.task, n);
-        dist_to_instance(m, (hrm_addr)to, &r);
+        to_instance(m, (hrm_addr)to, &r, true); /* the node's word on a probe: no commit */
         break;
     case HRM_MSG_MIGRATE_REQUEST:
     case HRM_MSG_IDLE_ADVERT:

@@ -105,6 +105,7 @@ struct rnode {
     char name[NODE_NAME_MAX], rack[NODE_NAME_MAX];
     struct peer_id peer;
     bool up;
+    int64_t welcome_turn; /* the turn (master.turns) whose commit its welcome waits for */
     int32_t cores, gpus;
     int64_t mem, gpu_mem; /* gpu_mem per GPU */
     int64_t last_seen_us; /* monotonic */
@@ -235,6 +236,11 @@ struct master {
     struct mdist *dist;
     struct outmsg *out;
     size_t nout, cap_out;
+    /* Relays that change no durable state (probes, their replies): they leave in the read loop,
+     * not after the turn's pass and commit (master_relay). */
+    struct outmsg *relay;
+    size_t nrelay, cap_relay;
+    int64_t turns; /* turns begun: a relay to a peer whose welcome waits in this one waits too */
     struct pending_logs *logs;
     size_t nlogs, cap_logs;
     /* Waits pending (each job's own list is j->waiters): (job and client, req) -> 1, to know a
@@ -306,6 +312,11 @@ int64_t master_now_us(void);  /* wall clock, µs */
 int64_t master_mono_us(void);
 void master_send(struct master *m, const struct peer_id *to, json_t *msg); /* takes msg */
 void master_send_node(struct master *m, int32_t node, json_t *msg);       /* takes msg */
+/* The same for a message that records nothing and promises nothing the store must keep (a
+ * probe, a hold's release, a node's reply to a probe): it leaves in the turn's read loop, as
+ * soon as the messages received with it are handled, before the turn's pass and commit. */
+void master_relay(struct master *m, const struct peer_id *to, json_t *msg); /* takes msg */
+void master_relay_node(struct master *m, int32_t node, json_t *msg);       /* takes msg */
 /* task_kill of one run (job, task index, attempt) to node: cancel, preemption, runs nobody wants. */
 void master_kill_run(struct master *m, int32_t node, int64_t job, int64_t task, int64_t attempt);
 void master_reply_error(struct master *m, const struct peer_id *to, enum hrm_wire_err code,

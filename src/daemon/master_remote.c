@@ -45,11 +45,15 @@ bool dist_is_sched_peer(struct master *m, const struct peer_id *p)
     return m->dist && remote_of_peer(m->dist, p) != NULL;
 }
 
-void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const struct hrm_msg *msg)
+void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const struct hrm_msg *msg,
+                     bool relay)
 {
     json_t *out = hrm_wire_from_msg(msg);
     json_object_set_new(out, "to", json_integer(to)); /* which of its instances */
-    master_send(m, &r->peer, out);
+    if (relay && r->welcome_turn != m->turns) /* nothing overtakes its sched_welcome */
+        master_relay(m, &r->peer, out);
+    else
+        master_send(m, &r->peer, out);
     m->dist->relayed++;
 }
 
@@ -159,7 +163,7 @@ void remote_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_tas
                         .job = (int32_t)j->id,
                         .task = idx,
                         .node = t->node};
-    remote_send_msg(m, r, hrm_addr_sched(j->inst), &e);
+    remote_send_msg(m, r, hrm_addr_sched(j->inst), &e, false); /* after the end's commit */
 }
 
 void remote_node(struct master *m, int32_t n, bool up)
@@ -235,6 +239,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     json_object_set_new(w, "queues", queues);
     json_object_set_new(w, "nodes", nodes);
     master_send(m, from, w);
+    r->welcome_turn = m->turns;
     m->sched.dirty = true; /* jobs waiting for an instance get one */
     hrm_log(HRM_LOG_NOTICE, "scheduler process %s registered: instances %d..%d", r->name, r->base,
             r->base + r->count - 1);

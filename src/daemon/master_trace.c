@@ -14,7 +14,8 @@
  * relayed to its instance), run (a placement relayed to its node), started (the node's
  * task_started), ended (the node's task_end), done (the job finished), and "flush" once per
  * turn that sent anything (JOB = messages sent, TASK = the turn's length in µs): when what the
- * steps of that turn decided left the master.  The file is written through a buffer,
+ * steps of that turn decided left the master, after its commit; "relay" (same fields) each time
+ * relays that need no commit (probes, replies: master_relay) left before it.  The file is written through a buffer,
  * flushed at each housekeeping tick and when the master stops; nothing reads it back.
  */
 
