@@ -167,6 +167,8 @@ static void on_message(struct agent *a, json_t *msg)
                     "%s registered with the master as node %lld", a->name,
                     (long long)json_integer_value(json_object_get(msg, "node")));
         a->registered = true;
+        a->link_lost = false; /* a welcome came: the link is up */
+        a->link_up = true;
         /* Answered: the backoff is for a master that does not answer, not for one that
          * restarts soon after (else every agent's first try after that restart waited 6 s
          * and more while the master, just up, had already dealt with its registration). */
@@ -235,6 +237,41 @@ static void on_message(struct agent *a, json_t *msg)
     }
 }
 
+/*
+ * The master's connection dropped (the master stopped or restarted, or the network failed):
+ * what the master knew of this node may be gone, and a new master answers every heartbeat and
+ * usage report not_registered until it has the registration.  So the registration is queued at
+ * once (ZeroMQ sends it first thing on the new connection) and nothing else is sent until the
+ * welcome.  Before, after a master restart each agent's first messages were the heartbeats and
+ * usage reports queued during the outage, each answered not_registered, and the registration
+ * left only when the first answer came back: with thousands of agents, several messages and
+ * answers each and a round trip through a master busy with all of them.
+ */
+static void watch_link(struct agent *a)
+{
+    int ev = hrm_conn_link_events(a->conn);
+    /* Only a link that was up: a connection refused or a handshake the master refuses drops
+     * too, every second, and has no registration to make up for. */
+    if ((ev & HRM_LINK_LOST) && (a->link_up || a->registered)) {
+        hrm_log(a->simulate ? HRM_LOG_INFO : HRM_LOG_NOTICE,
+                "%s: the connection to the master dropped: its registration is queued for the "
+                "new connection", a->name);
+        a->registered = false;
+        a->link_lost = true;
+        a->register_sent_us = 0; /* a first try, not a retry: no backoff */
+        send_register(a);
+    }
+    if (ev & HRM_LINK_LOST)
+        a->link_up = false;
+    if (ev & HRM_LINK_UP) {
+        a->link_up = true;
+        if (a->link_lost) {
+            a->link_lost = false;
+            a->register_sent_us = agent_mono_us(); /* it leaves now: its answer is due from here */
+        }
+    }
+}
+
 static void timers(struct agent *a)
 {
     int64_t now = agent_mono_us();
@@ -243,7 +280,8 @@ static void timers(struct agent *a)
         aout_tick(a);
         cg_retry(a);
     }
-    if (!a->registered && now - a->register_sent_us >= a->register_retry_us)
+    watch_link(a);
+    if (!a->registered && !a->link_lost && now - a->register_sent_us >= a->register_retry_us)
         send_register(a);
     /* Not before the welcome: a heartbeat the master gets before the registration is answered
      * not_registered, and that answer, arriving after the welcome, would start it all over
@@ -408,7 +446,9 @@ struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char
     a->zctx = zctx;
     if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
         goto fail;
-    hrm_conn_drop_monitor(a->conn); /* an agent never waits on it */
+    if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
+        hrm_log(HRM_LOG_WARNING, "%s: cannot watch the master's connection: after a master "
+                "restart it registers when told not_registered", a->name);
     return a;
 fail:
     agent_free(a);
@@ -456,6 +496,9 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     }
     if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
         goto fail;
+    if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
+        hrm_log(HRM_LOG_WARNING, "cannot watch the master's connection: after a master restart "
+                "this agent registers when told not_registered");
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);

@@ -14,10 +14,11 @@
 #include "hrm/log.h"
 
 #define FLEET_MAX 100000
-/* Per agent: its DEALER (its mailbox's descriptor and its TCP connection's), with no monitor
- * (hrm_conn_drop_monitor); the rest is slack for reconnections. */
-#define SOCKETS_PER_AGENT 2
-#define FDS_PER_AGENT 3
+/* Per agent: its DEALER and the two sockets of its link monitor (hrm_conn_watch_link: the
+ * registration on a new connection), a mailbox descriptor each, and its TCP connection's; the
+ * rest is slack for reconnections. */
+#define SOCKETS_PER_AGENT 4
+#define FDS_PER_AGENT 5
 #define LOOP_MAX_WAIT_MS 100
 
 struct fleet {

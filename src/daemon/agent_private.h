@@ -111,6 +111,10 @@ struct agent {
     struct user_cache *users; /* owned; made by exec_init (NULL: every launch looks up) */
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
     bool registered;
+    /* The master's connection dropped and no handshake has succeeded since: the registration
+     * queued at the loss waits in ZeroMQ's queue, so it is not sent again meanwhile. */
+    bool link_lost;
+    bool link_up; /* a handshake succeeded and the connection has not dropped since */
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
     int64_t register_retry_us; /* wait before sending an unanswered registration again */
     int64_t next_cap_us, next_sweep_us; /* agent_output.c's checks (mono) */
