@@ -422,7 +422,7 @@ static int agent_keys(struct agent *a, struct hrm_keypair *mine, struct hrm_keyp
 }
 
 struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char *name,
-                                  void *zctx, struct hrm_error *err)
+                                  void *zctx, bool watch_link, struct hrm_error *err)
 {
     struct agent *a = agent_alloc(cfg, name);
     a->simulate = true;
@@ -446,7 +446,9 @@ struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char
     a->zctx = zctx;
     if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
         goto fail;
-    if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
+    if (!watch_link)
+        hrm_conn_drop_monitor(a->conn);
+    else if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
         hrm_log(HRM_LOG_WARNING, "%s: cannot watch the master's connection: after a master "
                 "restart it registers when told not_registered", a->name);
     return a;

@@ -204,9 +204,10 @@ int bench_run(struct agent *a, struct node_perf *out, struct hrm_error *err);
 void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes msg */
 void agent_flush(struct agent *a);             /* sends the queue, batched */
 /* A simulated agent (no discovery, cgroups, bench or processes) named `name`, connected
- * through the borrowed zctx; NULL with err.  agent_free frees it. */
+ * through the borrowed zctx, watching its link when watch_link (two sockets more); NULL with
+ * err.  agent_free frees it. */
 struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char *name,
-                                  void *zctx, struct hrm_error *err);
+                                  void *zctx, bool watch_link, struct hrm_error *err);
 void agent_free(struct agent *a);
 void agent_start(struct agent *a); /* registers and arms the periodic reports */
 /* One turn after a wake-up: the master's messages, ended runs, the queues' timers, reports. */
