@@ -80,6 +80,19 @@ void agent_flush(struct agent *a)
     json_array_clear(a->outq);
 }
 
+/*
+ * How long an unanswered registration waits before it is sent again.  On a link this agent
+ * watches and that is up, the master has it (ZeroMQ and TCP lose nothing on a live connection,
+ * and a lost one is seen and resent at once: watch_link): a late answer means a busy master,
+ * and a copy every 3 s would only add to its work (after a restart of a master of thousands of
+ * agents, a fifth of them sent theirs twice).  So the copy waits for the longest retry there.
+ */
+static int64_t register_wait(const struct agent *a)
+{
+    return a->link_up && a->register_retry_us < REGISTER_RETRY_MAX_US ? REGISTER_RETRY_MAX_US
+                                                                      : a->register_retry_us;
+}
+
 static void send_register(struct agent *a)
 {
     json_t *running = json_array(), *finished = json_array();
@@ -210,7 +223,7 @@ static void on_message(struct agent *a, json_t *msg)
         const char *code = json_string_value(json_object_get(msg, "code"));
         if (code && strcmp(code, "not_registered") == 0) {
             /* The master restarted or declared us down: tell it everything again. */
-            if (a->registered || agent_mono_us() - a->register_sent_us > a->register_retry_us) {
+            if (a->registered || agent_mono_us() - a->register_sent_us > register_wait(a)) {
                 a->registered = false;
                 send_register(a);
             }
@@ -269,6 +282,9 @@ static void watch_link(struct agent *a)
             a->link_lost = false;
             a->register_sent_us = agent_mono_us(); /* it leaves now: its answer is due from here */
         }
+        if (!a->registered)
+            hrm_log(HRM_LOG_DEBUG, "%s: connected to the master; its registration is sent again "
+                    "in %.0f s if unanswered", a->name, (double)register_wait(a) / 1e6);
     }
 }
 
@@ -281,7 +297,7 @@ static void timers(struct agent *a)
         cg_retry(a);
     }
     watch_link(a);
-    if (!a->registered && !a->link_lost && now - a->register_sent_us >= a->register_retry_us)
+    if (!a->registered && !a->link_lost && now - a->register_sent_us >= register_wait(a))
         send_register(a);
     /* Not before the welcome: a heartbeat the master gets before the registration is answered
      * not_registered, and that answer, arriving after the welcome, would start it all over
@@ -526,8 +542,8 @@ void agent_start(struct agent *a)
 int64_t agent_next_due(const struct agent *a)
 {
     int64_t t = a->next_heartbeat_us < a->next_usage_us ? a->next_heartbeat_us : a->next_usage_us;
-    if (!a->registered && a->register_sent_us + a->register_retry_us < t)
-        t = a->register_sent_us + a->register_retry_us;
+    if (!a->registered && a->register_sent_us + register_wait(a) < t)
+        t = a->register_sent_us + register_wait(a);
     int64_t q = anqs_next_timer(a);
     if (q < t)
         t = q;
