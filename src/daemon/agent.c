@@ -81,15 +81,17 @@ void agent_flush(struct agent *a)
 }
 
 /*
- * How long an unanswered registration waits before it is sent again.  On a link this agent
- * watches and that is up, the master has it (ZeroMQ and TCP lose nothing on a live connection,
- * and a lost one is seen and resent at once: watch_link): a late answer means a busy master,
- * and a copy every 3 s would only add to its work (after a restart of a master of thousands of
- * agents, a fifth of them sent theirs twice).  So the copy waits for the longest retry there.
+ * How long an unanswered registration waits before it is sent again.  An agent that watches
+ * its connection needs no copy: ZeroMQ delivers a registration queued before the connection is
+ * up, TCP loses nothing on a live one, and a connection that drops is seen and the registration
+ * queued again at once (watch_link).  A late answer means a busy master (thousands of agents
+ * connecting at once, their handshakes taking longer than 3 s), and copies every 3 s only added
+ * to its work: 924 copies for 2,500 agents starting at once on a loaded host.  So a watched
+ * agent's copy waits for the longest retry, as a safety net; an unwatched one keeps the backoff.
  */
 static int64_t register_wait(const struct agent *a)
 {
-    return a->link_up && a->register_retry_us < REGISTER_RETRY_MAX_US ? REGISTER_RETRY_MAX_US
+    return a->watched && a->register_retry_us < REGISTER_RETRY_MAX_US ? REGISTER_RETRY_MAX_US
                                                                       : a->register_retry_us;
 }
 
@@ -145,8 +147,9 @@ static void send_register(struct agent *a)
     else
         a->register_retry_us = REGISTER_RETRY_US;
     a->register_sent_us = now;
-    hrm_log(HRM_LOG_DEBUG, "%s: registration sent; sent again in %.0f s if unanswered", a->name,
-            (double)a->register_retry_us / 1e6);
+    hrm_log(HRM_LOG_DEBUG,
+            "%s: registration sent; sent again in %.0f s if unanswered (retry %.0f s)", a->name,
+            (double)register_wait(a) / 1e6, (double)a->register_retry_us / 1e6);
 }
 
 static struct arun *find_run(struct agent *a, const json_t *msg)
@@ -467,6 +470,8 @@ struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char
     else if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
         hrm_log(HRM_LOG_WARNING, "%s: cannot watch the master's connection: after a master "
                 "restart it registers when told not_registered", a->name);
+    else
+        a->watched = true;
     return a;
 fail:
     agent_free(a);
@@ -517,6 +522,8 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
         hrm_log(HRM_LOG_WARNING, "cannot watch the master's connection: after a master restart "
                 "this agent registers when told not_registered");
+    else
+        a->watched = true;
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
