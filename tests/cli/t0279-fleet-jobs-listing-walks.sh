@@ -17,6 +17,8 @@ sys.exit(0 if j["running"] - j["queued"] > 0 and j["done"] > 0 else 1)'; }
 until_ok 120 flooding || fail "the tasks did not start running and ending"
 walks() { grep -c "estimates: a walk" "$TMP/master.log" || true; }
 before=$(walks)
+# hrm job of a job with pending tasks walks: the count is there to be read.
+[ "$before" -ge 1 ] || fail "hrm job of a pending job logged no walk: nothing to count"
 t0=$(date +%s.%N)
 for _ in $(seq $K); do "$HRM" jobs >/dev/null || fail "hrm jobs"; done
 t1=$(date +%s.%N)
@@ -25,7 +27,6 @@ flooding || fail "the tasks stopped changing before the listings ended: nothing 
 # At most one walk per started second of the listings (and one for the first listing).
 secs=$(python3 -c 'import math, sys; print(math.ceil(float(sys.argv[2]) - float(sys.argv[1])))' "$t0" "$t1")
 n=$((after - before))
-[ "$n" -ge 1 ] || fail "no walk for $K listings of a job with pending tasks"
 [ "$n" -le $((secs + 1)) ] || fail "$n walks for $K listings in ${secs} s"
 # hrm job ID still walks after a change: its estimate and reason stay exact.
 "$HRM" job "$job" --json | python3 -c 'import json, sys
