@@ -417,7 +417,8 @@ static void usage(FILE *out)
             "                 (2 instances each) and none in the master (default 0)\n"
             "  --no-reconcile skip the kill -9 / restart measure\n"
             "  --per-process N  simulated agents per agent process: --agents over N\n"
-            "                 processes (default 2500; each agent holds 5 descriptors)\n"
+            "                 processes, at most 40 (default 2500; each agent holds 5\n"
+            "                 descriptors)\n"
             "  --queued N,... instead of the runs above, placements/s against the tasks\n"
             "                 queued: for each N (up to 8), N tasks queued in jobs of\n"
             "                 --per-job, then --window seconds while a job of 10 tasks\n"
@@ -500,7 +501,7 @@ static int parse(struct fopts *o, int argc, char **argv)
             o->reconcile = false;
             break;
         case 'P':
-            if (cli_parse_int("bench fleet", "--per-process", optarg, 2500, 100000,
+            if (cli_parse_int("bench fleet", "--per-process", optarg, 1, 100000,
                               &o->per_process) < 0)
                 return -1;
             break;
@@ -527,6 +528,11 @@ static int parse(struct fopts *o, int argc, char **argv)
     }
     if (optind != argc) {
         fprintf(stderr, "hrm bench fleet: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    if ((o->agents + o->per_process - 1) / o->per_process > MAX_FLEETS) {
+        fprintf(stderr, "hrm bench fleet: --agents %lld over --per-process %lld is more than %d "
+                "processes\n", o->agents, o->per_process, MAX_FLEETS);
         return -1;
     }
     return 0;

@@ -12,7 +12,7 @@
 #define MAX_SCHEDS 16
 #define MAX_QUEUED_POINTS 8
 
-/* Fleet processes at most: --agents (up to 100,000) over --per-process (at least 2,500). */
+/* Fleet processes at most (--agents over --per-process). */
 #define MAX_FLEETS 40
 
 struct fopts {
