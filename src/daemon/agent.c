@@ -299,7 +299,6 @@ static void timers(struct agent *a)
         aout_tick(a);
         cg_retry(a);
     }
-    watch_link(a);
     if (!a->registered && !a->link_lost && now - a->register_sent_us >= register_wait(a))
         send_register(a);
     /* Not before the welcome: a heartbeat the master gets before the registration is answered
@@ -561,6 +560,10 @@ int64_t agent_next_due(const struct agent *a)
 
 void agent_turn(struct agent *a)
 {
+    /* Before the messages: ZeroMQ reports a drop before anything arrives on the new connection,
+     * so a not_registered answer to a message queued before the drop finds the registration
+     * already queued, and does not queue a second one. */
+    watch_link(a);
     for (int i = 0; i < TURN_MAX_MSGS; i++) {
         json_t *msg;
         struct hrm_error rerr;
