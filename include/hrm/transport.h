@@ -152,6 +152,15 @@ void hrm_conn_free(struct hrm_conn *c);
  * sockets and their descriptors fewer, for processes holding thousands of connections. */
 void hrm_conn_drop_monitor(struct hrm_conn *c);
 void *hrm_conn_zsock(struct hrm_conn *c);
+/* Watches only the link's losses and returns (hrm_conn_link_events), in place of every event:
+ * one message per connection and per loss, cheap enough for thousands of connections in one
+ * process.  Returns 0, or -errno when the monitor cannot be made (then no events are seen). */
+int hrm_conn_watch_link(struct hrm_conn *c);
+enum { HRM_LINK_LOST = 1, HRM_LINK_UP = 2 };
+/* What happened to the link since the last call, without waiting: HRM_LINK_LOST (an
+ * established connection dropped), HRM_LINK_UP (a handshake succeeded after the last loss, if
+ * any), both, or 0.  Only after hrm_conn_watch_link. */
+int hrm_conn_link_events(struct hrm_conn *c);
 /* Waits for the handshake's outcome: 0 admitted, -EACCES refused (key not
  * authorised), -ECONNREFUSED nobody listens, -ETIMEDOUT no answer. */
 int hrm_conn_wait_ready(struct hrm_conn *c, int timeout_ms, struct hrm_error *err);

@@ -83,6 +83,34 @@ static pid_t spawn_logged(const struct fopts *o, char **argv, const char *log)
     return pid;
 }
 
+/*
+ * The agents run in processes of at most --per-process each (2,500 by default): a simulated
+ * agent holds five descriptors (its connection's socket, its mailbox, its link monitor's two
+ * sockets), and a process's limit is often 20,000 or less.  Process k's agents are named
+ * PREFIX1.., "f" for the first, "f2-", "f3-"... for the next ones.
+ */
+static void fleet_prefix(int k, char *buf, size_t len)
+{
+    if (k == 0)
+        snprintf(buf, len, "f");
+    else
+        snprintf(buf, len, "f%d-", k + 1);
+}
+
+static long long fleet_count(const struct fopts *o, int k)
+{
+    long long left = o->agents - (long long)k * o->per_process;
+    return left < o->per_process ? left : o->per_process;
+}
+
+static bool fleets_alive(const struct fopts *o)
+{
+    for (int k = 0; k < o->nfleets; k++)
+        if (waitpid(o->fleets[k], NULL, WNOHANG) != 0)
+            return false;
+    return true;
+}
+
 static pid_t start_master(struct fopts *o)
 {
     char *argv[16] = {"hrm", "master", "--state", o->state, "--policy", (char *)o->policy,
@@ -373,9 +401,9 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: hrm bench fleet [options]\n\n"
             "Starts a master and --agents simulated agents (hrm agent --simulate-exec --count,\n"
-            "one process) on 127.0.0.1, all over CURVE, and measures the control plane:\n"
-            "registration, heartbeat cost, submit-to-start latency on an idle cluster (100\n"
-            "jobs of 4 tasks, 20 ms apart), placements/s and submit-to-start latency for\n"
+            "--per-process per process) on 127.0.0.1, all over CURVE, and measures the control\n"
+            "plane: registration, heartbeat cost, submit-to-start latency on an idle cluster\n"
+            "(100 jobs of 4 tasks, 20 ms apart), placements/s and submit-to-start latency for\n"
             "--tasks tasks submitted at once, the master's CPU and memory, hrm jobs answer\n"
             "time under load, and the time to reconcile every agent after the master is\n"
             "killed (SIGKILL) and restarted.  Prints BENCH lines and public anchors beside them.\n\noptions:\n"
@@ -388,6 +416,9 @@ static void usage(FILE *out)
             "  --scheds N     with a distributed policy: N hrm sched processes schedule\n"
             "                 (2 instances each) and none in the master (default 0)\n"
             "  --no-reconcile skip the kill -9 / restart measure\n"
+            "  --per-process N  simulated agents per agent process: --agents over N\n"
+            "                 processes, at most 40 (default 2500; each agent holds 5\n"
+            "                 descriptors)\n"
             "  --queued N,... instead of the runs above, placements/s against the tasks\n"
             "                 queued: for each N (up to 8), N tasks queued in jobs of\n"
             "                 --per-job, then --window seconds while a job of 10 tasks\n"
@@ -431,6 +462,7 @@ static int parse(struct fopts *o, int argc, char **argv)
         {"cpus", required_argument, NULL, 'c'},   {"no-reconcile", no_argument, NULL, 'R'},
         {"state", required_argument, NULL, 'S'},  {"help", no_argument, NULL, 'h'},
         {"queued", required_argument, NULL, 'Q'}, {"window", required_argument, NULL, 'W'},
+        {"per-process", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0}};
     int c;
     long long v;
@@ -468,6 +500,11 @@ static int parse(struct fopts *o, int argc, char **argv)
         case 'R':
             o->reconcile = false;
             break;
+        case 'P':
+            if (cli_parse_int("bench fleet", "--per-process", optarg, 1, 100000,
+                              &o->per_process) < 0)
+                return -1;
+            break;
         case 'Q':
             if (parse_queued(o, optarg) < 0)
                 return -1;
@@ -493,6 +530,11 @@ static int parse(struct fopts *o, int argc, char **argv)
         fprintf(stderr, "hrm bench fleet: unexpected argument '%s'\n", argv[optind]);
         return -1;
     }
+    if ((o->agents + o->per_process - 1) / o->per_process > MAX_FLEETS) {
+        fprintf(stderr, "hrm bench fleet: --agents %lld over --per-process %lld is more than %d "
+                "processes\n", o->agents, o->per_process, MAX_FLEETS);
+        return -1;
+    }
     return 0;
 }
 
@@ -513,10 +555,18 @@ static int run(struct fopts *o)
     char keys[700];
     snprintf(keys, sizeof(keys), "%s/keys", o->state);
     snprintf(o->logs, sizeof(o->logs), "%s", o->state);
-    if (hrm_keys_generate(keys, false, NULL, &err) < 0 ||
-        hrm_keys_add_nodes(keys, "f", (int32_t)o->agents, &err) < 0) {
+    o->nfleets = (int)((o->agents + o->per_process - 1) / o->per_process);
+    if (hrm_keys_generate(keys, false, NULL, &err) < 0) {
         fprintf(stderr, "hrm bench fleet: keys: %s\n", err.text);
         return CLI_FAIL;
+    }
+    for (int k = 0; k < o->nfleets; k++) {
+        char prefix[32];
+        fleet_prefix(k, prefix, sizeof(prefix));
+        if (hrm_keys_add_nodes(keys, prefix, (int32_t)fleet_count(o, k), &err) < 0) {
+            fprintf(stderr, "hrm bench fleet: keys: %s\n", err.text);
+            return CLI_FAIL;
+        }
     }
     if ((o->master = start_master(o)) < 0) {
         fprintf(stderr, "hrm bench fleet: cannot start the master\n");
@@ -537,14 +587,17 @@ static int run(struct fopts *o)
                         NULL};
         o->sched[i] = spawn_logged(o, argv, "sched.log");
     }
-    char count[32], cpus[32];
-    snprintf(count, sizeof(count), "%lld", o->agents);
-    snprintf(cpus, sizeof(cpus), "%lld", o->cpus);
-    char *fargv[] = {"hrm", "agent", "--simulate-exec", "--count", count, "--name-prefix", "f",
-                     "--state", o->state, "--cpus", cpus, "--mem", "64G", "--log-level",
-                     "warning", NULL};
     double t0 = fleet_mono_s();
-    o->fleet = spawn_logged(o, fargv, "fleet.log");
+    for (int k = 0; k < o->nfleets; k++) {
+        char count[32], cpus[32], prefix[32];
+        snprintf(count, sizeof(count), "%lld", fleet_count(o, k));
+        snprintf(cpus, sizeof(cpus), "%lld", o->cpus);
+        fleet_prefix(k, prefix, sizeof(prefix));
+        char *fargv[] = {"hrm", "agent", "--simulate-exec", "--count", count, "--name-prefix",
+                         prefix, "--state", o->state, "--cpus", cpus, "--mem", "64G",
+                         "--log-level", "warning", NULL};
+        o->fleets[k] = spawn_logged(o, fargv, "fleet.log");
+    }
     struct client_opts co;
     client_opts_init(&co);
     co.state = o->state;
@@ -553,7 +606,7 @@ static int run(struct fopts *o)
         return CLI_FAIL;
     long long up = 0;
     while ((up = nodes_up(c)) < o->agents && fleet_mono_s() - t0 < 120 && !fleet_interrupted &&
-           waitpid(o->fleet, NULL, WNOHANG) == 0)
+           fleets_alive(o))
         fleet_nap_s(0.1);
     double register_s = fleet_mono_s() - t0, n0 = fleet_mono_s();
     nodes_up(c);
@@ -656,6 +709,7 @@ static int run(struct fopts *o)
 int bench_fleet(int argc, char **argv)
 {
     struct fopts o = {.agents = 5000, .tasks = 100000, .per_job = 10000, .cpus = 4,
+                      .per_process = 2500,
                       .task_s = 0.2, .window_s = 10, .policy = "drf", .reconcile = true};
     int p = parse(&o, argc, argv);
     if (p != 0)
@@ -679,7 +733,8 @@ int bench_fleet(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     int rc = run(&o);
-    stop_pid(&o.fleet, SIGTERM);
+    for (int k = 0; k < o.nfleets; k++)
+        stop_pid(&o.fleets[k], SIGTERM);
     for (long long i = 0; i < o.scheds; i++)
         stop_pid(&o.sched[i], SIGTERM);
     stop_pid(&o.master, SIGTERM);

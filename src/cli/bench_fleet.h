@@ -12,6 +12,9 @@
 #define MAX_SCHEDS 16
 #define MAX_QUEUED_POINTS 8
 
+/* Fleet processes at most (--agents over --per-process). */
+#define MAX_FLEETS 40
+
 struct fopts {
     long long agents, tasks, per_job, cpus, scheds;
     double task_s, window_s;
@@ -20,7 +23,9 @@ struct fopts {
     long long queued[MAX_QUEUED_POINTS]; /* --queued: the series' queue lengths, 0 ended */
     int nqueued;
     char self[4096], state[512], logs[700];
-    pid_t master, fleet, sched[MAX_SCHEDS];
+    long long per_process; /* simulated agents per fleet process (--per-process) */
+    int nfleets;
+    pid_t master, fleets[MAX_FLEETS], sched[MAX_SCHEDS];
 };
 
 extern volatile sig_atomic_t fleet_interrupted;

@@ -14,10 +14,12 @@
 #include "hrm/log.h"
 
 #define FLEET_MAX 100000
-/* Per agent: its DEALER (its mailbox's descriptor and its TCP connection's), with no monitor
- * (hrm_conn_drop_monitor); the rest is slack for reconnections. */
-#define SOCKETS_PER_AGENT 2
-#define FDS_PER_AGENT 3
+/* Per agent: its DEALER and the two sockets of its link monitor (hrm_conn_watch_link: the
+ * registration on a new connection), a mailbox descriptor each, and its TCP connection's; the
+ * rest is slack for reconnections.  Without the monitor (a limit too low for it): 3. */
+#define SOCKETS_PER_AGENT 4
+#define FDS_PER_AGENT 5
+#define FDS_PER_AGENT_UNWATCHED 3
 #define LOOP_MAX_WAIT_MS 100
 
 struct fleet {
@@ -33,12 +35,12 @@ struct fleet {
     int epfd, sigfd;
 };
 
-/* Enough descriptors for count agents: the soft limit up to the hard one, and the hard one
- * too when we may (root). */
-static int raise_nofile(int32_t count, struct hrm_error *err)
+/* Enough descriptors for count agents of per_agent each: the soft limit up to the hard one,
+ * and the hard one too when we may (root). */
+static int raise_nofile(int32_t count, int per_agent, struct hrm_error *err)
 {
     struct rlimit rl;
-    rlim_t need = (rlim_t)count * FDS_PER_AGENT + 256;
+    rlim_t need = (rlim_t)count * (rlim_t)per_agent + 256;
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return hrm_errorf(err, -errno, "getrlimit: %s", strerror(errno));
     if (rl.rlim_cur >= need)
@@ -72,8 +74,16 @@ static int fleet_open(struct fleet *f, const struct hrm_agent_config *cfg, struc
     if (count > FLEET_MAX)
         return hrm_errorf(err, -EINVAL, "--count %d: at most %d agents per process", count,
                           FLEET_MAX);
-    if (raise_nofile(count, err) < 0)
-        return -EMFILE;
+    /* Watching each agent's link is worth two descriptors more per agent; when the limit does
+     * not allow them the agents go without (they register again when told not_registered). */
+    struct hrm_error lerr;
+    bool watch = raise_nofile(count, FDS_PER_AGENT, &lerr) == 0;
+    if (!watch) {
+        if (raise_nofile(count, FDS_PER_AGENT_UNWATCHED, err) < 0)
+            return -EMFILE;
+        hrm_log(HRM_LOG_WARNING, "%s; the agents do without watching their connection (after "
+                "a master restart each registers again once told not_registered)", lerr.text);
+    }
     if (!(f->zctx = hrm_zctx_new_wide()))
         return hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
     /* ZeroMQ's default (1,023 sockets per context) would stop a fleet at ~340 agents. */
@@ -98,7 +108,7 @@ static int fleet_open(struct fleet *f, const struct hrm_agent_config *cfg, struc
             snprintf(name, sizeof(name), "%.47s", prefix);
         else
             snprintf(name, sizeof(name), "%.36s%d", prefix, i + 1);
-        struct agent *a = agent_new_simulated(cfg, name, f->zctx, err);
+        struct agent *a = agent_new_simulated(cfg, name, f->zctx, watch, err);
         if (!a)
             return -HRM_EIO;
         f->agents[f->n++] = a;

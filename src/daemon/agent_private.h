@@ -113,6 +113,11 @@ struct agent {
     struct user_cache *users; /* owned; made by exec_init (NULL: every launch looks up) */
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
     bool registered;
+    /* The master's connection dropped and no handshake has succeeded since: the registration
+     * queued at the loss waits in ZeroMQ's queue, so it is not sent again meanwhile. */
+    bool link_lost;
+    bool link_up; /* a handshake succeeded and the connection has not dropped since */
+    bool watched; /* its connection's drops and handshakes are watched (hrm_conn_watch_link) */
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
     int64_t register_retry_us; /* wait before sending an unanswered registration again */
     int64_t next_cap_us, next_sweep_us; /* agent_output.c's checks (mono) */
@@ -202,9 +207,10 @@ int bench_run(struct agent *a, struct node_perf *out, struct hrm_error *err);
 void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes msg */
 void agent_flush(struct agent *a);             /* sends the queue, batched */
 /* A simulated agent (no discovery, cgroups, bench or processes) named `name`, connected
- * through the borrowed zctx; NULL with err.  agent_free frees it. */
+ * through the borrowed zctx, watching its link when watch_link (two sockets more); NULL with
+ * err.  agent_free frees it. */
 struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char *name,
-                                  void *zctx, struct hrm_error *err);
+                                  void *zctx, bool watch_link, struct hrm_error *err);
 void agent_free(struct agent *a);
 void agent_start(struct agent *a); /* registers and arms the periodic reports */
 /* One turn after a wake-up: the master's messages, ended runs, the queues' timers, reports. */

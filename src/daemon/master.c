@@ -294,6 +294,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     }
     json_decref(scratch.gpu_list);
     /* One peer is one node: a connection that registers under a new name leaves its old one. */
+    m->registrations++;
     int32_t old = node_of_peer(m, from);
     if (old >= 0 && strcmp(m->nodes[old].name, name) != 0)
         nodeidx_set_peer(m, old, NULL);
@@ -533,6 +534,7 @@ static void dispatch_msg(struct master *m, const struct peer_id *from, int role,
     } else {
         int32_t n = node_of_peer(m, from);
         if (n < 0 || !m->nodes[n].up) {
+            m->not_registered_answers++;
             master_reply_error(m, from, HRM_WERR_NOT_REGISTERED, -1,
                                "'%s' from an agent that is not registered",
                                hrm_wire_name(type));
@@ -629,7 +631,10 @@ static void housekeeping(struct master *m)
                 if (!m->nodes[n].up)
                     jobs_requeue_node(m, n);
             m->sched.dirty = true;
-            hrm_log(HRM_LOG_NOTICE, "reconciliation over: scheduling resumes");
+            hrm_log(HRM_LOG_NOTICE, "reconciliation over: scheduling resumes (%lld "
+                    "registrations handled, %lld agent messages answered before their node's "
+                    "registration)",
+                    (long long)m->registrations, (long long)m->not_registered_answers);
         }
     }
     for (size_t i = 0; i < m->nlogs;) {

@@ -522,13 +522,21 @@ static uint64_t nodes_key(const struct master *m)
     return h;
 }
 
-/* Every job's estimated start (wall clock, -1 unknown), from the memo while it holds. */
-static const int64_t *estimates(struct master *m)
+/*
+ * Every job's estimated start (wall clock, -1 unknown), from the memo while it holds.
+ * listing: for `hrm jobs`, whose estimates are whole seconds, the memo holds for ETA_MEMO_US
+ * even if tasks started or ended since.  While a fleet places tasks by the thousand every task
+ * change made each listing walk the queue again (up to ETA_WORK_MAX rows: tens of ms of the
+ * master's only thread on an idle core with 100,000 tasks queued, the better part of a second
+ * on a busy host), so `hrm jobs` asked every 200 ms cost a walk each and waited for it.  Now
+ * listings cost at most one walk a second; `hrm job ID` still walks after any change.
+ */
+static const int64_t *estimates(struct master *m, bool listing)
 {
     struct eta_memo *e = &m->eta->memo;
     uint64_t key = nodes_key(m);
     int64_t mono = master_mono_us();
-    if (e->at_us > 0 && e->njobs == m->njobs && e->task_changes == m->task_changes &&
+    if (e->at_us > 0 && e->njobs == m->njobs && (listing || e->task_changes == m->task_changes) &&
         e->nodes_key == key && mono - e->at_us < ETA_MEMO_US)
         return e->start_us;
     hrm_free(e->start_us);
@@ -603,7 +611,7 @@ void eta_describe_job(struct master *m, const struct rjob *j, json_t *o)
         json_object_set_new(o, "estimated_start_s", json_null());
         return;
     }
-    int64_t start = has_pending(j) ? estimates(m)[j->id - 1] : -1;
+    int64_t start = has_pending(j) ? estimates(m, false)[j->id - 1] : -1;
     struct eta_node *nodes = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*nodes));
     const char **names = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*names));
     build_nodes(m, nodes);
@@ -649,7 +657,7 @@ void eta_annotate_list(struct master *m, json_t *list)
         const struct rjob *j = jobs_find(m, json_integer_value(json_object_get(o, "id")));
         bool pending = j && has_pending(j);
         if (pending && !start)
-            start = estimates(m);
+            start = estimates(m, true);
         json_object_set_new(o, "estimated_start_s",
                             seconds_or_null(pending ? start[j->id - 1] : -1));
     }

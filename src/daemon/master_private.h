@@ -250,6 +250,9 @@ struct master {
     int64_t boot;
     int64_t start_mono_us;
     bool reconciling;       /* after a restart: waiting for agents before scheduling */
+    /* Since this process started: registrations handled, and agents' messages answered
+     * not_registered (an agent that has not registered yet); said when reconciliation ends. */
+    int64_t registrations, not_registered_answers;
     bool stop;
     bool turn_accepted_job; /* this turn made a new job (test_crash_after_submit) */
     struct hrm_error turn_err;

@@ -275,6 +275,7 @@ int hrm_server_send(struct hrm_server *s, const unsigned char *id, size_t idlen,
 /* ---- connections ---- */
 
 struct hrm_conn {
+    void *zctx; /* borrowed: the monitor's socket is made in it */
     void *sock, *mon;
     char endpoint[256];
 };
@@ -284,6 +285,7 @@ struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *mast
 {
     struct hrm_conn *c = hrm_calloc(1, sizeof(*c));
     snprintf(c->endpoint, sizeof(c->endpoint), "%s", endpoint);
+    c->zctx = zctx;
     c->sock = zmq_socket(zctx, ZMQ_DEALER);
     if (!c->sock) {
         zerr(err, "socket");
@@ -337,6 +339,57 @@ void hrm_conn_drop_monitor(struct hrm_conn *c)
     zmq_socket_monitor(c->sock, NULL, 0);
     zmq_close(c->mon);
     c->mon = NULL;
+}
+
+int hrm_conn_watch_link(struct hrm_conn *c)
+{
+    hrm_conn_drop_monitor(c);
+    char mon[64];
+    snprintf(mon, sizeof(mon), "inproc://hrm-link-%p", (void *)c);
+    if (zmq_socket_monitor(c->sock, mon,
+                           ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED) != 0)
+        return -zmq_errno();
+    c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
+    if (!c->mon) {
+        int e = zmq_errno();
+        zmq_socket_monitor(c->sock, NULL, 0);
+        return -e;
+    }
+    if (zmq_connect(c->mon, mon) != 0) {
+        int e = zmq_errno();
+        hrm_conn_drop_monitor(c);
+        return -e;
+    }
+    return 0;
+}
+
+int hrm_conn_link_events(struct hrm_conn *c)
+{
+    int seen = 0;
+    while (c->mon) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, c->mon, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&m);
+            break;
+        }
+        uint16_t event = 0;
+        if (zmq_msg_size(&m) >= 2)
+            memcpy(&event, zmq_msg_data(&m), 2);
+        bool more = zmq_msg_more(&m);
+        zmq_msg_close(&m);
+        while (more) { /* the endpoint frame */
+            zmq_msg_init(&m);
+            zmq_msg_recv(&m, c->mon, 0);
+            more = zmq_msg_more(&m);
+            zmq_msg_close(&m);
+        }
+        if (event == ZMQ_EVENT_DISCONNECTED)
+            seen = HRM_LINK_LOST; /* a handshake before this loss is over */
+        else if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+            seen |= HRM_LINK_UP;
+    }
+    return seen;
 }
 
 void *hrm_conn_zsock(struct hrm_conn *c)

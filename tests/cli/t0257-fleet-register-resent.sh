@@ -9,7 +9,7 @@ kill -STOP "$MASTER"
 "$HRM" agent --state "$S" --simulate-exec --count $N --name-prefix f --cpus 1 --mem 1G \
   --log-level debug >>"$TMP/fleet.log" 2>&1 &
 FLEET=$!; PIDS+=("$FLEET")
-resent() { [ "$(grep -c "registration sent; sent again in 6 s" "$TMP/fleet.log")" -ge "$1" ]; }
+resent() { [ "$(grep -c "registration sent; .*(retry 6 s)" "$TMP/fleet.log")" -ge "$1" ]; }
 until_ok 120 resent $N || { kill -CONT "$MASTER"; fail "the agents did not send their registration again"; }
 kill -CONT "$MASTER"
 until_ok 120 nodes_up $N || fail "not all $N agents registered"
