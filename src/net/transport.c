@@ -363,27 +363,37 @@ int hrm_conn_watch_link(struct hrm_conn *c)
     return 0;
 }
 
+/* One event of a socket monitor (its number), or -1 when none could be read (flags as
+ * zmq_msg_recv's). The endpoint frame that follows is read and dropped. */
+static int monitor_event(void *mon, int flags)
+{
+    zmq_msg_t m;
+    zmq_msg_init(&m);
+    if (zmq_msg_recv(&m, mon, flags) < 0) {
+        zmq_msg_close(&m);
+        return -1;
+    }
+    uint16_t event = 0;
+    if (zmq_msg_size(&m) >= 2)
+        memcpy(&event, zmq_msg_data(&m), 2);
+    bool more = zmq_msg_more(&m);
+    zmq_msg_close(&m);
+    while (more) {
+        zmq_msg_init(&m);
+        zmq_msg_recv(&m, mon, 0);
+        more = zmq_msg_more(&m);
+        zmq_msg_close(&m);
+    }
+    return event;
+}
+
 int hrm_conn_link_events(struct hrm_conn *c)
 {
     int seen = 0;
     while (c->mon) {
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, c->mon, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&m);
+        int event = monitor_event(c->mon, ZMQ_DONTWAIT);
+        if (event < 0)
             break;
-        }
-        uint16_t event = 0;
-        if (zmq_msg_size(&m) >= 2)
-            memcpy(&event, zmq_msg_data(&m), 2);
-        bool more = zmq_msg_more(&m);
-        zmq_msg_close(&m);
-        while (more) { /* the endpoint frame */
-            zmq_msg_init(&m);
-            zmq_msg_recv(&m, c->mon, 0);
-            more = zmq_msg_more(&m);
-            zmq_msg_close(&m);
-        }
         if (event == ZMQ_EVENT_DISCONNECTED)
             seen = HRM_LINK_LOST; /* a handshake before this loss is over */
         else if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
@@ -417,23 +427,9 @@ int hrm_conn_wait_ready(struct hrm_conn *c, int timeout_ms, struct hrm_error *er
         zmq_pollitem_t it = {c->mon, 0, ZMQ_POLLIN, 0};
         if (zmq_poll(&it, 1, (long)left) <= 0)
             continue;
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, c->mon, 0) < 0) {
-            zmq_msg_close(&m);
+        int event = monitor_event(c->mon, 0);
+        if (event < 0)
             break;
-        }
-        uint16_t event = 0;
-        if (zmq_msg_size(&m) >= 2)
-            memcpy(&event, zmq_msg_data(&m), 2);
-        bool more = zmq_msg_more(&m);
-        zmq_msg_close(&m);
-        while (more) { /* the endpoint frame */
-            zmq_msg_init(&m);
-            zmq_msg_recv(&m, c->mon, 0);
-            more = zmq_msg_more(&m);
-            zmq_msg_close(&m);
-        }
         switch (event) {
         case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
             return 0;
