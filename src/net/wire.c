@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hrm/jsontext.h"
 #include "hrm/wire.h"
 
 /* Role messages carry the fields of struct hrm_msg; the agent protocol adds a
@@ -383,7 +384,7 @@ int hrm_wire_decode_from(const void *buf, size_t len, int role, json_t **out,
     }
     json_error_t jerr;
     /* JSON_REJECT_DUPLICATES: two "type" keys could mean two things to two readers. */
-    json_t *obj = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *obj = hrm_json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!obj)
         return fault(f, HRM_WERR_BAD_JSON, "invalid JSON at byte %d: %s", jerr.position,
                      jerr.text);
@@ -443,15 +444,16 @@ int hrm_wire_check_item(const json_t *item, struct hrm_wire_fault *f)
 
 json_t *hrm_wire_new(int type)
 {
-    return json_pack("{s:i, s:s}", "v", HRM_WIRE_VERSION, "type", hrm_wire_name(type));
+    /* Built directly: json_pack reads its format string at every call, for every message. */
+    json_t *m = json_object();
+    json_object_set_new(m, "v", json_integer(HRM_WIRE_VERSION));
+    json_object_set_new(m, "type", json_string(hrm_wire_name(type)));
+    return m;
 }
 
 char *hrm_wire_dump(const json_t *msg, size_t *len)
 {
-    char *s = json_dumps(msg, JSON_COMPACT);
-    if (s && len)
-        *len = strlen(s);
-    return s;
+    return hrm_json_dump(msg, len); /* json_dumps(msg, JSON_COMPACT)'s bytes */
 }
 
 char *hrm_wire_dump_batch(json_t *items, size_t *len)
