@@ -333,6 +333,15 @@ static bool literal(struct in *in, const char *word, size_t n)
 
 static json_t *read_value(struct in *in, int depth);
 
+/* After an object's or an array's item: 0 at its end (read), 1 at a comma (read), -1 else. */
+static int after_item(struct in *in, char close)
+{
+    skip_ws(in);
+    if (in->p >= in->end || (*in->p != close && *in->p != ','))
+        return -1;
+    return *in->p++ == ',';
+}
+
 static json_t *read_object(struct in *in, int depth)
 {
     json_t *obj = json_object();
@@ -367,16 +376,11 @@ static json_t *read_object(struct in *in, int depth)
         hrm_free(kcopy);
         if (rc < 0)
             goto fail;
-        skip_ws(in);
-        if (in->p >= in->end)
+        int next = after_item(in, '}');
+        if (next < 0)
             goto fail;
-        if (*in->p == '}') {
-            in->p++;
+        if (next == 0)
             return obj;
-        }
-        if (*in->p != ',')
-            goto fail;
-        in->p++;
         skip_ws(in);
     }
 fail:
@@ -396,16 +400,11 @@ static json_t *read_array(struct in *in, int depth)
         json_t *v = read_value(in, depth);
         if (!v || json_array_append_new(arr, v) < 0)
             goto fail;
-        skip_ws(in);
-        if (in->p >= in->end)
+        int next = after_item(in, ']');
+        if (next < 0)
             goto fail;
-        if (*in->p == ']') {
-            in->p++;
+        if (next == 0)
             return arr;
-        }
-        if (*in->p != ',')
-            goto fail;
-        in->p++;
     }
 fail:
     json_decref(arr);
