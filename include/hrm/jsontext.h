@@ -3,6 +3,7 @@
 #define HRM_JSONTEXT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -14,6 +15,23 @@
  * of the master's CPU per task (docs/benchmarks.md, "Where the time goes now").
  */
 char *hrm_json_dump(const json_t *v, size_t *len);
+
+/*
+ * A JSON text written piece by piece, for messages encoded without building their tree (the
+ * master's launches and acknowledgements): the pieces are written as hrm_json_dump writes
+ * them, so a message built here has the bytes of its tree's dump.  Start from {0}.
+ */
+struct hrm_jtext {
+    char *p;
+    size_t len, cap;
+};
+void hrm_jtext_put(struct hrm_jtext *t, const char *s, size_t n); /* raw bytes */
+void hrm_jtext_int(struct hrm_jtext *t, json_int_t v);
+/* A string, or a whole value (borrowed); false and nothing written where json_dumps fails. */
+bool hrm_jtext_string(struct hrm_jtext *t, const char *s, size_t n);
+bool hrm_jtext_value(struct hrm_jtext *t, const json_t *v);
+/* The text, NUL-terminated, for free(); t is empty again. */
+char *hrm_jtext_take(struct hrm_jtext *t, size_t *len);
 
 /*
  * The tree of buf[0, len): the same tree as json_loadb(buf, len, flags, error), with the same

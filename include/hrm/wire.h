@@ -167,6 +167,17 @@ int hrm_wire_check_item(const json_t *item, struct hrm_wire_fault *fault);
  * then sends the items one by one).  Caller frees with free(). */
 char *hrm_wire_dump_batch(json_t *items, size_t *len);
 
+/* One message of a batch: its tree (borrowed), or, when msg is NULL, its text (borrowed). */
+struct hrm_wire_item {
+    const json_t *msg;
+    const char *text;
+    size_t len;
+};
+
+/* The batch frame of n items: the bytes hrm_wire_dump_batch writes for the same messages
+ * (texts copied as they are), or NULL over HRM_WIRE_MAX_BYTES.  Caller frees with free(). */
+char *hrm_wire_batch_text(const struct hrm_wire_item *items, size_t n, size_t *len);
+
 /* {"v": version, "type": name}: the start of every message (new reference). */
 json_t *hrm_wire_new(int type);
 /* Serialises a message (compact); NULL on failure.  Caller frees with free(). */

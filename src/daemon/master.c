@@ -12,6 +12,7 @@
 #include <zmq.h>
 
 #include "hrm/alloc.h"
+#include "hrm/jsontext.h"
 #include "hrm/log.h"
 #include "master_eta.h"
 #include "master_private.h"
@@ -53,9 +54,22 @@ int64_t master_mono_us(void)
 void master_send(struct master *m, const struct peer_id *to, json_t *msg)
 {
     HRM_GROW(m->out, m->cap_out, m->nout + 1);
-    m->out[m->nout].to = *to;
-    m->out[m->nout].msg = msg;
-    m->nout++;
+    m->out[m->nout++] = (struct outmsg){.to = *to, .msg = msg};
+}
+
+static void send_text(struct master *m, const struct peer_id *to, char *text, size_t len)
+{
+    HRM_GROW(m->out, m->cap_out, m->nout + 1);
+    m->out[m->nout++] = (struct outmsg){.to = *to, .text = text, .len = len};
+}
+
+void master_send_node_text(struct master *m, int32_t node, char *text, size_t len)
+{
+    if (node < 0 || node >= m->nnodes || m->nodes[node].peer.len == 0) {
+        free(text); /* as send_node: what the node missed is reconciled when it returns */
+        return;
+    }
+    send_text(m, &m->nodes[node].peer, text, len);
 }
 
 void master_relay(struct master *m, const struct peer_id *to, json_t *msg)
@@ -66,9 +80,7 @@ void master_relay(struct master *m, const struct peer_id *to, json_t *msg)
         return;
     }
     HRM_GROW(m->relay, m->cap_relay, m->nrelay + 1);
-    m->relay[m->nrelay].to = *to;
-    m->relay[m->nrelay].msg = msg;
-    m->nrelay++;
+    m->relay[m->nrelay++] = (struct outmsg){.to = *to, .msg = msg};
 }
 
 static void send_node(struct master *m, int32_t node, json_t *msg, bool relay)
@@ -120,14 +132,26 @@ static int32_t node_of_peer(struct master *m, const struct peer_id *p)
     return nodeidx_find(m, NODEIDX_PEER, p->id, p->len);
 }
 
+char *master_end_ack_text(int64_t job, int64_t task, int64_t attempt, size_t *len)
+{
+    static const char head[] = "{\"v\":1,\"type\":\"task_end_ack\",\"job\":";
+    struct hrm_jtext t = {0};
+    hrm_jtext_put(&t, head, sizeof(head) - 1);
+    hrm_jtext_int(&t, job);
+    hrm_jtext_put(&t, ",\"task\":", 8);
+    hrm_jtext_int(&t, task);
+    hrm_jtext_put(&t, ",\"attempt\":", 11);
+    hrm_jtext_int(&t, attempt);
+    hrm_jtext_put(&t, "}", 1);
+    return hrm_jtext_take(&t, len);
+}
+
 static void ack_task(struct master *m, const struct peer_id *to, json_int_t job, json_int_t task,
                      json_int_t attempt)
 {
-    json_t *a = hrm_wire_new(HRM_WIRE_TASK_END_ACK);
-    json_object_set_new(a, "job", json_integer(job));
-    json_object_set_new(a, "task", json_integer(task));
-    json_object_set_new(a, "attempt", json_integer(attempt));
-    master_send(m, to, a);
+    size_t len;
+    char *text = master_end_ack_text(job, task, attempt, &len);
+    send_text(m, to, text, len);
 }
 
 void master_kill_run(struct master *m, int32_t node, int64_t job, int64_t task, int64_t attempt)
@@ -655,6 +679,17 @@ static void send_one(struct master *m, const struct peer_id *to, const json_t *m
                 json_string_value(json_object_get(msg, "type")), hrm_strerror(rc));
 }
 
+static void send_item(struct master *m, const struct peer_id *to, const struct hrm_wire_item *it)
+{
+    if (it->msg) {
+        send_one(m, to, it->msg);
+        return;
+    }
+    int rc = hrm_server_send_raw(m->srv, to->id, to->len, it->text, it->len);
+    if (rc < 0)
+        hrm_log(HRM_LOG_DEBUG, "a message was not delivered: %s", hrm_strerror(rc));
+}
+
 /*
  * Sends the turn's messages in order.  An agent gets its messages of the turn
  * as batches (a burst of launches and acks is one frame, one encryption and one
@@ -696,41 +731,51 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
     size_t nout = *nout_io;
     if (nout)
         link_by_peer(m, out, nout);
+    struct hrm_wire_item items[BATCH_MAX_ITEMS];
     for (size_t i = 0; i < nout && !m->stop; i++) {
         struct outmsg *o = &out[i];
-        if (!o->msg)
-            continue;
-        if (mhttp_peer(&o->to)) { /* an HTTP request's answer goes to its handler thread */
+        if (!o->msg && !o->text)
+            continue; /* sent in an earlier batch */
+        /* Texts go to agents only (launches, acknowledgements); tree or text, a message to
+         * another peer is sent on its own. */
+        if (mhttp_peer(&o->to) && o->msg) { /* an HTTP request's answer: to its thread */
             mhttp_reply(m, &o->to, o->msg);
             continue;
         }
         if (node_of_peer(m, &o->to) < 0 && !dist_is_sched_peer(m, &o->to)) {
-            send_one(m, &o->to, o->msg);
+            send_item(m, &o->to, &(struct hrm_wire_item){o->msg, o->text, o->len});
             continue;
         }
-        json_t *items = json_array();
-        for (size_t k = i; k != SIZE_MAX && json_array_size(items) < BATCH_MAX_ITEMS;
-             k = m->flush_next[k]) {
-            if (out[k].msg) {
-                json_array_append_new(items, out[k].msg);
-                out[k].msg = NULL;
-            }
-        }
+        size_t n = 0, first = i;
+        for (size_t k = i; k != SIZE_MAX && n < BATCH_MAX_ITEMS; k = m->flush_next[k])
+            if (out[k].msg || out[k].text)
+                items[n++] = (struct hrm_wire_item){out[k].msg, out[k].text, out[k].len};
         size_t len;
-        char *text = json_array_size(items) > 1 ? hrm_wire_dump_batch(items, &len) : NULL;
+        char *text = n > 1 ? hrm_wire_batch_text(items, n, &len) : NULL;
         if (text) {
             int rc = hrm_server_send_raw(m->srv, o->to.id, o->to.len, text, len);
             if (rc < 0)
                 hrm_log(HRM_LOG_DEBUG, "a batch was not delivered: %s", hrm_strerror(rc));
             free(text);
         } else { /* one item, or too large together: one frame each */
-            for (size_t k = 0; k < json_array_size(items); k++)
-                send_one(m, &o->to, json_array_get(items, k));
+            for (size_t k = 0; k < n; k++)
+                send_item(m, &o->to, &items[k]);
         }
-        json_decref(items); /* a peer's further messages make the next batch */
+        /* Sent: a peer's further messages make the next batch. */
+        for (size_t k = first, sent = 0; k != SIZE_MAX && sent < n; k = m->flush_next[k]) {
+            if (!out[k].msg && !out[k].text)
+                continue;
+            json_decref(out[k].msg);
+            free(out[k].text);
+            out[k].msg = NULL;
+            out[k].text = NULL;
+            sent++;
+        }
     }
-    for (size_t i = 0; i < nout; i++)
+    for (size_t i = 0; i < nout; i++) {
         json_decref(out[i].msg);
+        free(out[i].text);
+    }
     *nout_io = 0;
 }
 
@@ -883,8 +928,10 @@ static void master_free(struct master *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->nout; i++)
+    for (size_t i = 0; i < m->nout; i++) {
         json_decref(m->out[i].msg);
+        free(m->out[i].text);
+    }
     for (size_t i = 0; i < m->nrelay; i++)
         json_decref(m->relay[i].msg);
     mhttp_stop(m); /* first: its threads wait on the loop, which stops here */

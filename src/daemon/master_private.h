@@ -165,7 +165,9 @@ struct pending_logs {
 /* Messages wait here until the turn's transaction commits. */
 struct outmsg {
     struct peer_id to;
-    json_t *msg;
+    json_t *msg; /* owned; NULL: the message is text (a hot one encoded without a tree) */
+    char *text;  /* owned, len bytes */
+    size_t len;
 };
 
 
@@ -315,6 +317,11 @@ int64_t master_now_us(void);  /* wall clock, µs */
 int64_t master_mono_us(void);
 void master_send(struct master *m, const struct peer_id *to, json_t *msg); /* takes msg */
 void master_send_node(struct master *m, int32_t node, json_t *msg);       /* takes msg */
+/* The same with the message's JSON text (takes text, from free()'s heap): what the master sends
+ * for every task is encoded directly, without a tree (docs/protocol.md, "Framing"). */
+void master_send_node_text(struct master *m, int32_t node, char *text, size_t len);
+/* task_end_ack as text, one per task end: the bytes of its tree's dump (for free()). */
+char *master_end_ack_text(int64_t job, int64_t task, int64_t attempt, size_t *len);
 /* The same for a message that records nothing and promises nothing the store must keep (a
  * probe, a hold's release, a node's reply to a probe): it leaves in the turn's read loop, as
  * soon as the messages received with it are handled, before the turn's pass and commit. */
@@ -464,6 +471,9 @@ void on_logs_unanswered(struct master *m, const struct pending_logs *p); /* the 
 
 /* master_jobs.c: the body of a task_launch for the task's current attempt (new reference). */
 json_t *jobs_launch_json(struct master *m, struct rjob *j, int32_t idx);
+/* The same launch as JSON text: the bytes of hrm_wire_dump(jobs_launch_json(...)), without the
+ * tree (for free(); *len its length). */
+char *jobs_launch_text(const struct rjob *j, int32_t idx, size_t *len);
 /* Records why a task's launch failed (NULL or "": it did not fail to start); control characters
  * are replaced, since the text is printed on users' terminals. */
 void jobs_set_task_error(struct rtask *t, const char *why);

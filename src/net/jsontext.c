@@ -47,12 +47,7 @@ static size_t utf8_seq(const unsigned char *s, size_t avail)
 
 /* ---- writing ---- */
 
-struct out {
-    char *p;
-    size_t len, cap;
-};
-
-static void out_reserve(struct out *o, size_t more)
+static void out_reserve(struct hrm_jtext *o, size_t more)
 {
     if (o->len + more <= o->cap)
         return;
@@ -63,20 +58,20 @@ static void out_reserve(struct out *o, size_t more)
     o->cap = cap;
 }
 
-static void out_put(struct out *o, const char *s, size_t n)
+static void out_put(struct hrm_jtext *o, const char *s, size_t n)
 {
     out_reserve(o, n);
     memcpy(o->p + o->len, s, n);
     o->len += n;
 }
 
-static void out_ch(struct out *o, char c)
+static void out_ch(struct hrm_jtext *o, char c)
 {
     out_reserve(o, 1);
     o->p[o->len++] = c;
 }
 
-static void out_int(struct out *o, json_int_t v)
+static void out_int(struct hrm_jtext *o, json_int_t v)
 {
     char tmp[24];
     size_t n = 0;
@@ -95,7 +90,7 @@ static void out_int(struct out *o, json_int_t v)
 
 /* jansson's dump_string: \\ \" \b \f \n \r \t, \u00XX (upper-case hex) for the other control
  * characters, everything else as it is; false on invalid UTF-8 (json_dumps fails then). */
-static bool out_string(struct out *o, const char *str, size_t len)
+static bool out_string(struct hrm_jtext *o, const char *str, size_t len)
 {
     static const char hex[] = "0123456789ABCDEF";
     const unsigned char *s = (const unsigned char *)str;
@@ -138,7 +133,7 @@ static bool out_string(struct out *o, const char *str, size_t len)
     return true;
 }
 
-static bool out_value(struct out *o, const json_t *v)
+static bool out_value(struct hrm_jtext *o, const json_t *v)
 {
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
@@ -200,7 +195,7 @@ char *hrm_json_dump(const json_t *v, size_t *len)
 {
     if (!json_is_object(v) && !json_is_array(v))
         return NULL; /* as json_dumps without JSON_ENCODE_ANY */
-    struct out o = {0};
+    struct hrm_jtext o = {0};
     if (!out_value(&o, v)) {
         hrm_free(o.p);
         return NULL;
@@ -209,6 +204,44 @@ char *hrm_json_dump(const json_t *v, size_t *len)
     if (len)
         *len = o.len - 1;
     return o.p;
+}
+
+void hrm_jtext_put(struct hrm_jtext *t, const char *s, size_t n)
+{
+    out_put(t, s, n);
+}
+
+void hrm_jtext_int(struct hrm_jtext *t, json_int_t v)
+{
+    out_int(t, v);
+}
+
+bool hrm_jtext_string(struct hrm_jtext *t, const char *s, size_t n)
+{
+    size_t at = t->len;
+    if (out_string(t, s, n))
+        return true;
+    t->len = at;
+    return false;
+}
+
+bool hrm_jtext_value(struct hrm_jtext *t, const json_t *v)
+{
+    size_t at = t->len;
+    if (out_value(t, v))
+        return true;
+    t->len = at;
+    return false;
+}
+
+char *hrm_jtext_take(struct hrm_jtext *t, size_t *len)
+{
+    out_ch(t, '\0');
+    if (len)
+        *len = t->len - 1;
+    char *p = t->p;
+    *t = (struct hrm_jtext){0};
+    return p;
 }
 
 /* ---- reading ---- */

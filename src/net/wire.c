@@ -469,6 +469,33 @@ char *hrm_wire_dump_batch(json_t *items, size_t *len)
     return s;
 }
 
+char *hrm_wire_batch_text(const struct hrm_wire_item *items, size_t n, size_t *len)
+{
+    static const char head[] = "{\"v\":1,\"type\":\"batch\",\"msgs\":[";
+    _Static_assert(HRM_WIRE_VERSION == 1, "the batch's head spells the version");
+    struct hrm_jtext t = {0};
+    hrm_jtext_put(&t, head, sizeof(head) - 1);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            hrm_jtext_put(&t, ",", 1);
+        if (!items[i].msg) {
+            hrm_jtext_put(&t, items[i].text, items[i].len);
+        } else if (!hrm_jtext_value(&t, items[i].msg)) {
+            free(t.p); /* as json_dumps: a message it cannot write fails the batch */
+            return NULL;
+        }
+        if (t.len > HRM_WIRE_MAX_BYTES)
+            break;
+    }
+    hrm_jtext_put(&t, "]}", 2);
+    char *s = hrm_jtext_take(&t, len);
+    if (*len > HRM_WIRE_MAX_BYTES) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
 json_t *hrm_wire_error(enum hrm_wire_err code, long long req, const char *fmt, ...)
 {
     char text[512];
