@@ -39,31 +39,57 @@ static void send_now(struct agent *a, const json_t *msg)
 
 void agent_send(struct agent *a, json_t *msg)
 {
-    json_array_append_new(a->outq, msg);
+    HRM_GROW(a->outq, a->cap_outq, a->noutq + 1);
+    a->outq[a->noutq++] = (struct hrm_wire_item){.msg = msg};
+}
+
+void agent_send_text(struct agent *a, char *text, size_t len)
+{
+    HRM_GROW(a->outq, a->cap_outq, a->noutq + 1);
+    a->outq[a->noutq++] = (struct hrm_wire_item){.text = text, .len = len};
+}
+
+static void send_item(struct agent *a, const struct hrm_wire_item *it)
+{
+    if (it->msg) {
+        send_now(a, it->msg);
+        return;
+    }
+    int rc = hrm_conn_send_raw(a->conn, it->text, it->len);
+    if (rc < 0)
+        hrm_log(HRM_LOG_DEBUG, "a report was not sent (%s): the master will learn at "
+                "registration", hrm_strerror(rc));
+}
+
+static void drop_queued(struct agent *a)
+{
+    for (size_t i = 0; i < a->noutq; i++) {
+        json_decref((json_t *)a->outq[i].msg);
+        free((char *)a->outq[i].text);
+    }
+    a->noutq = 0;
 }
 
 /*
  * The turn's reports leave together: one frame (one encryption, one wake-up
  * of the master, one turn of its loop) for a burst of starts and ends.
- * Items set to JSON null were withdrawn (agent_exec.c: a task_started whose
- * task_end is in the same flush).
+ * Items with neither a tree nor a text were withdrawn (agent_exec.c: a
+ * task_started whose task_end is in the same flush).
  */
 void agent_flush(struct agent *a)
 {
-    size_t n = json_array_size(a->outq);
+    size_t n = a->noutq;
     a->flush_gen++;
     if (n == 0)
         return;
-    json_t *items = json_array();
-    for (size_t i = 0; i <= n; i++) {
-        json_t *m = i < n ? json_array_get(a->outq, i) : NULL;
-        if (m && !json_is_null(m))
-            json_array_append(items, m);
-        size_t k = json_array_size(items);
-        if (k == 0 || (m && k < BATCH_MAX_ITEMS))
-            continue;
+    for (size_t i = 0; i < n;) {
+        struct hrm_wire_item items[BATCH_MAX_ITEMS];
+        size_t k = 0;
+        for (; i < n && k < BATCH_MAX_ITEMS; i++)
+            if (a->outq[i].msg || a->outq[i].text)
+                items[k++] = a->outq[i];
         size_t len;
-        char *text = k > 1 ? hrm_wire_dump_batch(items, &len) : NULL;
+        char *text = k > 1 ? hrm_wire_batch_text(items, k, &len) : NULL;
         if (text) {
             int rc = hrm_conn_send_raw(a->conn, text, len);
             if (rc < 0)
@@ -72,12 +98,10 @@ void agent_flush(struct agent *a)
             free(text);
         } else { /* one item, or too large together (logs): one frame each */
             for (size_t q = 0; q < k; q++)
-                send_now(a, json_array_get(items, q));
+                send_item(a, &items[q]);
         }
-        json_array_clear(items);
     }
-    json_decref(items);
-    json_array_clear(a->outq);
+    drop_queued(a);
 }
 
 /*
@@ -380,7 +404,8 @@ void agent_free(struct agent *a)
         close(a->sigfd);
     exec_fini(a);
     anqs_free(a);
-    json_decref(a->outq);
+    drop_queued(a);
+    hrm_free(a->outq);
     hrm_conn_free(a->conn);
     if (a->owns_zctx)
         hrm_zctx_free(a->zctx);
@@ -395,7 +420,6 @@ static struct agent *agent_alloc(const struct hrm_agent_config *cfg, const char 
     struct agent *a = hrm_calloc(1, sizeof(*a));
     a->sigfd = -1;
     a->devnull = -1;
-    a->outq = json_array();
     a->flush_gen = 1; /* 0 is "no task_started queued" (struct arun starts zeroed) */
     a->cfg = *cfg;
     if (a->cfg.heartbeat_us <= 0)

@@ -16,6 +16,7 @@
 
 #include "agent_private.h"
 #include "hrm/alloc.h"
+#include "hrm/jsontext.h"
 #include "hrm/log.h"
 #include "hrm/wire.h"
 
@@ -189,17 +190,45 @@ static size_t utoa(unsigned long v, char *buf)
     return k;
 }
 
+/* ,"name":v */
+static void put_int(struct hrm_jtext *t, const char *name, json_int_t v)
+{
+    hrm_jtext_put(t, ",\"", 2);
+    hrm_jtext_put(t, name, strlen(name));
+    hrm_jtext_put(t, "\":", 2);
+    hrm_jtext_int(t, v);
+}
+
+/* {"v":1,"type":"TYPE","job":J,"task":T,"attempt":A: how both reports begin. */
+static void put_head(struct hrm_jtext *t, int type, const struct arun *r)
+{
+    static const char head[] = "{\"v\":1,\"type\":\"";
+    hrm_jtext_put(t, head, sizeof(head) - 1);
+    hrm_jtext_put(t, hrm_wire_name(type), strlen(hrm_wire_name(type)));
+    hrm_jtext_put(t, "\"", 1);
+    put_int(t, "job", r->job);
+    put_int(t, "task", r->task);
+    put_int(t, "attempt", r->attempt);
+}
+
+/* Field by field as the tree below would be built: the same bytes (test_onehost3_launch). */
+char *exec_started_text(const struct arun *r, size_t *len)
+{
+    struct hrm_jtext t = {0};
+    put_head(&t, HRM_WIRE_TASK_STARTED, r);
+    put_int(&t, "pid", r->pid);
+    put_int(&t, "start_us", r->start_us);
+    hrm_jtext_put(&t, "}", 1);
+    return hrm_jtext_take(&t, len);
+}
+
 void exec_report_started(struct agent *a, struct arun *r)
 {
-    json_t *m = hrm_wire_new(HRM_WIRE_TASK_STARTED);
-    json_object_set_new(m, "job", json_integer(r->job));
-    json_object_set_new(m, "task", json_integer(r->task));
-    json_object_set_new(m, "attempt", json_integer(r->attempt));
-    json_object_set_new(m, "pid", json_integer(r->pid));
-    json_object_set_new(m, "start_us", json_integer(r->start_us));
+    size_t len;
+    char *text = exec_started_text(r, &len);
     r->started_gen = a->flush_gen;
-    r->started_idx = json_array_size(a->outq);
-    agent_send(a, m);
+    r->started_idx = a->noutq;
+    agent_send_text(a, text, len);
 }
 
 struct arun *exec_run_add(struct agent *a, const struct arun *r)
@@ -214,8 +243,12 @@ struct arun *exec_run_add(struct agent *a, const struct arun *r)
 void exec_finish(struct agent *a, struct arun *r)
 {
     /* An end in the same flush as the start makes the start redundant. */
-    if (r->started_gen == a->flush_gen && r->started_idx < json_array_size(a->outq))
-        json_array_set_new(a->outq, r->started_idx, json_null());
+    if (r->started_gen == a->flush_gen && r->started_idx < a->noutq) {
+        struct hrm_wire_item *it = &a->outq[r->started_idx];
+        json_decref((json_t *)it->msg);
+        free((char *)it->text);
+        *it = (struct hrm_wire_item){0};
+    }
     r->ended = true;
     r->status = r->exit == 0 && r->signal == 0 && !r->error[0] ? 0 : 1;
     if (r->error[0])
@@ -227,8 +260,9 @@ void exec_finish(struct agent *a, struct arun *r)
     a->done[a->ndone++] = *r;
     if (!a->simulate && !r->no_output)
         aout_run_ended(a, r->job, r->task); /* a burst between two checks is bounded now */
-    json_t *m = exec_end_json(r);
-    agent_send(a, m);
+    size_t len;
+    char *text = exec_end_text(r, &len);
+    agent_send_text(a, text, len);
     if (r->via_nqs)
         anqs_run_ended(a, r); /* its slot frees: the queue system starts the next */
 }
@@ -242,6 +276,29 @@ void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t atte
     exec_finish(a, &r);
 }
 
+char *exec_end_text(const struct arun *r, size_t *len)
+{
+    struct hrm_jtext t = {0};
+    put_head(&t, HRM_WIRE_TASK_END, r);
+    put_int(&t, "status", r->status);
+    put_int(&t, "exit", r->exit);
+    put_int(&t, "signal", r->signal);
+    hrm_jtext_put(&t, r->oom ? ",\"oom\":true" : ",\"oom\":false", r->oom ? 11 : 12);
+    put_int(&t, "start_us", r->start_us);
+    put_int(&t, "end_us", r->end_us);
+    put_int(&t, "cpu_us", r->cpu_us);
+    put_int(&t, "rss", r->rss);
+    if (r->error[0]) {
+        size_t at = t.len;
+        hrm_jtext_put(&t, ",\"error\":", 9);
+        if (!hrm_jtext_string(&t, r->error, strlen(r->error)))
+            t.len = at; /* json_string refuses it (a cut UTF-8 sequence): the tree leaves it out */
+    }
+    hrm_jtext_put(&t, "}", 1);
+    return hrm_jtext_take(&t, len);
+}
+
+/* Keep in step with exec_end_text. */
 json_t *exec_end_json(const struct arun *r)
 {
     json_t *m = hrm_wire_new(HRM_WIRE_TASK_END);

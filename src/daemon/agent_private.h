@@ -10,6 +10,7 @@
 #include "agent_gpu.h"
 #include "hrm/daemon.h"
 #include "hrm/transport.h"
+#include "hrm/wire.h" /* struct hrm_wire_item: the queued reports */
 #include "nodeperf.h"
 
 enum cg_mode { CG_NONE, CG_V1, CG_V2 };
@@ -94,7 +95,9 @@ struct agent {
     size_t nruns, cap_runs;
     struct arun *done;       /* ended, not yet acknowledged by the master */
     size_t ndone, cap_done;
-    json_t *outq;            /* messages of this loop turn, sent together by agent_flush */
+    struct hrm_wire_item *outq; /* messages of this loop turn (owned: trees and texts), sent
+                                 * together by agent_flush; an item with neither was withdrawn */
+    size_t noutq, cap_outq;
     uint64_t flush_gen;      /* counts agent_flush calls */
     int devnull;             /* the tasks' stdin */
     pid_t pid;               /* its own, read once: each launch child checks its parent */
@@ -205,6 +208,8 @@ int bench_run(struct agent *a, struct node_perf *out, struct hrm_error *err);
 
 /* agent.c */
 void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes msg */
+/* The same with a message's JSON text (takes text, from free()'s heap). */
+void agent_send_text(struct agent *a, char *text, size_t len);
 void agent_flush(struct agent *a);             /* sends the queue, batched */
 /* A simulated agent (no discovery, cgroups, bench or processes) named `name`, connected
  * through the borrowed zctx, watching its link when watch_link (two sockets more); NULL with
@@ -294,6 +299,10 @@ void exec_kill(struct agent *a, struct arun *r, int sig);
 void exec_reap(struct agent *a);         /* SIGCHLD: collects ended runs into a->done */
 void exec_deadlines(struct agent *a);    /* SIGKILL runs past their grace period */
 json_t *exec_end_json(const struct arun *r); /* fields of a task_end */
+/* The same task_end, and a task_started, as JSON text: the bytes of their trees' dumps, for
+ * free() (every task's reports, written without a tree). */
+char *exec_end_text(const struct arun *r, size_t *len);
+char *exec_started_text(const struct arun *r, size_t *len);
 void exec_finish(struct agent *a, struct arun *r);         /* reports a run's end */
 void exec_report_started(struct agent *a, struct arun *r); /* queues its task_started */
 /* Adds a started run to a->runs and reports its start (on the stored copy, which exec_finish

@@ -1,10 +1,11 @@
-/* The master's hot messages written as text (launches, end acknowledgements, the batch around them): the same bytes as their jansson trees. */
+/* The hot messages written as text (launches, end acknowledgements, the batch around them, the agent's starts and ends): the same bytes as their jansson trees. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/agent_private.h"
 #include "daemon/master_private.h"
 #include "hrm/alloc.h"
 #include "hrm/jsontext.h"
@@ -163,4 +164,50 @@ Test(onehost3_launch, a_batch_of_texts_and_trees_is_the_batch_s_dump)
     size_t len;
     cr_assert_null(hrm_wire_batch_text(two, 2, &len));
     hrm_free(text);
+}
+
+/* The agent's reports per task: task_started and task_end texts = their trees' dumps. */
+Test(onehost3_launch, an_agent_s_reports_are_their_trees_dumps)
+{
+    struct hrm_rng r;
+    hrm_rng_seed(&r, 301);
+    for (int round = 0; round < ROUNDS; round++) {
+        struct arun run = {0};
+        run.job = (int64_t)(hrm_rng_u64(&r) >> pick(&r, 64));
+        run.task = (int32_t)pick(&r, 100000);
+        run.attempt = (int32_t)pick(&r, 5);
+        run.pid = (pid_t)pick(&r, 4194304);
+        run.start_us = (int64_t)(hrm_rng_u64(&r) >> 12);
+        run.end_us = run.start_us + (int64_t)pick(&r, 1000000);
+        run.status = (int)pick(&r, 2);
+        run.exit = pick(&r, 4) ? 0 : (int)pick(&r, 300) - 20;
+        run.signal = (int)pick(&r, 3) * 9;
+        run.oom = pick(&r, 5) == 0;
+        run.cpu_us = (int64_t)pick(&r, 1 << 30);
+        run.rss = (int64_t)pick(&r, (uint64_t)1 << 40);
+        if (pick(&r, 3) == 0) /* words[] has a cut-free é and control bytes; "\xc3" is cut */
+            snprintf(run.error, sizeof(run.error), "%s: %s", words[pick(&r, NWORDS)],
+                     pick(&r, 4) ? words[pick(&r, NWORDS)] : "cut \xc3");
+        json_t *end = exec_end_json(&run);
+        char *want = json_dumps(end, JSON_COMPACT);
+        size_t len;
+        char *got = exec_end_text(&run, &len);
+        cr_assert_str_eq(got, want, "round %d", round);
+        cr_assert_eq(len, strlen(want));
+        free(want);
+        free(got);
+        json_decref(end);
+        json_t *st = hrm_wire_new(HRM_WIRE_TASK_STARTED);
+        json_object_set_new(st, "job", json_integer(run.job));
+        json_object_set_new(st, "task", json_integer(run.task));
+        json_object_set_new(st, "attempt", json_integer(run.attempt));
+        json_object_set_new(st, "pid", json_integer(run.pid));
+        json_object_set_new(st, "start_us", json_integer(run.start_us));
+        want = json_dumps(st, JSON_COMPACT);
+        got = exec_started_text(&run, &len);
+        cr_assert_str_eq(got, want, "round %d", round);
+        free(want);
+        free(got);
+        json_decref(st);
+    }
 }
