@@ -35,6 +35,14 @@ struct cs {
      * 8-byte price per arc head instead of a 32-byte vertex record, and no
      * multiplication per arc */
     int64_t *pi, *cost;
+    /* the phases' own copy of the residual arcs (head, rev, rcap, cost), so
+     * that arc fixing can reorder them: vertex u's arcs still sit in
+     * first[u] .. first[u + 1] (so g->tail stays right), the ones still
+     * scanned in first[u] .. end[u], the fixed ones after; orig maps a
+     * position back to g's residual arc */
+    int32_t *head, *rev, *end, *orig;
+    int64_t *rcap;
+    int64_t nfixed;
     int32_t max_rank;
     int64_t relabels, next_update, update_skip;
     int64_t nsup; /* vertices with a supply: global updates every n + nsup^2 relabels */
@@ -94,8 +102,8 @@ static void global_update(struct cs *c)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n, end_mark = n;
-    const int32_t *first = g->first, *rev = g->rev, *head = g->head;
-    const int64_t *rcap = g->rcap, *cost = c->cost, *ex = g->ex;
+    const int32_t *first = g->first, *end = c->end, *rev = c->rev, *head = c->head;
+    const int64_t *rcap = c->rcap, *cost = c->cost, *ex = g->ex;
     int64_t *pi = c->pi;
     int32_t *rank = c->rank, *bnext = c->bnext, *bprev = c->bprev, *buckets = c->buckets;
     int32_t max_rank = c->max_rank;
@@ -123,7 +131,7 @@ static void global_update(struct cs *c)
             int32_t u = buckets[r];
             buckets[r] = bnext[u];
             int64_t pu = pi[u];
-            for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+            for (int32_t a = first[u], last = end[u]; a < last; a++) {
                 /* the arc v -> u is a's reverse: its head is a's head and its
                  * cost minus a's, read in order; only its capacity is a jump */
                 int32_t v = head[a];
@@ -163,14 +171,15 @@ static void refine(struct cs *c)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n;
-    const int32_t *first = g->first, *head = g->head, *tail = g->tail, *rev = g->rev;
+    const int32_t *first = g->first, *end = c->end, *head = c->head, *tail = g->tail,
+                  *rev = c->rev;
     const int64_t *cost = c->cost;
-    int64_t *rcap = g->rcap, *ex = g->ex, *pi = c->pi;
+    int64_t *rcap = c->rcap, *ex = g->ex, *pi = c->pi;
     int32_t *cur = g->cur;
     const int64_t eps = c->eps;
     for (int32_t u = 0; u < n; u++) {
         int64_t pu = pi[u];
-        for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+        for (int32_t a = first[u], last = end[u]; a < last; a++) {
             int64_t d = rcap[a];
             if (d > 0 && cost[a] + pu - pi[head[a]] < 0) {
                 rcap[a] = 0;
@@ -197,7 +206,7 @@ static void refine(struct cs *c)
         int32_t tip = start, len = 0;
         while (len < PATH_LEN && ex[tip] >= 0) {
             int64_t pt = pi[tip], minrc = INT64_MAX;
-            int32_t last = first[tip + 1], a = cur[tip];
+            int32_t last = end[tip], a = cur[tip];
             for (; a < last; a++) {
                 if (rcap[a] <= 0)
                     continue;
@@ -281,9 +290,9 @@ static int admissible_order(struct cs *c, int32_t *norder, int64_t *budget)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n;
-    const int32_t *first = g->first, *head = g->head, *rev = g->rev;
+    const int32_t *first = g->first, *end = c->end, *head = c->head, *rev = c->rev;
     const int64_t *cost = c->cost, *pi = c->pi;
-    int64_t *rcap = g->rcap;
+    int64_t *rcap = c->rcap;
     int32_t *cur = g->cur, *pred = c->bprev, *order = c->queue;
     uint8_t *state = c->seen; /* 0 unseen, 1 on the search path, 2 finished */
     memset(state, 0, (size_t)n);
@@ -300,7 +309,7 @@ static int admissible_order(struct cs *c, int32_t *norder, int64_t *budget)
         pred[root] = -1;
         state[root] = 1;
         while (tip >= 0) {
-            int32_t a = cur[tip], last = first[tip + 1];
+            int32_t a = cur[tip], last = end[tip];
             int64_t pt = pi[tip];
             for (; a < last; a++) {
                 if (rcap[a] <= 0 || cost[a] + pt - pi[head[a]] >= 0)
@@ -366,8 +375,8 @@ static bool price_refine(struct cs *c)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n, end_mark = n;
-    const int32_t *first = g->first, *head = g->head;
-    const int64_t *rcap = g->rcap, *cost = c->cost;
+    const int32_t *first = g->first, *end = c->end, *head = c->head;
+    const int64_t *rcap = c->rcap, *cost = c->cost;
     int64_t *pi = c->pi;
     int32_t *rank = c->rank, *bnext = c->bnext, *bprev = c->bprev, *buckets = c->buckets;
     const int64_t eps = c->eps;
@@ -388,7 +397,7 @@ static bool price_refine(struct cs *c)
         for (int32_t i = norder - 1; i >= 0; i--) {
             int32_t u = c->queue[i], ru = rank[u];
             int64_t pu = pi[u];
-            for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+            for (int32_t a = first[u], last = end[u]; a < last; a++) {
                 if (rcap[a] <= 0)
                     continue;
                 int64_t rc = cost[a] + pu - pi[head[a]];
@@ -424,8 +433,8 @@ static bool price_refine(struct cs *c)
                 int32_t u = buckets[r];
                 buckets[r] = bnext[u];
                 int64_t pu = pi[u];
-                budget -= first[u + 1] - first[u];
-                for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+                budget -= end[u] - first[u];
+                for (int32_t a = first[u], last = end[u]; a < last; a++) {
                     if (rcap[a] <= 0)
                         continue;
                     int32_t v = head[a], old = rank[v];
@@ -483,17 +492,94 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-/* The scaled prices (from 0) and costs of the phases; the caller fills the costs. */
-static void cs_prices_new(struct cs *c)
+/* The scaled prices (from 0) and costs of the phases, and their copy of the
+ * residual arcs (nothing fixed yet); the caller fills the costs. */
+static void cs_arcs_new(struct cs *c)
 {
-    c->pi = hrm_calloc((size_t)c->n, sizeof(int64_t));
-    c->cost = hrm_alloc(sizeof(int64_t) * (size_t)c->g->first[c->n]);
+    const struct hrm_flow *g = c->g;
+    int32_t n = c->n, nr = g->first[n];
+    c->pi = hrm_calloc((size_t)n, sizeof(int64_t));
+    c->cost = hrm_alloc(sizeof(int64_t) * (size_t)nr);
+    c->rcap = hrm_alloc(sizeof(int64_t) * (size_t)nr);
+    c->head = hrm_alloc(sizeof(int32_t) * (size_t)nr);
+    c->rev = hrm_alloc(sizeof(int32_t) * (size_t)nr);
+    c->orig = hrm_alloc(sizeof(int32_t) * (size_t)nr);
+    c->end = hrm_alloc(sizeof(int32_t) * (size_t)n);
+    memcpy(c->rcap, g->rcap, sizeof(int64_t) * (size_t)nr);
+    memcpy(c->head, g->head, sizeof(int32_t) * (size_t)nr);
+    memcpy(c->rev, g->rev, sizeof(int32_t) * (size_t)nr);
+    for (int32_t r = 0; r < nr; r++)
+        c->orig[r] = r;
+    memcpy(c->end, g->first + 1, sizeof(int32_t) * (size_t)n);
 }
 
-static void cs_prices_free(struct cs *c)
+/* Writes the phases' flow back into g's residual arcs and frees their state. */
+static void cs_arcs_free(struct cs *c)
 {
+    struct hrm_flow *g = c->g;
+    for (int32_t r = 0, nr = g->first[c->n]; r < nr; r++)
+        g->rcap[c->orig[r]] = c->rcap[r];
     hrm_free(c->pi);
     hrm_free(c->cost);
+    hrm_free(c->rcap);
+    hrm_free(c->head);
+    hrm_free(c->rev);
+    hrm_free(c->orig);
+    hrm_free(c->end);
+}
+
+/* Exchanges the residual arcs at positions x and y (of one vertex's list) and
+ * keeps their partners' rev links right, inert self-paired slots included. */
+static void arc_swap(struct cs *c, int32_t x, int32_t y)
+{
+    int32_t rx = c->rev[x], ry = c->rev[y];
+    int32_t hx = c->head[x], ox = c->orig[x];
+    int64_t kx = c->rcap[x], cx = c->cost[x];
+    c->head[x] = c->head[y], c->orig[x] = c->orig[y], c->rcap[x] = c->rcap[y];
+    c->cost[x] = c->cost[y];
+    c->head[y] = hx, c->orig[y] = ox, c->rcap[y] = kx, c->cost[y] = cx;
+    /* the partner of the arc now at y (was x), and of the one now at x */
+    int32_t px = rx == x ? y : rx == y ? x : rx;
+    int32_t py = ry == y ? x : ry == x ? y : ry;
+    c->rev[y] = px;
+    c->rev[x] = py;
+    c->rev[px] = y;
+    c->rev[py] = x;
+}
+
+/*
+ * Arc fixing (Goldberg and Tarjan; CS2 does it with a smaller, heuristic
+ * bound): at the end of a phase the flow is balanced and eps-optimal.  A
+ * residual arc whose reduced cost exceeds (n - 1) eps carries the same flow
+ * in every optimal flow: a cycle through it (at most n arcs, the others at
+ * reduced cost >= -eps) would cost more than 0 to push and so could not be
+ * what an optimal flow differs by.  Such arcs and their reverses (closed, by
+ * eps-optimality) leave the lists the later phases scan, which cuts their
+ * work; the flow they end with is then optimal for the whole graph, and
+ * settle() repairs the potentials of any fixed arc the later prices left
+ * at a negative reduced cost.  The bound used is n eps, one eps of margin.
+ */
+static void fix_arcs(struct cs *c)
+{
+    const struct hrm_flow *g = c->g;
+    const int32_t *first = g->first;
+    int32_t *end = c->end, *head = c->head;
+    const int64_t *pi = c->pi, *cost = c->cost;
+    const int64_t bound = (int64_t)c->n * c->eps;
+    for (int32_t u = 0; u < c->n; u++) {
+        int64_t pu = pi[u];
+        for (int32_t a = first[u]; a < end[u];) {
+            int32_t v = head[a];
+            if (v == u || cost[a] + pu - pi[v] <= bound) {
+                a++;
+                continue;
+            }
+            int32_t b = c->rev[a];
+            arc_swap(c, b, --end[v]);
+            arc_swap(c, a, --end[u]);
+            c->nfixed++;
+        }
+    }
 }
 
 /* Runs the phases from eps0 down to 1 on the prices c->pi (scaled by c->mult). */
@@ -511,6 +597,7 @@ static void scale_phases(struct cs *c, int64_t eps0)
     c->buckets = hrm_alloc(sizeof(int32_t) * (size_t)c->max_rank);
     c->seen = hrm_alloc((size_t)n);
     bool try_refine = !(g->scale_off & FLOW_SCALE_NO_REFINE);
+    bool try_fix = !(g->scale_off & FLOW_SCALE_NO_FIX);
     int phase = 0;
     c->update_skip = n + c->nsup * c->nsup;
     c->next_update = c->update_skip;
@@ -526,10 +613,13 @@ static void scale_phases(struct cs *c, int64_t eps0)
             if (eps > 1 && price_refine(c))
                 break;
             c->eps = eps;
-            continue;
+        } else {
+            refine(c);
         }
-        refine(c);
+        if (try_fix && c->eps > 1)
+            fix_arcs(c);
     }
+    g->scale_fixed += c->nfixed;
     g->stats.scanned += c->relabels;
     hrm_free(c->queue);
     hrm_free(c->inq);
@@ -553,6 +643,15 @@ static int settle(struct hrm_flow *g, struct hrm_error *err)
         if (g->ex[v])
             flow_pend(g, v);
     return flow_ssp(g, err);
+}
+
+/* Cost of the flow on the user's arcs (for tests: what the phases left). */
+static int64_t flow_cost(const struct hrm_flow *g)
+{
+    int64_t sum = 0;
+    for (int32_t a = 0; a < g->m; a++)
+        sum += g->acost[a] * g->rcap[g->rev[g->apos[a]]];
+    return sum;
 }
 
 static int64_t max_abs_cost(const struct hrm_flow *g)
@@ -603,7 +702,7 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
     int64_t cmax = max_abs_cost(g);
     c.mult = (int64_t)n * ALPHA;
     if (cmax > 0 && n > 1) {
-        cs_prices_new(&c);
+        cs_arcs_new(&c);
         int32_t nr = g->first[n], vf = g->vpos, vb = vf >= 0 ? g->rev[vf] : -1;
         /* the virtual arc is frozen (no capacity): its cost would overflow */
         for (int32_t r = 0; r < nr; r++)
@@ -611,8 +710,10 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         scale_phases(&c, cmax * c.mult / ALPHA);
         for (int32_t v = 0; v < n; v++)
             g->vx[v].pi = floor_div(c.pi[v], c.mult);
-        cs_prices_free(&c);
+        cs_arcs_free(&c);
     }
+    if (g->scale_audit)
+        g->scale_phase_cost = flow_cost(g);
     if (g->vpos >= 0) {
         g->rcap[g->vpos] = vres[0];
         g->rcap[g->rev[g->vpos]] = vres[1];
