@@ -199,14 +199,11 @@ static void refine(struct cs *c)
     int64_t *ex = g->ex, *pi = c->pi;
     int32_t *cur = g->cur;
     const int64_t eps = c->eps;
-    /* Saturate the arcs that break eps-optimality.  Those at -eps <= rc < 0
-     * may keep their flow (the phase keeps the flow eps-optimal, not
-     * 0-optimal): fewer excesses to move, measured 1.1-1.6x fewer pushes. */
     for (int32_t u = 0; u < n; u++) {
         int64_t pu = pi[u];
         for (int32_t a = first[u], last = end[u]; a < last; a++) {
             int64_t d = arc[a].rcap;
-            if (d > 0 && arc[a].cost + pu - pi[arc[a].head] < -eps) {
+            if (d > 0 && arc[a].cost + pu - pi[arc[a].head] < 0) {
                 arc[a].rcap = 0;
                 arc[arc[a].rev].rcap += d;
                 ex[u] -= d;
