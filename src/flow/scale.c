@@ -6,11 +6,14 @@
 
 /*
  * Goldberg's cost scaling with the partial augment-relabel step (Goldberg 2008;
- * the method LEMON's CostScaling defaults to) and global price updates.
- * Costs are multiplied by n x ALPHA so that the last phase (epsilon = 1) leaves
- * a flow that is optimal for the original costs.  First a feasible flow is
- * found with Dinic's algorithm (which also decides feasibility and, for
- * solve_max, the maximum value); then each phase divides epsilon by ALPHA,
+ * the method LEMON's CostScaling defaults to), global price updates, price
+ * refinement and arc fixing (CS2's heuristics).  Costs are multiplied by
+ * n x ALPHA so that the last phase (epsilon = 1) leaves a flow that is optimal
+ * for the original costs.  The first phase routes the supplies itself; a
+ * feasible flow is found first with Dinic's algorithm (which also decides
+ * feasibility and, for solve_max, the maximum value) only for a maximum flow,
+ * for supplies from one source to one sink, or when the first phase finds the
+ * supplies infeasible (run_phases).  Each phase divides epsilon by ALPHA,
  * saturates the arcs that violate the new bound and moves the excesses along
  * admissible paths of at most PATH_LEN arcs, relabelling dead ends.
  *
