@@ -119,9 +119,14 @@ struct hrm_flow {
     unsigned scale_off;
     int64_t scale_refined;   /* phases that price refinement skipped, for tests */
     int64_t scale_cancelled; /* cycles that price refinement cancelled, for tests */
+    int64_t scale_fixed;     /* arc pairs that arc fixing took out of the scans, for tests */
+    int64_t scale_gave_up;   /* first phases without a first flow that gave up, for tests */
+    bool scale_audit;        /* tests: record scale_phase_cost at every cost-scaling solve */
+    int64_t scale_phase_cost; /* cost of the flow the phases left, before settle() */
 };
 
 #define FLOW_SCALE_NO_REFINE 1u /* price refinement (scale.c) */
+#define FLOW_SCALE_NO_FIX 2u    /* arc fixing (scale.c) */
 
 /* Adds v to the list of vertices whose excess may be non-zero. */
 void flow_pend(struct hrm_flow *g, int32_t v);

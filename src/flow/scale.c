@@ -6,11 +6,14 @@
 
 /*
  * Goldberg's cost scaling with the partial augment-relabel step (Goldberg 2008;
- * the method LEMON's CostScaling defaults to) and global price updates.
- * Costs are multiplied by n x ALPHA so that the last phase (epsilon = 1) leaves
- * a flow that is optimal for the original costs.  First a feasible flow is
- * found with Dinic's algorithm (which also decides feasibility and, for
- * solve_max, the maximum value); then each phase divides epsilon by ALPHA,
+ * the method LEMON's CostScaling defaults to), global price updates, price
+ * refinement and arc fixing (CS2's heuristics).  Costs are multiplied by
+ * n x ALPHA so that the last phase (epsilon = 1) leaves a flow that is optimal
+ * for the original costs.  The first phase routes the supplies itself; a
+ * feasible flow is found first with Dinic's algorithm (which also decides
+ * feasibility and, for solve_max, the maximum value) only for a maximum flow,
+ * for supplies from one source to one sink, or when the first phase finds the
+ * supplies infeasible (run_phases).  Each phase divides epsilon by ALPHA,
  * saturates the arcs that violate the new bound and moves the excesses along
  * admissible paths of at most PATH_LEN arcs, relabelling dead ends.
  *
@@ -21,6 +24,13 @@
 
 #define ALPHA 16
 #define PATH_LEN 4
+
+/* A residual arc as the phases read it: what one scan needs in one place. */
+struct cs_arc {
+    int64_t cost; /* scaled (x mult) */
+    int64_t rcap;
+    int32_t head, rev;
+};
 
 struct cs {
     struct hrm_flow *g;
@@ -34,7 +44,21 @@ struct cs {
     /* prices and costs in scaled units (x mult), dense: the phases read one
      * 8-byte price per arc head instead of a 32-byte vertex record, and no
      * multiplication per arc */
-    int64_t *pi, *cost;
+    int64_t *pi;
+    /* the phases' own copy of the residual arcs (head, rev, rcap, cost), so
+     * that arc fixing can reorder them: vertex u's arcs still sit in
+     * first[u] .. first[u + 1] (so g->tail stays right), the ones still
+     * scanned in first[u] .. end[u], the fixed ones after; orig maps a
+     * position back to g's residual arc */
+    struct cs_arc *arc;
+    int32_t *end, *orig;
+    int64_t nfixed;
+    /* the first phase without a first flow (supply mode): it gives up (and
+     * the supplies are routed by Dinic first) when the supplies look
+     * infeasible: an excess the global update cannot reach, a relabelled
+     * excess priced below price_floor, or more than relabel_cap relabels */
+    bool unrouted, gave_up;
+    int64_t price_floor, relabel_cap;
     int32_t max_rank;
     int64_t relabels, next_update, update_skip;
     int64_t nsup; /* vertices with a supply: global updates every n + nsup^2 relabels */
@@ -94,8 +118,9 @@ static void global_update(struct cs *c)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n, end_mark = n;
-    const int32_t *first = g->first, *rev = g->rev, *head = g->head;
-    const int64_t *rcap = g->rcap, *cost = c->cost, *ex = g->ex;
+    const int32_t *first = g->first, *end = c->end;
+    const struct cs_arc *arc = c->arc;
+    const int64_t *ex = g->ex;
     int64_t *pi = c->pi;
     int32_t *rank = c->rank, *bnext = c->bnext, *bprev = c->bprev, *buckets = c->buckets;
     int32_t max_rank = c->max_rank;
@@ -123,17 +148,22 @@ static void global_update(struct cs *c)
             int32_t u = buckets[r];
             buckets[r] = bnext[u];
             int64_t pu = pi[u];
-            for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
+            for (int32_t a = first[u], last = end[u]; a < last; a++) {
                 /* the arc v -> u is a's reverse: its head is a's head and its
                  * cost minus a's, read in order; only its capacity is a jump */
-                int32_t v = head[a];
+                int32_t v = arc[a].head;
                 int32_t old = rank[v];
-                if (r >= old || rcap[rev[a]] <= 0)
+                if (r >= old || arc[arc[a].rev].rcap <= 0)
                     continue;
-                int64_t rc = pi[v] - pu - cost[a];
+                int64_t rc = pi[v] - pu - arc[a].cost;
                 /* the rank improves only if rc < (old - r - 1) eps: divide only then */
                 if (rc >= (int64_t)(old - r - 1) * c->eps)
                     continue;
+                /* C's division truncates: an arc at -eps <= rc < 0 counts 1
+                 * (floor would count 0), so the new prices may leave it at
+                 * -2 eps <= rc < -eps, never lower (at rc < -eps it counts 0).
+                 * Floor was measured: 10-20 % more relabels.  The phases thus
+                 * keep the flow 2 eps-optimal, which arc fixing allows for. */
                 int32_t nr = r + 1 + (int32_t)(rc / c->eps);
                 if (nr >= old)
                     continue;
@@ -149,6 +179,10 @@ static void global_update(struct cs *c)
         if (total <= 0)
             break;
     }
+    if (total > 0 && c->unrouted) {
+        c->gave_up = true;
+        return;
+    }
     for (int32_t u = 0; u < n; u++) {
         int32_t k = rank[u] < r ? rank[u] : r;
         if (k > 0) {
@@ -163,20 +197,20 @@ static void refine(struct cs *c)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n;
-    const int32_t *first = g->first, *head = g->head, *tail = g->tail, *rev = g->rev;
-    const int64_t *cost = c->cost;
-    int64_t *rcap = g->rcap, *ex = g->ex, *pi = c->pi;
+    const int32_t *first = g->first, *end = c->end, *tail = g->tail;
+    struct cs_arc *arc = c->arc;
+    int64_t *ex = g->ex, *pi = c->pi;
     int32_t *cur = g->cur;
     const int64_t eps = c->eps;
     for (int32_t u = 0; u < n; u++) {
         int64_t pu = pi[u];
-        for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
-            int64_t d = rcap[a];
-            if (d > 0 && cost[a] + pu - pi[head[a]] < 0) {
-                rcap[a] = 0;
-                rcap[rev[a]] += d;
+        for (int32_t a = first[u], last = end[u]; a < last; a++) {
+            int64_t d = arc[a].rcap;
+            if (d > 0 && arc[a].cost + pu - pi[arc[a].head] < 0) {
+                arc[a].rcap = 0;
+                arc[arc[a].rev].rcap += d;
                 ex[u] -= d;
-                ex[head[a]] += d;
+                ex[arc[a].head] += d;
             }
         }
     }
@@ -197,11 +231,11 @@ static void refine(struct cs *c)
         int32_t tip = start, len = 0;
         while (len < PATH_LEN && ex[tip] >= 0) {
             int64_t pt = pi[tip], minrc = INT64_MAX;
-            int32_t last = first[tip + 1], a = cur[tip];
+            int32_t last = end[tip], a = cur[tip];
             for (; a < last; a++) {
-                if (rcap[a] <= 0)
+                if (arc[a].rcap <= 0)
                     continue;
-                int64_t rc = cost[a] + pt - pi[head[a]];
+                int64_t rc = arc[a].cost + pt - pi[arc[a].head];
                 if (rc < 0)
                     break;
                 if (rc < minrc)
@@ -215,20 +249,20 @@ static void refine(struct cs *c)
                 path[len++] = a;
                 if (cycle)
                     break;
-                tip = head[a];
+                tip = arc[a].head;
                 continue;
             }
             /* relabel: the cheapest residual arc out of tip becomes -eps */
             if (tip != start) {
-                int32_t ra = rev[path[len - 1]];
-                int64_t rc = cost[ra] + pt - pi[head[ra]];
+                int32_t ra = arc[path[len - 1]].rev;
+                int64_t rc = arc[ra].cost + pt - pi[arc[ra].head];
                 if (rc < minrc)
                     minrc = rc;
             }
             for (int32_t b = first[tip], stop = cur[tip]; b < stop; b++) {
-                if (rcap[b] <= 0)
+                if (arc[b].rcap <= 0)
                     continue;
-                int64_t rc = cost[b] + pt - pi[head[b]];
+                int64_t rc = arc[b].cost + pt - pi[arc[b].head];
                 if (rc < minrc)
                     minrc = rc;
             }
@@ -237,16 +271,21 @@ static void refine(struct cs *c)
             pi[tip] -= minrc + eps;
             cur[tip] = first[tip];
             ++c->relabels;
+            if (c->unrouted && ((tip == start && pi[tip] < c->price_floor) ||
+                                c->relabels > c->relabel_cap)) {
+                c->gave_up = true;
+                return;
+            }
             if (tip != start)
                 tip = tail[path[--len]];
         }
         int32_t v = start;
         for (int32_t k = 0; k < len; k++) {
             int32_t a = path[k], u = v;
-            v = head[a];
-            int64_t d = rcap[a] < ex[u] ? rcap[a] : ex[u];
-            rcap[a] -= d;
-            rcap[rev[a]] += d;
+            v = arc[a].head;
+            int64_t d = arc[a].rcap < ex[u] ? arc[a].rcap : ex[u];
+            arc[a].rcap -= d;
+            arc[arc[a].rev].rcap += d;
             ex[u] -= d;
             ex[v] += d;
             if (ex[v] > 0)
@@ -255,6 +294,8 @@ static void refine(struct cs *c)
         g->stats.augmentations++;
         if (c->relabels >= c->next_update) {
             global_update(c);
+            if (c->gave_up)
+                return;
             c->next_update = c->relabels + c->update_skip;
         }
     }
@@ -281,9 +322,9 @@ static int admissible_order(struct cs *c, int32_t *norder, int64_t *budget)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n;
-    const int32_t *first = g->first, *head = g->head, *rev = g->rev;
-    const int64_t *cost = c->cost, *pi = c->pi;
-    int64_t *rcap = g->rcap;
+    const int32_t *first = g->first, *end = c->end;
+    const int64_t *pi = c->pi;
+    struct cs_arc *arc = c->arc;
     int32_t *cur = g->cur, *pred = c->bprev, *order = c->queue;
     uint8_t *state = c->seen; /* 0 unseen, 1 on the search path, 2 finished */
     memset(state, 0, (size_t)n);
@@ -300,12 +341,12 @@ static int admissible_order(struct cs *c, int32_t *norder, int64_t *budget)
         pred[root] = -1;
         state[root] = 1;
         while (tip >= 0) {
-            int32_t a = cur[tip], last = first[tip + 1];
+            int32_t a = cur[tip], last = end[tip];
             int64_t pt = pi[tip];
             for (; a < last; a++) {
-                if (rcap[a] <= 0 || cost[a] + pt - pi[head[a]] >= 0)
+                if (arc[a].rcap <= 0 || arc[a].cost + pt - pi[arc[a].head] >= 0)
                     continue;
-                int32_t v = head[a];
+                int32_t v = arc[a].head;
                 if (state[v] == 2)
                     continue;
                 cur[tip] = a;
@@ -313,22 +354,22 @@ static int admissible_order(struct cs *c, int32_t *norder, int64_t *budget)
                     break;
                 /* a cycle v -> ... -> tip -> v: the arc into each vertex u
                  * of the path is cur[pred[u]] */
-                int64_t delta = rcap[a];
+                int64_t delta = arc[a].rcap;
                 for (int32_t u = tip; u != v; u = pred[u])
-                    if (rcap[cur[pred[u]]] < delta)
-                        delta = rcap[cur[pred[u]]];
-                rcap[a] -= delta;
-                rcap[rev[a]] += delta;
+                    if (arc[cur[pred[u]]].rcap < delta)
+                        delta = arc[cur[pred[u]]].rcap;
+                arc[a].rcap -= delta;
+                arc[arc[a].rev].rcap += delta;
                 for (int32_t u = tip; u != v; u = pred[u]) {
                     int32_t pa = cur[pred[u]];
-                    rcap[pa] -= delta;
-                    rcap[rev[pa]] += delta;
+                    arc[pa].rcap -= delta;
+                    arc[arc[pa].rev].rcap += delta;
                 }
                 g->scale_cancelled++;
                 return 0;
             }
             if (a < last) {
-                int32_t v = head[a];
+                int32_t v = arc[a].head;
                 pred[v] = tip;
                 state[v] = 1;
                 tip = v;
@@ -366,8 +407,8 @@ static bool price_refine(struct cs *c)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n, end_mark = n;
-    const int32_t *first = g->first, *head = g->head;
-    const int64_t *rcap = g->rcap, *cost = c->cost;
+    const int32_t *first = g->first, *end = c->end;
+    const struct cs_arc *arc = c->arc;
     int64_t *pi = c->pi;
     int32_t *rank = c->rank, *bnext = c->bnext, *bprev = c->bprev, *buckets = c->buckets;
     const int64_t eps = c->eps;
@@ -388,17 +429,17 @@ static bool price_refine(struct cs *c)
         for (int32_t i = norder - 1; i >= 0; i--) {
             int32_t u = c->queue[i], ru = rank[u];
             int64_t pu = pi[u];
-            for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
-                if (rcap[a] <= 0)
+            for (int32_t a = first[u], last = end[u]; a < last; a++) {
+                if (arc[a].rcap <= 0)
                     continue;
-                int64_t rc = cost[a] + pu - pi[head[a]];
+                int64_t rc = arc[a].cost + pu - pi[arc[a].head];
                 if (rc >= -eps)
                     continue;
                 int64_t nr = ru + (-rc - 1) / eps;
                 if (nr >= max_rank)
                     return false; /* far from eps-optimal: leave it to the phase */
-                if (nr > rank[head[a]])
-                    rank[head[a]] = (int32_t)nr;
+                if (nr > rank[arc[a].head])
+                    rank[arc[a].head] = (int32_t)nr;
             }
             if (ru > top_rank)
                 top_rank = ru;
@@ -424,14 +465,14 @@ static bool price_refine(struct cs *c)
                 int32_t u = buckets[r];
                 buckets[r] = bnext[u];
                 int64_t pu = pi[u];
-                budget -= first[u + 1] - first[u];
-                for (int32_t a = first[u], last = first[u + 1]; a < last; a++) {
-                    if (rcap[a] <= 0)
+                budget -= end[u] - first[u];
+                for (int32_t a = first[u], last = end[u]; a < last; a++) {
+                    if (arc[a].rcap <= 0)
                         continue;
-                    int32_t v = head[a], old = rank[v];
+                    int32_t v = arc[a].head, old = rank[v];
                     if (old >= r)
                         continue;
-                    int64_t rc = cost[a] + pu - pi[v];
+                    int64_t rc = arc[a].cost + pu - pi[v];
                     int64_t q = rc < 0 ? 0 : rc / eps + 1;
                     if (q >= r)
                         continue;
@@ -483,21 +524,94 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-/* The scaled prices (from 0) and costs of the phases; the caller fills the costs. */
-static void cs_prices_new(struct cs *c)
+/* The scaled prices (from 0) and costs of the phases, and their copy of the
+ * residual arcs (nothing fixed yet); the caller fills the costs. */
+static void cs_arcs_new(struct cs *c)
 {
-    c->pi = hrm_calloc((size_t)c->n, sizeof(int64_t));
-    c->cost = hrm_alloc(sizeof(int64_t) * (size_t)c->g->first[c->n]);
+    const struct hrm_flow *g = c->g;
+    int32_t n = c->n, nr = g->first[n];
+    c->pi = hrm_calloc((size_t)n, sizeof(int64_t));
+    c->arc = hrm_alloc(sizeof(struct cs_arc) * (size_t)nr);
+    c->orig = hrm_alloc(sizeof(int32_t) * (size_t)nr);
+    c->end = hrm_alloc(sizeof(int32_t) * (size_t)n);
+    for (int32_t r = 0; r < nr; r++) {
+        c->arc[r] = (struct cs_arc){.rcap = g->rcap[r], .head = g->head[r], .rev = g->rev[r]};
+        c->orig[r] = r;
+    }
+    memcpy(c->end, g->first + 1, sizeof(int32_t) * (size_t)n);
 }
 
-static void cs_prices_free(struct cs *c)
+/* Writes the phases' flow back into g's residual arcs (with keep) and frees
+ * their state. */
+static void cs_arcs_free(struct cs *c, bool keep)
 {
+    struct hrm_flow *g = c->g;
+    for (int32_t r = 0, nr = g->first[c->n]; keep && r < nr; r++)
+        g->rcap[c->orig[r]] = c->arc[r].rcap;
     hrm_free(c->pi);
-    hrm_free(c->cost);
+    hrm_free(c->arc);
+    hrm_free(c->orig);
+    hrm_free(c->end);
 }
 
-/* Runs the phases from eps0 down to 1 on the prices c->pi (scaled by c->mult). */
-static void scale_phases(struct cs *c, int64_t eps0)
+/* Exchanges the residual arcs at positions x and y (of one vertex's list) and
+ * keeps their partners' rev links right, inert self-paired slots included. */
+static void arc_swap(struct cs *c, int32_t x, int32_t y)
+{
+    struct cs_arc *arc = c->arc, ax = arc[x];
+    int32_t rx = ax.rev, ry = arc[y].rev, ox = c->orig[x];
+    arc[x] = arc[y], c->orig[x] = c->orig[y];
+    arc[y] = ax, c->orig[y] = ox;
+    /* the partner of the arc now at y (was x), and of the one now at x */
+    int32_t px = rx == x ? y : rx == y ? x : rx;
+    int32_t py = ry == y ? x : ry == x ? y : ry;
+    arc[y].rev = px;
+    arc[x].rev = py;
+    arc[px].rev = y;
+    arc[py].rev = x;
+}
+
+/*
+ * Arc fixing (Goldberg and Tarjan's bound; CS2 uses a smaller, heuristic
+ * one): at the end of a phase the flow is balanced and 2 eps-optimal (every
+ * residual arc at reduced cost >= -2 eps: global_update's rounding).  A
+ * residual arc whose reduced cost exceeds 2 (n - 1) eps carries the same flow
+ * in every optimal flow: a cycle through it (at most n arcs, the others at
+ * reduced cost >= -2 eps) would cost more than 0 to push and so could not be
+ * what an optimal flow differs by.  Such arcs and their reverses (closed, by
+ * 2 eps-optimality) leave the lists the later phases scan, which cuts their
+ * work; the flow they end with is then optimal for the whole graph, and
+ * settle() repairs the potentials of any fixed arc the later prices left
+ * at a negative reduced cost.  The bound used is 2 n eps.
+ */
+static void fix_arcs(struct cs *c)
+{
+    const struct hrm_flow *g = c->g;
+    const int32_t *first = g->first;
+    int32_t *end = c->end;
+    const struct cs_arc *arc = c->arc;
+    const int64_t *pi = c->pi;
+    const int64_t bound = 2 * (int64_t)c->n * c->eps;
+    for (int32_t u = 0; u < c->n; u++) {
+        int64_t pu = pi[u];
+        for (int32_t a = first[u]; a < end[u];) {
+            int32_t v = arc[a].head;
+            if (v == u || arc[a].cost + pu - pi[v] <= bound) {
+                a++;
+                continue;
+            }
+            int32_t b = arc[a].rev;
+            arc_swap(c, b, --end[v]);
+            arc_swap(c, a, --end[u]);
+            c->nfixed++;
+        }
+    }
+}
+
+/* Runs the phases from eps0 down to 1 on the prices c->pi (scaled by c->mult);
+ * false when the first phase gave up (c->unrouted: the supplies may be
+ * infeasible). */
+static bool scale_phases(struct cs *c, int64_t eps0)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n;
@@ -511,6 +625,7 @@ static void scale_phases(struct cs *c, int64_t eps0)
     c->buckets = hrm_alloc(sizeof(int32_t) * (size_t)c->max_rank);
     c->seen = hrm_alloc((size_t)n);
     bool try_refine = !(g->scale_off & FLOW_SCALE_NO_REFINE);
+    bool try_fix = !(g->scale_off & FLOW_SCALE_NO_FIX);
     int phase = 0;
     c->update_skip = n + c->nsup * c->nsup;
     c->next_update = c->update_skip;
@@ -526,10 +641,16 @@ static void scale_phases(struct cs *c, int64_t eps0)
             if (eps > 1 && price_refine(c))
                 break;
             c->eps = eps;
-            continue;
+        } else {
+            refine(c);
+            if (c->gave_up)
+                break;
         }
-        refine(c);
+        c->unrouted = false; /* the flow is balanced: the supplies are feasible */
+        if (try_fix && c->eps > 1)
+            fix_arcs(c);
     }
+    g->scale_fixed += c->nfixed;
     g->stats.scanned += c->relabels;
     hrm_free(c->queue);
     hrm_free(c->inq);
@@ -538,6 +659,7 @@ static void scale_phases(struct cs *c, int64_t eps0)
     hrm_free(c->bprev);
     hrm_free(c->buckets);
     hrm_free(c->seen);
+    return !c->gave_up;
 }
 
 /* Rounding and the warm start's capped costs may leave a few residual arcs at
@@ -555,6 +677,15 @@ static int settle(struct hrm_flow *g, struct hrm_error *err)
     return flow_ssp(g, err);
 }
 
+/* Cost of the flow on the user's arcs (for tests: what the phases left). */
+static int64_t flow_cost(const struct hrm_flow *g)
+{
+    int64_t sum = 0;
+    for (int32_t a = 0; a < g->m; a++)
+        sum += g->acost[a] * g->rcap[g->rev[g->apos[a]]];
+    return sum;
+}
+
 static int64_t max_abs_cost(const struct hrm_flow *g)
 {
     int64_t cmax = 0;
@@ -566,9 +697,74 @@ static int64_t max_abs_cost(const struct hrm_flow *g)
     return cmax;
 }
 
+/*
+ * The phases on g's flow, from prices 0 (cmax = max |cost| > 0, n > 1), and
+ * the potentials they leave.  routed: g's flow is balanced (Dinic's); else g
+ * holds the zero flow with the supplies as excesses, and the first phase
+ * routes them itself, which saves Dinic's time (its flow is re-routed almost
+ * entirely by the first phase anyway); it gives up, g as it was, when the
+ * supplies look infeasible, and the caller routes them first.  The bounds:
+ * for feasible supplies an excess's price stays above -(ALPHA + 2) n eps in
+ * the first phase (a path to a deficit of at most n - 1 arcs, each at reduced
+ * cost >= -2 eps now and, for some feasible flow, <= ALPHA eps at prices 0),
+ * and relabels stay below the (ALPHA + 3) n^2 that follows (a net, also for
+ * the vertices relabelled inside a partial augmentation).
+ */
+static bool run_phases(struct hrm_flow *g, int64_t cmax, int64_t nsup, bool routed)
+{
+    int32_t n = g->n;
+    struct cs c = {.g = g, .n = n, .nsup = nsup, .mult = (int64_t)n * ALPHA};
+    cs_arcs_new(&c);
+    int32_t nr = g->first[n], vf = g->vpos, vb = vf >= 0 ? g->rev[vf] : -1;
+    /* the virtual arc is frozen (no capacity): its cost would overflow */
+    for (int32_t r = 0; r < nr; r++)
+        c.arc[r].cost = r == vf || r == vb ? 0 : g->rcost[r] * c.mult;
+    int64_t eps0 = cmax * c.mult / ALPHA;
+    int64_t *ex0 = NULL;
+    if (!routed) {
+        c.unrouted = true;
+        c.price_floor = -(int64_t)(ALPHA + 2) * n * eps0;
+        c.relabel_cap = (int64_t)(ALPHA + 3) * n * n;
+        ex0 = hrm_alloc(sizeof(int64_t) * (size_t)n);
+        memcpy(ex0, g->ex, sizeof(int64_t) * (size_t)n);
+    }
+    bool ok = scale_phases(&c, eps0);
+    if (ok) {
+        for (int32_t v = 0; v < n; v++)
+            g->vx[v].pi = floor_div(c.pi[v], c.mult);
+    } else {
+        memcpy(g->ex, ex0, sizeof(int64_t) * (size_t)n);
+        g->scale_gave_up++;
+    }
+    cs_arcs_free(&c, ok);
+    hrm_free(ex0);
+    return ok;
+}
+
 int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
 {
     int32_t n = g->n;
+    int64_t nsup = 0, ndem = 0;
+    for (int32_t v = 0; v < n; v++) {
+        nsup += g->ex[v] > 0;
+        ndem += g->ex[v] < 0;
+    }
+    int64_t cmax = max_abs_cost(g);
+    bool phases = cmax > 0 && n > 1;
+    /* Supplies (no virtual arc, whose flow is the maximum value Dinic finds):
+     * the first phase routes them, unless they look infeasible, or unless
+     * they go from one source to one sink.  There every feasible flow sends
+     * each unit where the optimum does, only by other paths, and the price
+     * refinement of Dinic's flow before the first phase gives it prices worth
+     * its cost: goto and P1 (one source, one sink) 1.2-1.9x fewer relabels
+     * with Dinic's flow, netgen and gridgen (many) up to 1.4x fewer without,
+     * and Dinic's own 17-28 % of the time saved (measured at sizes S and M). */
+    bool route_first = nsup == 1 && ndem == 1;
+    if (phases && g->vpos < 0 && !route_first && run_phases(g, cmax, nsup, false)) {
+        if (g->scale_audit)
+            g->scale_phase_cost = flow_cost(g);
+        return settle(g, err);
+    }
     int64_t vflow_cap = 0;
     /* the virtual arc stays out of the scaling: its flow is the maximum value */
     if (g->vpos >= 0) {
@@ -576,10 +772,10 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         g->rcap[g->vpos] = 0;
         g->ex[g->vs] += vflow_cap;
         g->ex[g->vt] -= vflow_cap;
+        nsup = 0;
+        for (int32_t v = 0; v < n; v++)
+            nsup += g->ex[v] > 0;
     }
-    int64_t nsup = 0;
-    for (int32_t v = 0; v < n; v++)
-        nsup += g->ex[v] > 0;
     int64_t left = route_excess(g);
     int64_t value = 0;
     if (g->vpos >= 0) {
@@ -592,7 +788,6 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         return hrm_errorf(err, -HRM_EINFEASIBLE,
                           "flow: %lld units of supply cannot reach any demand", (long long)left);
     }
-    struct cs c = {.g = g, .n = n, .nsup = nsup};
     /* the scaling keeps the virtual arc frozen */
     int64_t vres[2] = {0, 0};
     if (g->vpos >= 0) {
@@ -600,19 +795,10 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         vres[1] = g->rcap[g->rev[g->vpos]];
         g->rcap[g->vpos] = g->rcap[g->rev[g->vpos]] = 0;
     }
-    int64_t cmax = max_abs_cost(g);
-    c.mult = (int64_t)n * ALPHA;
-    if (cmax > 0 && n > 1) {
-        cs_prices_new(&c);
-        int32_t nr = g->first[n], vf = g->vpos, vb = vf >= 0 ? g->rev[vf] : -1;
-        /* the virtual arc is frozen (no capacity): its cost would overflow */
-        for (int32_t r = 0; r < nr; r++)
-            c.cost[r] = r == vf || r == vb ? 0 : g->rcost[r] * c.mult;
-        scale_phases(&c, cmax * c.mult / ALPHA);
-        for (int32_t v = 0; v < n; v++)
-            g->vx[v].pi = floor_div(c.pi[v], c.mult);
-        cs_prices_free(&c);
-    }
+    if (phases)
+        run_phases(g, cmax, nsup, true);
+    if (g->scale_audit)
+        g->scale_phase_cost = flow_cost(g);
     if (g->vpos >= 0) {
         g->rcap[g->vpos] = vres[0];
         g->rcap[g->rev[g->vpos]] = vres[1];
