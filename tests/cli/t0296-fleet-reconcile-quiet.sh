@@ -25,9 +25,10 @@ reports=$(echo "$line" | sed -n 's/.*, \([0-9]*\) heartbeats and usage reports m
 [ -n "$regs" ] && [ -n "$reports" ] || fail "the reconciliation's end does not say what it handled: $line"
 [ "$regs" -ge $N ] || fail "$regs registrations for $N agents"
 # An agent welcomed within the window resumes at its end, at an offset within one period; the
-# master notices the end at its next tick, so a few reports may land in between.  Agents that
-# reported at their period through the 8 s window would send over ten each.
-[ "$reports" -lt $N ] || fail "$reports heartbeats and usage reports from $N agents while reconciling"
+# master notices the end at its next tick (later when the host starves it), so some reports may
+# land in between: two per agent per second of such delay.  Agents that reported at their period
+# through the 8 s window sent over ten each (1,400 here).
+[ "$reports" -lt $((N * 3)) ] || fail "$reports heartbeats and usage reports from $N agents while reconciling"
 quiet=$(grep -c "the master reconciles: no heartbeat or usage report for" "$TMP/fleet.log" || true)
 [ "$quiet" -ge $N ] || fail "$quiet of $N agents were asked to stay quiet"
 lost=$(grep "registered" "$TMP/master.log" | grep -vc "; 0 lost" || true)

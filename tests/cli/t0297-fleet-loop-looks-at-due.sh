@@ -21,7 +21,7 @@ looked=$(echo "$line" | sed -n 's/.*, \([0-9]*\) agents looked at.*/\1/p')
 # Every agent turned for its registration, its heartbeats and its task.
 [ "$turns" -ge $((N * 2)) ] || fail "$turns turns for $N agents: $line"
 # Each turn's agent is looked at when it is due or woken and when it is turned: about two per
-# turn, never the whole fleet per wake-up.
+# turn, whatever the fleet's size (a walk of every agent per wake-up looked at 2 x 200 each time:
+# some 50 per turn here, where a wake-up turns a handful).
 [ "$looked" -le $((turns * 3 + N)) ] || fail "the loop looked at $looked agents for $turns turns: $line"
-[ "$looked" -lt $((wakeups * N / 4)) ] || fail "the loop looked at $looked agents in $wakeups wake-ups of a fleet of $N: $line"
 echo ok
