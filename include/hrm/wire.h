@@ -61,7 +61,7 @@ enum hrm_peer {
       "name:s rack:s cpu:i mem:i gpus:u gpu_mem:i? cores:u? numa:u? pci:u? running:a "        \
       "finished:a cgroup:s? host:s?",                                                          \
       HRM_PEER_AGENT)                                                                          \
-    X(WELCOME, "welcome", "node:u boot:i", 0)                                                  \
+    X(WELCOME, "welcome", "node:u boot:i quiet_ms:u?", 0)                                      \
     X(HEARTBEAT, "heartbeat", "load:n? mem_avail:i? ntasks:u? moved_in:i? moved_out:i?", \
       HRM_PEER_AGENT | HRM_PEER_SCHED)                                                         \
     X(TASK_STARTED, "task_started", "job:i task:u attempt:u pid:u start_us:i", HRM_PEER_AGENT) \

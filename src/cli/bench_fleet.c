@@ -39,7 +39,8 @@
  * - jobs_p99_ms / jobs_max_ms: the answer time of `hrm jobs` asked every 200 ms meanwhile;
  * - reconcile_s: with a task running on every agent, the master is killed (SIGKILL) and
  *   started again: from its restart until it logs that reconciliation is over (every agent
- *   registered again, each run matched).
+ *   registered again, each run matched); reconcile_master_cpu_s and reconcile_agents_cpu_s:
+ *   the CPU the restarted master and the agents' processes used meanwhile.
  */
 
 #define IDLE_JOBS 100   /* jobs of the idle-cluster latency series */
@@ -351,8 +352,17 @@ static long log_size(const struct fopts *o)
     return n;
 }
 
-/* A task on every agent, kill -9, restart: seconds until reconciliation is over, or -1. */
-static double measure_reconcile(struct fopts *o, struct client **c)
+static double fleets_cpu_s(const struct fopts *o)
+{
+    double s = 0;
+    for (int k = 0; k < o->nfleets; k++)
+        s += fleet_proc_cpu_s(o->fleets[k]);
+    return s;
+}
+
+/* A task on every agent, kill -9, restart: seconds until reconciliation is over, or -1; the
+ * restarted master's CPU and the agents' processes' CPU meanwhile into cpu[0], cpu[1]. */
+static double measure_reconcile(struct fopts *o, struct client **c, double cpu[2])
 {
     long long id;
     json_t *r = fleet_call(*c, HRM_WIRE_SUBMIT, fleet_job_req(o->agents, "sleep", "3600", o->cpus));
@@ -377,7 +387,7 @@ static double measure_reconcile(struct fopts *o, struct client **c)
     kill(o->master, SIGKILL);
     waitpid(o->master, NULL, 0);
     long skip = log_size(o);
-    double t0 = fleet_mono_s();
+    double t0 = fleet_mono_s(), agents_cpu0 = fleets_cpu_s(o);
     if ((o->master = start_master(o)) < 0)
         return -1;
     while (!log_has(o, "reconciliation over", skip)) {
@@ -386,6 +396,8 @@ static double measure_reconcile(struct fopts *o, struct client **c)
         fleet_nap_s(0.01);
     }
     double t = fleet_mono_s() - t0;
+    cpu[0] = fleet_proc_cpu_s(o->master);
+    cpu[1] = fleets_cpu_s(o) - agents_cpu0;
     struct client_opts co;
     client_opts_init(&co);
     co.state = o->state;
@@ -671,7 +683,8 @@ static int run(struct fopts *o)
     qsort(jl, (size_t)njl, sizeof(*jl), fleet_cmp_ll);
     double window = s.last_start_s - s.first_submit_s;
     double rate = window > 0 ? (double)s.nlat / window : 0;
-    double rec = o->reconcile ? measure_reconcile(o, &c) : -2;
+    double rec_cpu[2] = {0};
+    double rec = o->reconcile ? measure_reconcile(o, &c, rec_cpu) : -2;
     double load[3] = {0};
     if (getloadavg(load, 3) < 0)
         load[0] = -1;
@@ -694,8 +707,11 @@ static int run(struct fopts *o)
     printf("BENCH fleet.master_rss_mb %.1f MB\n", (double)rss_kb / 1024);
     printf("BENCH fleet.jobs_p99_ms %.1f ms\n", (double)fleet_pct(jl, njl, 0.99) / 1000);
     printf("BENCH fleet.jobs_max_ms %.1f ms\n", njl ? (double)jl[njl - 1] / 1000 : 0);
-    if (rec >= 0)
+    if (rec >= 0) {
         printf("BENCH fleet.reconcile_s %.2f s\n", rec);
+        printf("BENCH fleet.reconcile_master_cpu_s %.2f s\n", rec_cpu[0]);
+        printf("BENCH fleet.reconcile_agents_cpu_s %.2f s\n", rec_cpu[1]);
+    }
     else if (rec == -1)
         printf("fleet: reconcile: not measured (the master did not reconcile in 120 s)\n");
     print_anchors();

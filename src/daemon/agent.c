@@ -176,6 +176,31 @@ static void send_register(struct agent *a)
             (double)register_wait(a) / 1e6, (double)a->register_retry_us / 1e6);
 }
 
+/*
+ * A master that is reconciling after a restart asks the agents it welcomes to stay quiet for a
+ * while (quiet_ms): it schedules nothing until every agent is back, and each heartbeat and
+ * usage report of the agents back already delays the others' registrations.  The reports
+ * resume after it, each agent at its own offset within one period (from its name, so they do
+ * not all arrive at the master in the same instant when the quiet ends).
+ */
+static void quiet_after_welcome(struct agent *a, const json_t *msg)
+{
+    json_int_t quiet_ms = json_integer_value(json_object_get(msg, "quiet_ms"));
+    if (quiet_ms <= 0)
+        return;
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = a->name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    int64_t now = agent_mono_us(), period = a->cfg.heartbeat_us;
+    int64_t resume = now + (int64_t)quiet_ms * 1000 + (int64_t)(h % (uint64_t)period);
+    if (a->next_heartbeat_us < resume)
+        a->next_heartbeat_us = resume;
+    if (a->next_usage_us < resume)
+        a->next_usage_us = resume;
+    hrm_log(HRM_LOG_DEBUG, "%s: the master reconciles: no heartbeat or usage report for %.1f s",
+            a->name, (double)(resume - now) / 1e6);
+}
+
 static struct arun *find_run(struct agent *a, const json_t *msg)
 {
     json_int_t job = json_integer_value(json_object_get(msg, "job"));
@@ -214,6 +239,7 @@ static void on_message(struct agent *a, json_t *msg)
          * and more while the master, just up, had already dealt with its registration). */
         a->register_sent_us = 0;
         a->register_retry_us = REGISTER_RETRY_US;
+        quiet_after_welcome(a, msg);
         anqs_configure(a, msg);
         break;
     case HRM_WIRE_TASK_LAUNCH:

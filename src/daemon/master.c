@@ -34,6 +34,8 @@
 /* An agent's memory may be declared smaller than its host's (--mem): free memory above the
  * declared is fine up to a host this many times larger. */
 #define NODE_MEM_SLACK 4096
+/* The longest quiet a welcome asks for while the master reconciles (welcome_quiet_ms). */
+#define WELCOME_QUIET_MAX_US 10000000
 /* Under the client's default 10 s, so that it reads why rather than "no answer". */
 #define LOGS_TIMEOUT_US 5000000
 
@@ -248,11 +250,36 @@ static void register_takeover(struct master *m, struct rnode *rn)
     master_send(m, &rn->peer, e);
 }
 
+/*
+ * How long an agent welcomed now may stay quiet (no heartbeat, no usage report): while the
+ * master reconciles it schedules nothing, so the agents already back have nothing to tell it
+ * yet, and after a restart of thousands of agents their heartbeats and usage reports (a frame a
+ * second each, decrypted, decoded and handled) were what kept the last ones waiting: the longer
+ * the reconciliation, the more of them, the longer still.  Until the reconciliation's deadline,
+ * half the node timeout at most (the node is never declared down for the silence), and
+ * WELCOME_QUIET_MAX_US: the reconciliation usually ends well before its deadline, and the
+ * nodes' load figures should not stay unknown long after it.
+ */
+static int64_t welcome_quiet_ms(const struct master *m)
+{
+    if (!m->reconciling)
+        return 0;
+    int64_t quiet = m->cfg.reconcile_us - (master_mono_us() - m->start_mono_us);
+    if (quiet > m->cfg.node_timeout_us / 2)
+        quiet = m->cfg.node_timeout_us / 2;
+    if (quiet > WELCOME_QUIET_MAX_US)
+        quiet = WELCOME_QUIET_MAX_US;
+    return quiet > 0 ? quiet / 1000 : 0;
+}
+
 static void send_welcome(struct master *m, int32_t n, const struct peer_id *to)
 {
     json_t *w = hrm_wire_new(HRM_WIRE_WELCOME);
     json_object_set_new(w, "node", json_integer(n));
     json_object_set_new(w, "boot", json_integer(m->boot));
+    int64_t quiet = welcome_quiet_ms(m);
+    if (quiet > 0) /* older agents ignore it and go on at their period */
+        json_object_set_new(w, "quiet_ms", json_integer(quiet));
     if (dist_node_queues(m))
         json_object_set_new(w, "nqs", dist_welcome(m));
     master_send(m, to, w);
@@ -439,6 +466,8 @@ static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from
                            "host's memory", load, HEARTBEAT_LOAD_MAX, (long long)mem_avail);
         return;
     }
+    if (m->reconciling)
+        m->reconcile_reports++;
     rn->load = load;
     rn->mem_avail = mem_avail;
     rn->ntasks_reported = (int32_t)(ntasks > INT32_MAX ? INT32_MAX : ntasks);
@@ -469,6 +498,8 @@ static void on_task_end(struct master *m, int32_t n, const struct peer_id *from,
 static void on_usage(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
 {
     (void)from;
+    if (m->reconciling)
+        m->reconcile_reports++;
     usage_on_message(m, n, msg);
 }
 
@@ -657,8 +688,9 @@ static void housekeeping(struct master *m)
             m->sched.dirty = true;
             hrm_log(HRM_LOG_NOTICE, "reconciliation over: scheduling resumes (%lld "
                     "registrations handled, %lld agent messages answered before their node's "
-                    "registration)",
-                    (long long)m->registrations, (long long)m->not_registered_answers);
+                    "registration, %lld heartbeats and usage reports meanwhile)",
+                    (long long)m->registrations, (long long)m->not_registered_answers,
+                    (long long)m->reconcile_reports);
         }
     }
     for (size_t i = 0; i < m->nlogs;) {

@@ -255,6 +255,9 @@ struct master {
     /* Since this process started: registrations handled, and agents' messages answered
      * not_registered (an agent that has not registered yet); said when reconciliation ends. */
     int64_t registrations, not_registered_answers;
+    /* Heartbeats and usage reports handled while reconciling: what the agents already back cost
+     * the master meanwhile (their welcome asks them to stay quiet: master.c, welcome_quiet_ms). */
+    int64_t reconcile_reports;
     bool stop;
     bool turn_accepted_job; /* this turn made a new job (test_crash_after_submit) */
     struct hrm_error turn_err;
