@@ -9,41 +9,9 @@
 #include "hrm/alloc.h"
 #include "hrm/central.h"
 #include "hrm/policy.h"
+#include "test_jobsflood_env.h"
 
 #define BOUND 3
-
-struct world {
-    struct hrm_env env;
-    int64_t now;
-    bool armed;
-    int64_t armed_at;
-    int32_t *started; /* task of each launch, in order */
-    size_t nstarted, cap_started;
-};
-
-static int64_t env_now(struct hrm_env *env)
-{
-    return ((struct world *)env->ctx)->now;
-}
-
-static void env_timer(struct hrm_env *env, int64_t at, uint64_t cookie)
-{
-    struct world *w = env->ctx;
-    (void)cookie;
-    cr_assert_not(w->armed, "one pass armed at a time");
-    w->armed = true;
-    w->armed_at = at;
-}
-
-static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
-{
-    struct world *w = env->ctx;
-    (void)to;
-    if (m->type != HRM_MSG_TASK_LAUNCH)
-        return;
-    HRM_GROW(w->started, w->cap_started, w->nstarted + 1);
-    w->started[w->nstarted++] = m->task;
-}
 
 /* Three users' CPU jobs and a GPU job on 8 nodes of 8 cores and 2 GPUs: more tasks than fit. */
 static struct hrm_workload *workload(void)
@@ -67,7 +35,7 @@ struct run {
     struct hrm_cluster *c;
     struct hrm_workload *wl;
     struct hrm_central *central;
-    struct world w;
+    struct jf_world w;
 };
 
 static void run_open(struct run *r, const char *policy, int32_t bound)
@@ -75,15 +43,9 @@ static void run_open(struct run *r, const char *policy, int32_t bound)
     memset(r, 0, sizeof(*r));
     r->c = fx_cluster(2, 4, 8, 32 * GIB, 2, 16 * GIB, NULL);
     r->wl = workload();
-    struct hrm_error err;
-    struct hrm_params params = {0};
-    struct hrm_policy *p = hrm_policy_new(policy, &params, 7, &err);
-    cr_assert(p, "%s: %s", policy, err.text);
     struct hrm_central_config cfg = {.pass_delay_us = 1000, .max_starts_per_pass = bound};
-    r->central = hrm_central_new(r->c, r->wl, p, &cfg);
-    r->w.now = 1000000;
-    r->w.env = (struct hrm_env){.now_us = env_now, .send = env_send, .timer = env_timer,
-                                .ctx = &r->w};
+    r->central = jf_central(policy, 7, r->c, r->wl, &cfg, NULL);
+    jf_world_init(&r->w, 1000000);
     for (int32_t j = 0; j < r->wl->njobs; j++) {
         struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = j};
         cr_assert_eq(hrm_central_on_msg(r->central, &r->w.env, &sub), 0, "%s", policy);
@@ -96,9 +58,9 @@ static size_t run_pass(struct run *r, const char *policy)
     cr_assert(r->w.armed, "%s: a pass is armed", policy);
     r->w.armed = false;
     r->w.now = r->w.armed_at;
-    size_t had = r->w.nstarted;
+    size_t had = r->w.nruns;
     cr_assert_eq(hrm_central_on_timer(r->central, &r->w.env, 1), 0, "%s: the pass", policy);
-    return r->w.nstarted - had;
+    return r->w.nruns - had;
 }
 
 static void run_close(struct run *r)
@@ -106,7 +68,7 @@ static void run_close(struct run *r)
     hrm_central_free(r->central);
     hrm_workload_free(r->wl);
     hrm_cluster_free(r->c);
-    hrm_free(r->w.started);
+    hrm_free(r->w.runs);
 }
 
 Test(jobsflood_pass, every_policy_starts_at_most_the_bound_per_pass_and_then_the_rest)
@@ -125,7 +87,7 @@ Test(jobsflood_pass, every_policy_starts_at_most_the_bound_per_pass_and_then_the
         cr_assert_eq(first, BOUND, "%s: the first pass starts the bound (%zu)", name, first);
         /* The ones the unbounded pass starts first, in its order: nobody loses their place. */
         for (size_t k = 0; k < BOUND; k++)
-            cr_assert_eq(bounded.w.started[k], whole.w.started[k], "%s: start %zu", name, k);
+            cr_assert_eq(bounded.w.runs[k].task, whole.w.runs[k].task, "%s: start %zu", name, k);
         /* The rest is the next pass's, armed at once (not after the pass delay). */
         cr_assert(bounded.w.armed, "%s: the next pass is armed", name);
         cr_assert_eq(bounded.w.armed_at, bounded.w.now, "%s: at once", name);
@@ -137,8 +99,8 @@ Test(jobsflood_pass, every_policy_starts_at_most_the_bound_per_pass_and_then_the
         }
         cr_assert_not(bounded.w.armed, "%s: the passes end", name);
         /* As many as the single pass placed, in bounded passes (the last may be short). */
-        cr_assert_eq(bounded.w.nstarted, all, "%s: %zu started in bounded passes, %zu in one",
-                     name, bounded.w.nstarted, all);
+        cr_assert_eq(bounded.w.nruns, all, "%s: %zu started in bounded passes, %zu in one",
+                     name, bounded.w.nruns, all);
         int64_t nbounded = hrm_central_stats(bounded.central)->bounded_passes;
         cr_assert_geq(nbounded, (int64_t)(all - 1) / BOUND, "%s: %lld bounded passes", name,
                       (long long)nbounded);
