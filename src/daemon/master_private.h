@@ -177,7 +177,7 @@ struct wl_map {
 };
 
 /* Tasks one scheduling pass starts by default (hrm master --max-pass-starts; docs/runtime.md,
- * "Scheduling passes under a flood"): at the master's 40-70 us of CPU per placement (its
+ * "State folder and durability"): at the master's 40-70 us of CPU per placement (its
  * pass, rows and launch), some 20-35 ms of a core, so a client's request waits for at most
  * that, while a pass's fixed costs (the policy's ordering, the turn's commit) stay a few
  * percent of its placements'. */
