@@ -14,10 +14,16 @@ struct hrm_central_config {
      * pass for everything that arrived. */
     int64_t pass_delay_us;
     int32_t max_attempts; /* per task; 0 = state default */
+    /* Starts one pass may make (0 = no bound).  A pass that reaches it ends there
+     * (hrm_sched_ctx's max_starts) and the next pass is armed at once, without the pass
+     * delay: a driver that answers its clients between passes keeps a flood of placements
+     * from holding them for longer than one bounded pass. */
+    int32_t max_starts_per_pass;
 };
 
 struct hrm_central_stats {
     int64_t passes, decisions, preemptions;
+    int64_t bounded_passes; /* passes that ended at max_starts_per_pass */
 };
 
 /* Takes ownership of policy.  cluster and wl are borrowed and outlive the role. */

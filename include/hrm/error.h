@@ -18,7 +18,8 @@
     X(STATE, "operation not valid in the current state")                        \
     X(UNKNOWN_POLICY, "unknown policy")                                          \
     X(IO, "input/output error")                                                  \
-    X(INFEASIBLE, "infeasible")
+    X(INFEASIBLE, "infeasible")                                                  \
+    X(PASS_FULL, "the pass's starts are used up")
 
 enum hrm_errno {
     HRM_E_BASE = 4000,

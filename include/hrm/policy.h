@@ -76,10 +76,16 @@ struct hrm_sched_ctx {
     int64_t now_us;
     struct hrm_decision *decisions; /* grown by hrm_ctx_*; owned by the caller (hrm_free) */
     size_t ndecisions, cap;
+    /* The pass's bound: once max_starts tasks started in it (0: no bound), every
+     * hrm_ctx_start* returns -HRM_EPASS_FULL with no change, and the policy returns that
+     * code from decide (as any failed start's), ending the pass where it stands: the
+     * starts made are the first max_starts the unbounded pass would make, and what is left
+     * waits for the next pass, which the caller runs at once (hrm_central_config). */
+    size_t max_starts, nstarts;
 };
 
 /* Starts a ready task on node (gpu_mask HRM_GPUS_ANY lets the state pick).  0 or
- * -HRM_ENOFIT / -HRM_ESTATE, with no change. */
+ * -HRM_ENOFIT / -HRM_ESTATE / -HRM_EPASS_FULL (the pass's bound), with no change. */
 int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask);
 /* Like hrm_ctx_start, but the task holds charge instead of its request
  * (hrm_state_start_charged): for policies that allocate by estimated demand. */
@@ -89,7 +95,8 @@ int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node,
  * (P0 queue stacking, hrm_state_start_stacked). */
 int hrm_ctx_start_stacked(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask);
 /* Kills a running task; it is requeued and loses its progress.  -HRM_ESTATE, with no change,
- * for a task that is not running or may not be preempted (hrm_ctx_may_preempt). */
+ * for a task that is not running or may not be preempted (hrm_ctx_may_preempt).  Not
+ * bounded by max_starts: a policy's bookkeeping of its victims precedes the call. */
 int hrm_ctx_preempt(struct hrm_sched_ctx *ctx, int32_t task);
 /* Whether a policy may preempt task: only batch work is preempted.  Stream and service jobs
  * are long-running services (P0): killing one to make room for batch work would cost the

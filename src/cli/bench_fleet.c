@@ -297,9 +297,19 @@ static int idle_starts(struct client *c, const struct fopts *o, struct run_stats
     return read_starts(c, ids, IDLE_JOBS, s);
 }
 
-/* Polls `jobs` every 200 ms until every job is done, timing each answer. */
-static int wait_done(struct client *c, long long njobs, pid_t master, long long *rss_kb,
-                     long long *jl, long long *njl, long long cap)
+static bool is_one_of(long long id, const long long *ids, long long n)
+{
+    for (long long i = 0; i < n; i++)
+        if (ids[i] == id)
+            return true;
+    return false;
+}
+
+/* Polls `jobs` every every_s (200 ms) until every job of ids is done (the idle series' jobs,
+ * done before, do not count), timing each answer. */
+static int wait_done(struct client *c, const long long *ids, long long njobs, pid_t master,
+                     double every_s, long long *rss_kb, long long *jl, long long *njl,
+                     long long cap)
 {
     double end = fleet_mono_s() + 600;
     while (fleet_mono_s() < end && !fleet_interrupted) {
@@ -316,11 +326,12 @@ static int wait_done(struct client *c, long long njobs, pid_t master, long long 
         size_t i;
         json_t *j;
         json_array_foreach(json_object_get(r, "jobs"), i, j)
-            done += strcmp(json_string_value(json_object_get(j, "state")) ?: "", "done") == 0;
+            done += strcmp(json_string_value(json_object_get(j, "state")) ?: "", "done") == 0 &&
+                    is_one_of(json_integer_value(json_object_get(j, "id")), ids, njobs);
         json_decref(r);
         if (done >= njobs)
             return 0;
-        fleet_nap_s(0.2);
+        fleet_nap_s(every_s);
     }
     return -1;
 }
@@ -437,6 +448,10 @@ static void usage(FILE *out)
             "                 arrives every 50 ms; BENCH fleet.queued_N.* lines (default:\n"
             "                 none)\n"
             "  --window S     the --queued window (default 10)\n"
+            "  --jobs-every MS  the pause between two timed `jobs` requests while the\n"
+            "                 tasks run (default 200)\n"
+            "  --daemons HRM  run the master and the agents from another hrm executable\n"
+            "                 (another build, to compare; default: this one)\n"
             "  --state DIR    keep the cluster's folder there (default: a temporary one,\n"
             "                 removed at the end)\n"
             "  -h, --help     this help\n");
@@ -475,6 +490,8 @@ static int parse(struct fopts *o, int argc, char **argv)
         {"state", required_argument, NULL, 'S'},  {"help", no_argument, NULL, 'h'},
         {"queued", required_argument, NULL, 'Q'}, {"window", required_argument, NULL, 'W'},
         {"per-process", required_argument, NULL, 'P'},
+        {"jobs-every", required_argument, NULL, 'J'},
+        {"daemons", required_argument, NULL, 'D'},
         {NULL, 0, NULL, 0}};
     int c;
     long long v;
@@ -529,6 +546,18 @@ static int parse(struct fopts *o, int argc, char **argv)
         case 'S':
             snprintf(o->state, sizeof(o->state), "%s", optarg);
             o->keep = true;
+            break;
+        case 'J':
+            if (cli_parse_int("bench fleet", "--jobs-every", optarg, 1, 10000, &v) < 0)
+                return -1;
+            o->jobs_every_s = (double)v / 1000;
+            break;
+        case 'D':
+            if (access(optarg, X_OK) != 0) {
+                fprintf(stderr, "hrm bench fleet: --daemons %s: not an executable\n", optarg);
+                return -1;
+            }
+            snprintf(o->self, sizeof(o->self), "%s", optarg);
             break;
         case 'h':
             usage(stdout);
@@ -670,7 +699,7 @@ static int run(struct fopts *o)
         return CLI_FAIL;
     }
     long long rss_kb = 0, jl[4096], njl = 0;
-    if (wait_done(c, njobs, o->master, &rss_kb, jl, &njl, 4096) < 0) {
+    if (wait_done(c, ids, njobs, o->master, o->jobs_every_s, &rss_kb, jl, &njl, 4096) < 0) {
         fprintf(stderr, "hrm bench fleet: the jobs did not finish within 600 s\n");
         hrm_free(ids);
         hrm_free(idle.lat_us);
@@ -726,11 +755,13 @@ int bench_fleet(int argc, char **argv)
 {
     struct fopts o = {.agents = 5000, .tasks = 100000, .per_job = 10000, .cpus = 4,
                       .per_process = 2500,
-                      .task_s = 0.2, .window_s = 10, .policy = "drf", .reconcile = true};
+                      .task_s = 0.2, .window_s = 10, .jobs_every_s = 0.2, .policy = "drf",
+                      .reconcile = true};
     int p = parse(&o, argc, argv);
     if (p != 0)
         return p > 0 ? CLI_OK : CLI_USAGE;
-    ssize_t n = readlink("/proc/self/exe", o.self, sizeof(o.self) - 1);
+    ssize_t n = o.self[0] ? (ssize_t)strlen(o.self)
+                          : readlink("/proc/self/exe", o.self, sizeof(o.self) - 1);
     if (n <= 0) {
         fprintf(stderr, "hrm bench fleet: cannot find this executable\n");
         return CLI_FAIL;

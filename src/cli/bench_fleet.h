@@ -18,6 +18,7 @@
 struct fopts {
     long long agents, tasks, per_job, cpus, scheds;
     double task_s, window_s;
+    double jobs_every_s; /* --jobs-every: the pause between two `jobs` while the tasks run */
     const char *policy;
     bool keep, reconcile;
     long long queued[MAX_QUEUED_POINTS]; /* --queued: the series' queue lengths, 0 ended */

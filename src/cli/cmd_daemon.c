@@ -131,6 +131,7 @@ int cmd_master(int argc, char **argv)
         {"http-timeout", required_argument, NULL, 'O'},
         {"http-max-body", required_argument, NULL, 'B'},
         {"trace", required_argument, NULL, 'T'},
+        {"max-pass-starts", required_argument, NULL, 'S'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -192,6 +193,14 @@ int cmd_master(int argc, char **argv)
             if (cli_parse_int("master", "--compact-tasks", optarg, 1, INT32_MAX, &v) < 0)
                 return CLI_USAGE;
             cfg.compact_tasks = (int32_t)v;
+            break;
+        }
+        case 'S':
+        {
+            long long v;
+            if (cli_parse_int("master", "--max-pass-starts", optarg, 0, INT32_MAX, &v) < 0)
+                return CLI_USAGE;
+            cfg.max_pass_starts = v == 0 ? -1 : (int32_t)v;
             break;
         }
         case 'W':
@@ -270,6 +279,9 @@ int cmd_master(int argc, char **argv)
                    "  --max-attempts N    runs of a task before its failure is final (default 1)\n"
                    "  --node-timeout D    silence after which a node is down (default 5s)\n"
                    "  --reconcile D       after a restart, wait this long for agents (default 5s)\n"
+                   "  --max-pass-starts N tasks one scheduling pass may start (default 500; 0: no\n"
+                   "                      bound); the rest start in the next pass, which comes\n"
+                   "                      at once, after the clients' requests waiting then\n"
                    "  --max-waits N       hrm wait requests one client may have pending\n"
                    "                      (default 10000); past it a wait gets an error\n"
                    "  --events-keep N     the event log (hrm events) keeps the latest N events\n"

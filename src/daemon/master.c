@@ -1012,6 +1012,8 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         m->cfg.reconcile_us = 5000000;
     if (m->cfg.compact_tasks <= 0)
         m->cfg.compact_tasks = 65536;
+    if (m->cfg.max_pass_starts == 0)
+        m->cfg.max_pass_starts = MASTER_MAX_PASS_STARTS;
     events_defaults(&m->cfg);
     m->events_since_prune = 1; /* a retention pass at the first tick: a new bound applies at once */
     snprintf(m->state_dir, sizeof(m->state_dir), "%s", cfg->state_dir);

@@ -292,6 +292,10 @@ static void render_sched(FILE *f, const struct master *m)
             (uint64_t)m->sched.passes);
     counter(f, "hrm_sched_rebuilds_total", "Rebuilds of the master's central scheduler.",
             (uint64_t)m->sched.rebuilds);
+    counter(f, "hrm_sched_passes_bounded_total",
+            "Scheduling passes that ended at the master's --max-pass-starts (the rest placed "
+            "by the next pass, after the clients' requests).",
+            (uint64_t)m->sched.bounded_passes);
     head(f, "hrm_sched_pass_duration_seconds", "histogram",
          "Time one scheduling pass took in the master.");
     hist(f, "hrm_sched_pass_duration_seconds", NULL, NULL, &c->pass_seconds,

@@ -178,6 +178,13 @@ struct wl_map {
     size_t cap_job_of, cap_task_of;
 };
 
+/* Tasks one scheduling pass starts by default (hrm master --max-pass-starts; docs/runtime.md,
+ * "State folder and durability"): at the master's 40-70 us of CPU per placement (its
+ * pass, rows and launch), some 20-35 ms of a core, so a client's request waits for at most
+ * that, while a pass's fixed costs (the policy's ordering, the turn's commit) stay a few
+ * percent of its placements'. */
+#define MASTER_MAX_PASS_STARTS 500
+
 struct msched {
     struct hrm_policy *policy; /* borrowed from central, which owns it */
     struct hrm_cluster *cluster;
@@ -190,6 +197,7 @@ struct msched {
     struct role_timers timers; /* the scheduler's (central path: role 0; distributed: instance) */
     struct hrm_env env;
     int64_t rebuilds, passes;
+    int64_t bounded_passes; /* passes that reached cfg.max_pass_starts (central path) */
     int64_t grows; /* turns whose new jobs joined the role without a rebuild */
 };
 

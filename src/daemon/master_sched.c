@@ -288,7 +288,8 @@ int sched_rebuild(struct master *m, struct hrm_error *err)
     if (!policy)
         return -HRM_EPOLICY;
     struct hrm_central_config cc = {.pass_delay_us = m->cfg.pass_delay_us,
-                                    .max_attempts = m->cfg.max_attempts};
+                                    .max_attempts = m->cfg.max_attempts,
+                                    .max_starts_per_pass = m->cfg.max_pass_starts};
     fgm_attach(m, policy);
     s->policy = policy;
     s->central = hrm_central_new(s->cluster, s->wl, policy, &cc);
@@ -394,9 +395,19 @@ int sched_run_timers(struct master *m, struct hrm_error *err)
     size_t ndue = role_timers_take_due(&s->timers, master_now_us(), due, 16);
     for (size_t i = 0; i < ndue && s->central; i++) {
         s->passes++;
+        struct hrm_central_stats before = *hrm_central_stats(s->central);
         int rc = hrm_central_on_timer(s->central, &s->env, due[i].cookie);
         if (rc < 0)
             return hrm_errorf(err, rc, "scheduling pass failed (policy %s)", m->cfg.policy);
+        const struct hrm_central_stats *after = hrm_central_stats(s->central);
+        if (after->bounded_passes > before.bounded_passes) {
+            /* Its next pass is due at once, and waits for the next turn: the clients' requests
+             * that came meanwhile are answered first (turn in master.c). */
+            s->bounded_passes++;
+            hrm_log(HRM_LOG_DEBUG, "scheduling pass: %lld starts, the bound (--max-pass-starts "
+                    "%d): the rest in the next turn", (long long)(after->decisions -
+                    before.decisions), m->cfg.max_pass_starts);
+        }
     }
     if (ndue > 0)
         fgm_after_pass(m);

@@ -20,11 +20,20 @@ static int ctx_started(struct hrm_sched_ctx *ctx, int rc, int32_t task, int32_t 
         return rc;
     const struct hrm_task_state *ts = &ctx->state->tasks[task];
     ctx_record(ctx, HRM_DECIDE_START, task, node, ts->gpu_mask, ts->attempt);
+    ctx->nstarts++;
     return 0;
+}
+
+/* Checked before the state is touched, so a refused start changes nothing. */
+static bool ctx_full(const struct hrm_sched_ctx *ctx)
+{
+    return ctx->max_starts > 0 && ctx->nstarts >= ctx->max_starts;
 }
 
 int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask)
 {
+    if (ctx_full(ctx))
+        return -HRM_EPASS_FULL;
     return ctx_started(ctx, hrm_state_start(ctx->state, task, node, gpu_mask, ctx->now_us), task,
                        node);
 }
@@ -32,6 +41,8 @@ int hrm_ctx_start(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_
 int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask,
                           const struct hrm_res *charge)
 {
+    if (ctx_full(ctx))
+        return -HRM_EPASS_FULL;
     return ctx_started(
         ctx, hrm_state_start_charged(ctx->state, task, node, gpu_mask, charge, ctx->now_us), task,
         node);
@@ -39,6 +50,8 @@ int hrm_ctx_start_charged(struct hrm_sched_ctx *ctx, int32_t task, int32_t node,
 
 int hrm_ctx_start_stacked(struct hrm_sched_ctx *ctx, int32_t task, int32_t node, uint32_t gpu_mask)
 {
+    if (ctx_full(ctx))
+        return -HRM_EPASS_FULL;
     return ctx_started(
         ctx, hrm_state_start_stacked(ctx->state, task, node, gpu_mask, ctx->now_us), task, node);
 }

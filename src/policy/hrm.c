@@ -108,6 +108,7 @@ static void build(struct hrmp *p, const struct hrm_state *s)
     p->cap_tasks = (size_t)(p->ntasks ? p->ntasks : 1);
     p->cap_jobs = (size_t)(p->njobs ? p->njobs : 1);
     hrmp_frag_build(p, s);
+    hrmp_choices_build(p);
 }
 
 /* The workload gained jobs and tasks (hrm_central_grow): the per-task and per-job arrays
@@ -134,6 +135,7 @@ static void hrm_on_grow(struct hrm_policy *policy, const struct hrm_state *s)
         }
         p->ntasks = to;
         hrmp_frag_grow(p, s, from);
+        hrmp_choices_reset(p); /* the kinds' weights, which the fragmentation measure reads */
     }
     if (s->wl->njobs > p->njobs) {
         size_t cap = p->cap_jobs, added = (size_t)(s->wl->njobs - p->njobs);
@@ -214,6 +216,7 @@ static void hrm_fini(struct hrm_policy *policy)
     hrm_wait_table_fini(&p->wt);
     hrm_free(p->todo);
     hrmp_frag_fini(p);
+    hrmp_choices_fini(p);
     hrm_free(p);
     policy->priv = NULL;
 }
@@ -235,6 +238,7 @@ static void enqueue(struct hrmp *p, const struct hrm_state *s, int32_t t, int32_
         f->head = t;
     f->tail = t;
     f->n++;
+    hrmp_node_changed(p, p->ru[u].node); /* its queue is longer */
     p->task_ru[t] = u;
     p->job_queued[s->wl->tasks[t].job]++;
     if (gpu_task(s, t))
@@ -244,6 +248,7 @@ static void enqueue(struct hrmp *p, const struct hrm_state *s, int32_t t, int32_
 static int32_t dequeue(struct hrmp *p, const struct hrm_state *s, struct hrmp_fifo *f)
 {
     int32_t t = f->head;
+    hrmp_node_changed(p, p->ru[(f - p->q) / HRMP_NQUEUES].node);
     p->job_queued[s->wl->tasks[t].job]--;
     f->head = p->qnext[t];
     if (f->head == NIL)
@@ -314,6 +319,10 @@ static void hrm_on_event(struct hrm_policy *policy, const struct hrm_state *s,
         break;
     case HRM_EV_NODE_DOWN:
         node_down(p, s, ev->node);
+        hrmp_node_changed(p, ev->node);
+        break;
+    case HRM_EV_NODE_UP:
+        hrmp_node_changed(p, ev->node);
         break;
     default:
         break;

@@ -21,11 +21,6 @@ enum hrmp_queue hrmp_queue_of(const struct hrmp *p, const struct hrm_state *s, i
     return p->cfg.stream_aware && is_stream_job(s, task) ? HRMP_STREAM : HRMP_BATCH;
 }
 
-static int64_t unit_spare(const struct hrm_ru *ru)
-{
-    return (int64_t)ru->ncores * 1000 - ru->cpu_used;
-}
-
 static const struct hrm_ru_rules permissive = {.flex = true, .lend = true, .sides = false};
 
 static struct hrm_ru_rules configured(const struct hrmp *p)
@@ -41,7 +36,7 @@ struct hrm_ru_rules hrmp_rules_of(const struct hrmp *p, int32_t task)
 
 /* Unit u's node as per-host placement sees it (include/hrm/ruplace.h): the
  * policy's own units and the state's node. */
-static void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u,
+void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u,
                       struct hrm_ru_host *h)
 {
     int32_t node = p->ru[u].node, first = p->ru_first[node];
@@ -75,7 +70,7 @@ bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t t
  * node, as every policy sees it; a configuration (rigid binding, no
  * lending, partitions) must not turn one that fits into one left pending
  * for ever. */
-static void settle_rules(struct hrmp *p, const struct hrm_state *s, int32_t task)
+void hrmp_settle_rules(struct hrmp *p, const struct hrm_state *s, int32_t task)
 {
     if (p->relaxed[task])
         return;
@@ -124,6 +119,7 @@ void hrmp_hold(struct hrmp *p, const struct hrm_state *s, int32_t t, const struc
         p->task_held[t] = h;
         hrm_ru_add_share(&p->ru[pl->unit[i]], &pl->part[i], pl->milli[i]);
         p->node_version[p->ru[pl->unit[i]].node]++; /* its gradient memo is stale */
+        hrmp_node_changed(p, p->ru[pl->unit[i]].node);
         p->solo[pl->unit[i]] += solo && pl->part[i].v[HRM_DIM_GPU] > 0;
     }
 }
@@ -136,6 +132,7 @@ void hrmp_release(struct hrmp *p, const struct hrm_state *s, int32_t t)
         struct hrmp_held *e = &p->held[h];
         hrm_ru_remove_share(&p->ru[e->unit], &e->part, e->milli);
         p->node_version[p->ru[e->unit].node]++;
+        hrmp_node_changed(p, p->ru[e->unit].node);
         p->solo[e->unit] -= solo && e->part.v[HRM_DIM_GPU] > 0;
         p->task_held[t] = e->next;
         e->next = p->free_held;
@@ -162,7 +159,7 @@ void hrmp_plan_of_state(const struct hrmp *p, const struct hrm_state *s, int32_t
                      task_milli(s, t));
 }
 
-static int32_t queue_len(const struct hrmp *p, int32_t u)
+int32_t hrmp_queue_len(const struct hrmp *p, int32_t u)
 {
     int32_t n = p->ru[u].ntasks;
     for (int q = 0; q < HRMP_NQUEUES; q++)
@@ -198,7 +195,7 @@ static const struct hrm_res *part_on(const struct hrmp *p, int32_t t, int32_t u)
  * the node (a GPU unit with flexible binding, the CPU unit with lending),
  * the cores simulated are the node's and every task running there holds
  * some until it ends; otherwise the unit's own cores and tasks. */
-static int64_t unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
+int64_t hrmp_unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
                          int64_t now)
 {
     const struct hrm_ru *ru = &p->ru[u];
@@ -244,73 +241,10 @@ int64_t hrmp_gpu_free(const struct hrmp *p, int32_t u)
     return ru->gpu < 0 || p->solo[u] > 0 ? 0 : ru->gmem - ru->gmem_used;
 }
 
-/*
- * P0 placement, by hrm_ru_prefer: the least wait first.  Stream: the
- * simulated wait (simulaterun); batch: the queue length (0 when it starts
- * now).  A unit that cannot start the task now waits at least 1.  Among
- * equal waits, GPU tasks with GPU phases prefer fewer kernels to share with.
- * Then, at no cost in wait, every task the least growth of its node's
- * expected fragmentation for the workload's kinds of task (FGD's gradient,
- * hrmp_frag_growth); then every GPU task the tightest GPU and node; CPU tasks the node where their cores strand the least GPU
- * capacity, then the node left with the least free CPU + GPU share
- * (hrm_ru_cost_cpu_task); then the shortest queue.  A CPU unit whose free
- * cores equal a CPU task's request is taken at once (no fragment left).
- */
-int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now)
-{
-    settle_rules(p, s, task);
-    const struct hrm_res *req = &s->wl->tasks[task].req;
-    bool stream = hrmp_queue_of(p, s, task) == HRMP_STREAM, gpu = is_gpu_task(s, task);
-    int32_t best = -1;
-    struct hrm_ru_cost best_cost = {0};
-    bool best_measured = false; /* best_cost.frag_growth is known */
-    struct hrm_ru_plan plan;
-    struct hrm_ru_rules r = hrmp_rules_of(p, task);
-    for (int32_t node = 0; node < p->nnodes; node++) {
-        if (!s->nodes[node].up)
-            continue;
-        struct hrm_ru_host h;
-        hrmp_host(p, s, p->ru_first[node], &h);
-        for (int32_t u = p->ru_first[node]; u < p->ru_first[node + 1]; u++) {
-            if (!hrm_ru_host_admits(&h, s->wl, task, u - h.first, r))
-                continue;
-            const struct hrm_ru *ru = &p->ru[u];
-            int32_t len = queue_len(p, u);
-            bool now_ok =
-                len == ru->ntasks && hrm_ru_host_can_start(&h, s->wl, task, u - h.first, r, &plan);
-            if (!gpu && now_ok && unit_spare(ru) == req->v[HRM_DIM_CPU])
-                return u; /* taken at once */
-            if (!now_ok && best >= 0 && best_cost.wait == 0)
-                continue; /* cannot beat a unit that starts it now */
-            struct hrm_ru_cost cost = {.queue = len};
-            if (!now_ok) {
-                int64_t w = stream ? unit_wait(p, s, task, u, now) : len;
-                cost.wait = w < INT64_MAX ? w + 1 : w;
-            }
-            hrm_ru_host_cost(&h, s->wl, task, u - h.first, &cost);
-            /* The fragmentation gradient breaks ties of wait and sharing;
-             * measured only then (it weighs every kind of task). */
-            bool measured = false;
-            if (best >= 0 && cost.wait == best_cost.wait && cost.sharing == best_cost.sharing) {
-                if (!best_measured)
-                    best_cost.frag_growth = hrmp_frag_growth(p, s, task, best);
-                best_measured = true;
-                cost.frag_growth = hrmp_frag_growth(p, s, task, u);
-                measured = true;
-            }
-            if (best < 0 || hrm_ru_prefer(&cost, &best_cost)) {
-                best = u;
-                best_cost = cost;
-                best_measured = measured;
-            }
-        }
-    }
-    return best;
-}
-
 void hrmp_rebind(struct hrmp *p, int32_t node)
 {
     const struct hrm_node *n = &p->c->nodes[node];
+    hrmp_node_changed(p, node);
     int32_t first = p->ru_first[node];
     int32_t want[HRM_MAX_GPUS_PER_NODE], sum = 0;
     /* Each unit the whole cores its tasks hold; then the GPU units back up to

@@ -89,6 +89,14 @@ struct hrmp {
     struct hrmp_gmemo *gmemo; /* per (unit, kind), the growth last measured; NULL: none */
     struct hrm_frag_type *ftypes; /* kinds in thousandths of a GPU of ftypes_gmem bytes */
     int64_t ftypes_gmem;
+    /* the unit choice's memo (hrm_choose.c) */
+    uint32_t *node_cversion;      /* per node, bumped when what the choice reads of it changes */
+    int32_t *changes;             /* ring of the nodes changed, the latest nchanges */
+    uint64_t nchanges;
+    uint64_t choice_epoch;        /* bumped when every memo is stale (the workload grew) */
+    uint64_t choice_clock;
+    struct hrmp_choice *choices;  /* per kind of task, each node's result and their tournament */
+    int64_t units_weighed;        /* units hrmp_choose weighed (its cost, for tests) */
 };
 
 /* Queue a ready task joins, by its job's kind (stream only when stream-aware). */
@@ -105,8 +113,28 @@ bool hrmp_unit_admits(const struct hrmp *p, const struct hrm_state *s, int32_t t
  * would be spread over the node's units. */
 bool hrmp_can_start(const struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
                     struct hrm_ru_plan *plan);
-/* The unit a new ready task should join (P0 placement), or -1: none admits it. */
+/* The unit a new ready task should join (P0 placement), or -1: none admits it.  Remembered per
+ * kind of task and brought up to date with the nodes changed since (hrm_choose.c): the same
+ * unit as hrmp_choose_scan, which weighs every unit. */
 int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now);
+int32_t hrmp_choose_scan(struct hrmp *p, const struct hrm_state *s, int32_t task, int64_t now);
+/* What the choice reads of node changed: a task queued, dequeued, started or ended there, its
+ * cores re-bound, the node up or down. */
+void hrmp_node_changed(struct hrmp *p, int32_t node);
+/* The memo's arrays (at the units' build), freeing them, and forgetting every choice (the
+ * workload's kinds changed). */
+void hrmp_choices_build(struct hrmp *p);
+void hrmp_choices_fini(struct hrmp *p);
+void hrmp_choices_reset(struct hrmp *p);
+/* Unit u's node as per-host placement sees it (include/hrm/ruplace.h). */
+void hrmp_host(const struct hrmp *p, const struct hrm_state *s, int32_t u, struct hrm_ru_host *h);
+/* Settles once per task which rules place it (hrmp_rules_of). */
+void hrmp_settle_rules(struct hrmp *p, const struct hrm_state *s, int32_t task);
+/* Tasks held or queued at unit u. */
+int32_t hrmp_queue_len(const struct hrmp *p, int32_t u);
+/* simulaterun: how long task would wait at unit u (stream tasks). */
+int64_t hrmp_unit_wait(struct hrmp *p, const struct hrm_state *s, int32_t task, int32_t u,
+                       int64_t now);
 /* Whether a GPU task may share its GPU (hrm_ru_task_stackable). */
 bool hrmp_stackable(const struct hrm_state *s, int32_t task);
 /* Task t starts holding the parts of plan. */

@@ -88,12 +88,17 @@ static void notify(struct hrm_central *c, enum hrm_event_type type, int64_t now,
 
 /* One pass per batch of messages: the pass runs once the messages already due
  * at this instant are in, which keeps a burst of arrivals one decision round. */
-static void arm_pass(struct hrm_central *c, struct hrm_env *env)
+static void arm_pass_after(struct hrm_central *c, struct hrm_env *env, int64_t delay_us)
 {
     if (c->pass_armed)
         return;
     c->pass_armed = true;
-    env->timer(env, env->now_us(env) + c->cfg.pass_delay_us, COOKIE_PASS);
+    env->timer(env, env->now_us(env) + delay_us, COOKIE_PASS);
+}
+
+static void arm_pass(struct hrm_central *c, struct hrm_env *env)
+{
+    arm_pass_after(c, env, c->cfg.pass_delay_us);
 }
 
 static void report_job_if_ended(struct hrm_central *c, struct hrm_env *env, int32_t job)
@@ -228,9 +233,12 @@ static int run_pass(struct hrm_central *c, struct hrm_env *env)
     int64_t now = env->now_us(env);
     c->ctx.now_us = now;
     c->ctx.ndecisions = 0;
+    c->ctx.nstarts = 0;
+    c->ctx.max_starts = c->cfg.max_starts_per_pass > 0 ? (size_t)c->cfg.max_starts_per_pass : 0;
     c->stats.passes++;
     int rc = c->policy->ops->decide(c->policy, &c->ctx);
-    if (rc < 0)
+    bool bounded = rc == -HRM_EPASS_FULL;
+    if (rc < 0 && !bounded)
         return rc;
     for (size_t i = 0; i < c->ctx.ndecisions; i++) {
         const struct hrm_decision *d = &c->ctx.decisions[i];
@@ -251,6 +259,12 @@ static int run_pass(struct hrm_central *c, struct hrm_env *env)
             notify(c, HRM_EV_TASK_STOP, now, t->job, d->task, d->node, HRM_OUTCOME_PREEMPTED);
         }
         env->send(env, hrm_addr_node(d->node), &m);
+    }
+    if (bounded) {
+        /* The rest is the next pass's, at once: the policy orders it from the state then,
+         * as it would have in this pass. */
+        c->stats.bounded_passes++;
+        arm_pass_after(c, env, 0);
     }
     return 0;
 }
