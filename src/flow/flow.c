@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flow_private.h"
+#include "ssp_sum.h"
 #include "hrm/alloc.h"
 
 /* The per-vertex capacity sums only bound the virtual arc of solve_max, so
@@ -459,9 +459,17 @@ static void build(struct hrm_flow *g)
     g->apos = hrm_reallocarray(g->apos, g->acap_n, sizeof(*g->apos));
     int32_t *fill = g->fill;
     memset(fill, 0, (size_t)g->n * sizeof(*fill));
+    /* the arcs into tasks the shortest paths keep folded go last (ssp_sum.c) */
+    bool part = flow_sum_keeps(g);
+    int32_t *hid = part ? hrm_calloc((size_t)g->n, sizeof(*hid)) : NULL;
     for (int32_t a = 0; a < g->m; a++) {
-        fill[g->afrom[a]]++;
-        fill[g->ato[a]]++;
+        int32_t u = g->afrom[a], v = g->ato[a];
+        fill[u]++;
+        fill[v]++;
+        if (part) {
+            hid[u] += flow_sum_hides(g, u, v);
+            hid[v] += flow_sum_hides(g, v, u);
+        }
     }
     if (virt) {
         fill[g->vt]++;
@@ -469,12 +477,23 @@ static void build(struct hrm_flow *g)
     }
     reserve_residual(g, (size_t)lay_out(g));
     const int32_t *first = g->first;
+    int32_t *at = hrm_alloc(sizeof(*at) * ((size_t)g->n + 1));
+    for (int32_t v = 0; v < g->n; v++) {
+        at[v] = part ? fill[v] - hid[v] : 0; /* next hidden slot, from first[v] */
+        if (part)
+            hid[v] = fill[v] - hid[v];       /* where the hidden ones start */
+    }
     memset(fill, 0, (size_t)g->n * sizeof(*fill));
     for (int32_t a = 0; a < g->m; a++) {
         int32_t u = g->afrom[a], v = g->ato[a];
-        int32_t f = first[u] + fill[u]++;
-        place_arc(g, a, f, first[v] + fill[v]++);
+        int32_t f = part && flow_sum_hides(g, u, v) ? first[u] + at[u]++ : first[u] + fill[u]++;
+        int32_t b = part && flow_sum_hides(g, v, u) ? first[v] + at[v]++ : first[v] + fill[v]++;
+        place_arc(g, a, f, b);
     }
+    if (part)
+        for (int32_t v = 0; v < g->n; v++)
+            fill[v] += at[v] - hid[v]; /* the hidden ones placed */
+    hrm_free(at);
     g->vpos = -1;
     if (virt) {
         int32_t f = first[g->vt] + fill[g->vt]++, b = first[g->vs] + fill[g->vs]++;
@@ -490,6 +509,8 @@ static void build(struct hrm_flow *g)
         for (int32_t r = first[v] + fill[v]; r < first[v + 1]; r++)
             set_inert(g, r, v);
     g->stats.laid_out = first[g->n];
+    flow_sum_relaid(g, hid);
+    hrm_free(hid);
     g->rn = g->n;
     g->rm = g->m;
     g->shape = false;

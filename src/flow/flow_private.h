@@ -195,6 +195,9 @@ void flow_sum_touch(struct hrm_flow *g, int32_t v);
  * tasks fold must be found again; with `shape`, every summary is rebuilt. */
 void flow_sum_forget(struct flow_sum *s, bool shape);
 void flow_sum_free(struct flow_sum *s); /* NULL-safe */
+/* The residual graph was laid out again; with hid (flow_sum_keeps), each
+ * vertex's arcs from first[v] + hid[v] on are its hidden ones. */
+void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid);
 /* Unfolds everything (flow_ssp with g->sum_off). */
 void flow_sum_drop(struct hrm_flow *g);
 /* The summary edges themselves: ssp_sum.h. */

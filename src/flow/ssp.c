@@ -135,8 +135,9 @@ static inline int32_t e_tail(const struct hrm_flow *g, int32_t e)
     return e >= 0 ? g->tail[e] : flow_sum_edge(g, -2 - e)->job;
 }
 
-/* The end of u's arcs for the current-arc pointers: its residual arcs, then
- * its summary edges (cur[u] - first[u + 1] is the edge's index). */
+/* The end of u's arcs for the current-arc pointers: its residual arcs (those
+ * in [first[u], lim[u]) are the ones not hidden), then its summary edges
+ * (cur[u] - first[u + 1] is the edge's index). */
 static inline int32_t arcs_end(const struct hrm_flow *g, int32_t u, int32_t *b0)
 {
     int32_t nb = 0;
@@ -185,7 +186,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
     struct flow_radix *q = g->rq;
     int32_t *list = g->list;
     struct flow_vx *vx = g->vx;
-    const int32_t *first = g->first, *head = g->head;
+    const int32_t *first = g->first, *head = g->head, *lim = flow_sum_lim(g);
     const int64_t *rcap = g->rcap, *rcost = g->rcost, *ex = g->ex;
     int32_t epoch = g->epoch;
     int32_t nset = 0;
@@ -221,7 +222,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
                 continue; /* at distance D: paths end here */
         }
         int64_t base = du + vx[u].pi;
-        for (int32_t r = first[u], end = first[u + 1]; r < end; r++) {
+        for (int32_t r = first[u], end = lim[u]; r < end; r++) {
             if (rcap[r] <= 0)
                 continue;
             int32_t v = head[r];
@@ -421,7 +422,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
         if (lvl[u] >= limit)
             continue;
         int64_t pu = g->vx[u].pi;
-        for (int32_t r = first[u], end = first[u + 1]; r < end; r++) {
+        for (int32_t r = first[u], end = adm ? flow_sum_lim(g)[u] : first[u + 1]; r < end; r++) {
             int32_t w = head[r];
             if (usable(g, r, pu, adm) && lvl[w] < 0) {
                 lvl[w] = lvl[u] + 1;
@@ -466,10 +467,13 @@ static void augment_from(struct hrm_flow *g, int32_t s, bool adm)
         }
         int32_t r = cur[u], end = first[u + 1], b0 = 0;
         int32_t send = adm ? arcs_end(g, u, &b0) : end;
+        int32_t vend = adm ? flow_sum_lim(g)[u] : end;
         int64_t pu = g->vx[u].pi;
-        for (; r < end; r++)
+        for (; r < vend; r++)
             if (lvl[head[r]] == lvl[u] + 1 && usable(g, r, pu, adm))
                 break;
+        if (r >= vend && r < end)
+            r = end; /* past the arcs hidden at u (ssp_sum.c) */
         for (; r >= end && r < send; r++) {
             const struct flow_sum_bucket *B = flow_sum_edge(g, b0 + r - end);
             if (lvl[B->x] == lvl[u] + 1 && usable_sum(g, B, pu))
@@ -539,10 +543,10 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
             continue;
         }
         int32_t r = cur[u], end = first[u + 1], w = -1, b0;
-        int32_t send = arcs_end(g, u, &b0);
+        int32_t send = arcs_end(g, u, &b0), vend = flow_sum_lim(g)[u];
         if (depth < DFS_DEPTH) {
             int64_t pu = vx[u].pi;
-            for (; r < end; r++) {
+            for (; r < vend; r++) {
                 if (rcap[r] <= 0)
                     continue;
                 w = head[r];
@@ -553,6 +557,8 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
                     continue; /* dead end for this pass */
                 break;
             }
+            if (r >= vend && r < end)
+                r = end; /* past the arcs hidden at u (ssp_sum.c) */
             for (; r >= end && r < send; r++) {
                 const struct flow_sum_bucket *B = flow_sum_edge(g, b0 + r - end);
                 w = B->x;

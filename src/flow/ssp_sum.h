@@ -13,6 +13,7 @@ struct sum_item {
 struct sum_member {
     int32_t t, ajt; /* the task and its (user) arc j -> t */
     int32_t job;
+    int32_t fill; /* t's residual arcs when the group was built */
     int32_t i0, ni; /* its items: tit[i0 .. i0 + ni) */
 };
 
@@ -46,6 +47,10 @@ struct flow_sum {
     uint8_t *queued;
     int32_t *touched, *queue, *unfolded;
     size_t ntouched, touched_cap, nqueue, queue_cap, nunfolded, unfolded_cap;
+    int32_t *lim;  /* per vertex: its residual arcs from lim on point at folded tasks */
+    int32_t *ue;   /* per vertex: the end of its arcs in use when lim was last found */
+    bool relaid;   /* the residual graph was laid out again: every lim must be found */
+    size_t lim_n;  /* vertices whose lim is kept */
     /* group build scratch */
     int32_t *cand;
     size_t cand_cap;
@@ -59,6 +64,25 @@ static inline const struct flow_sum_bucket *flow_sum_edges(const struct hrm_flow
     *b0 = G->b0;
     *nb = G->nb;
     return g->sum->bk + G->b0;
+}
+
+/* Per vertex, where its arcs hidden by folding start (the searches and the
+ * routing stop there): arcs into a folded task can carry nothing. */
+static inline const int32_t *flow_sum_lim(const struct hrm_flow *g)
+{
+    return g->sum->lim;
+}
+
+/* The layout may put the arcs into folded tasks last at each vertex. */
+static inline bool flow_sum_keeps(const struct hrm_flow *g)
+{
+    return g->sum && g->sum->valid && !g->sum_off;
+}
+
+/* The slot at x of an arc to y is hidden (flow_sum_keeps): y is folded. */
+static inline bool flow_sum_hides(const struct hrm_flow *g, int32_t x, int32_t y)
+{
+    return g->vx[y].sum < 0 && y != x && x != g->vs && x != g->vt;
 }
 
 /* Summary edge b. */
