@@ -25,6 +25,14 @@
 #define ONPATH (-2)
 #define LABELLED 1
 
+/* Summaries of flow-free tasks (ssp_sum.c) up to this many vertices.  Measured
+ * (docs/flow-solver.md, "Summaries of flow-free tasks"): on the 2,000-GPU P1
+ * graph (12,754 vertices) they make full solves and batches 15-30 % cheaper;
+ * on the 50,000-GPU one (152,000 vertices, half the tasks placed) full
+ * solves 30-60 % dearer and task ends 1.5x (slot swaps were 13 % of it, and
+ * the depth-first passes took other paths), so larger graphs run without. */
+#define FLOW_SUM_MAX_VERTICES 65536
+
 /* Depth-first routing: passes per phase before Dinic's algorithm takes over,
  * and the longest path it follows (see augment_dfs). */
 #define DFS_PASSES 3
@@ -601,7 +609,7 @@ static bool work_left(const struct hrm_flow *g, const int32_t *src, int32_t nsrc
 int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
 {
     int32_t *src = g->sc_i32;
-    if (g->sum_off)
+    if (g->sum_off || g->n > FLOW_SUM_MAX_VERTICES)
         flow_sum_drop(g);
     else
         flow_sum_sync(g);

@@ -571,8 +571,6 @@ void flow_sum_sync(struct hrm_flow *g)
             repartition(g, v);
     s->relaid = false;
     s->lim_n = (size_t)g->n;
-    for (size_t i = 0; i < s->ntouched; i++)
-        take_added(g, s->touched[i]);
     if (s->stale) {
         refold_all(g);
         s->stale = false;
@@ -580,15 +578,16 @@ void flow_sum_sync(struct hrm_flow *g)
     for (size_t i = 0; i < s->nunfolded; i++)
         refold(g, s->unfolded[i]);
     s->nunfolded = 0;
+    /* arcs added at a vertex lie after its hidden ones, as if hidden: the
+     * groups first (an arriving job's tasks fold without moving their arcs),
+     * then what must not stay hidden comes forward */
     for (size_t i = 0; i < s->ntouched; i++) {
         int32_t v = s->touched[i];
-        s->touch[v] = 0;
         if (s->mem_of[v] >= 0 && g->in_n[v] == 1 && g->fill[v] == s->mem[s->mem_of[v]].fill)
             refresh(g, v); /* only costs, capacities or flows of its arcs changed */
         else
             enqueue_owners(g, v);
     }
-    s->ntouched = 0;
     /* a task with an excess does not fold (supplies, patched arcs) */
     for (size_t i = 0; i < g->npend; i++) {
         int32_t v = g->pend[i];
@@ -596,6 +595,11 @@ void flow_sum_sync(struct hrm_flow *g)
             refresh(g, v);
     }
     run_queue(g);
+    for (size_t i = 0; i < s->ntouched; i++) {
+        s->touch[s->touched[i]] = 0;
+        take_added(g, s->touched[i]);
+    }
+    s->ntouched = 0;
 }
 
 void flow_sum_push(struct hrm_flow *g, int32_t b, int64_t delta)
