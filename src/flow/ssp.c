@@ -11,6 +11,8 @@
  * paths, and what they cannot carry goes by depth-first search, then blocking
  * flows (Dinic), over arcs of reduced cost 0 inside the settled region, so one
  * search serves many paths.
+ * Tasks that carry no flow are not searched: their owners' summary edges
+ * stand for them and the arcs into them are hidden (ssp_sum.c).
  * After a small change only a small region has excess and deficit and a phase
  * or two finish the job; a cold start (see cold_state in flow.c) spreads the
  * excess over many vertices so that its phases route thousands of units each.

@@ -17,13 +17,14 @@
  * Layout: a group per owner j (vx[j].sum = group + 1) holds its members (the
  * tasks it owns, folded or not), its buckets (one per head x: the summary
  * edges, global ids into bk[]) and per bucket its items (one per arc t -> x
- * of a member, sorted by c(j,t) + c(t,x), then t).  A bucket's pos is its
- * first folded item; items before pos are not folded.  Unfolding a task
- * advances the buckets that pointed at it, folding it again moves them back.
- * Groups are rebuilt whole when anything about them changes outside the
- * engine (a dirty arc at one of their vertices, an excess, a new arc); the
- * arenas are append-only and are compacted by a full rebuild when more than
- * half of them is garbage.
+ * of a member with capacity, cost c(j,t) + c(t,x)).  A bucket's pos is its
+ * cheapest item whose task is folded (bucket_fix).  Unfolding a task rescans
+ * the buckets that pointed at it; folding it again offers its items.  A
+ * member whose arcs changed cost, capacity or flow is refreshed in place; a
+ * group is rebuilt whole when arcs are added at one of its tasks or into it;
+ * the arenas are append-only and are compacted by a full rebuild when more
+ * than half of them is garbage.  The arcs into folded tasks are hidden at the
+ * end of every vertex's slots (see "Hiding" below).
  */
 
 void flow_sum_free(struct flow_sum *s)
