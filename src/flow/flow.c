@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flow_private.h"
+#include "ssp_sum.h"
 #include "hrm/alloc.h"
 
 /* The per-vertex capacity sums only bound the virtual arc of solve_max, so
@@ -47,6 +47,8 @@ static void grow_vertices(struct hrm_flow *g, size_t need)
     g->fill = hrm_reallocarray(g->fill, cap, sizeof(*g->fill));
     g->added = hrm_reallocarray(g->added, cap, sizeof(*g->added));
     memset(g->added + g->vcap_n, 0, (cap - g->vcap_n) * sizeof(*g->added));
+    g->in_n = hrm_reallocarray(g->in_n, cap, sizeof(*g->in_n));
+    g->in_arc = hrm_reallocarray(g->in_arc, cap, sizeof(*g->in_arc));
     g->vcap_n = cap;
 }
 
@@ -86,10 +88,11 @@ void hrm_flow_free(struct hrm_flow *g)
                       g->head,   g->rev,    g->tail,  g->rcap,  g->rcost,  g->apos,   g->vx,
                       g->ex,     g->outcap, g->incap, g->dirty, g->adirty, g->pend,   g->vpend,
                       g->cur,    g->stack,  g->list,  g->sc_i32, g->lvl,    g->queue,
-                      g->fill,   g->added};
+                      g->fill,   g->added, g->in_n, g->in_arc, g->rarc};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
     flow_ssp_free(g->rq);
+    flow_sum_free(g->sum);
     flow_simplex_free(g->ns);
     hrm_free(g);
 }
@@ -139,6 +142,8 @@ int32_t hrm_flow_add_vertex(struct hrm_flow *g, int64_t supply)
     g->supply[v] = supply;
     g->vx[v].pi = 0;
     g->outcap[v] = g->incap[v] = 0;
+    g->in_n[v] = 0;
+    g->in_arc[v] = -1;
     g->ex[v] = g->mode == FLOW_MODE_SUPPLY ? supply : 0;
     if (g->ex[v])
         flow_pend(g, v);
@@ -162,6 +167,8 @@ int32_t hrm_flow_add_arc(struct hrm_flow *g, int32_t from, int32_t to, int64_t c
     g->adirty[a] = 0;
     g->outcap[from] = sum_add(g->outcap[from], capacity);
     g->incap[to] = sum_add(g->incap[to], capacity);
+    g->in_n[to]++;
+    g->in_arc[to] = a;
     note_cost(g, cost);
     mark_dirty(g, a);
     g->shape = true;
@@ -376,6 +383,7 @@ static void reserve_residual(struct hrm_flow *g, size_t nr)
     g->tail = hrm_reallocarray(g->tail, cap, sizeof(*g->tail));
     g->rcap = hrm_reallocarray(g->rcap, cap, sizeof(*g->rcap));
     g->rcost = hrm_reallocarray(g->rcost, cap, sizeof(*g->rcost));
+    g->rarc = hrm_reallocarray(g->rarc, cap, sizeof(*g->rarc));
     g->rcap_n = cap;
 }
 
@@ -385,6 +393,7 @@ static void set_inert(struct hrm_flow *g, int32_t r, int32_t v)
 {
     g->head[r] = g->tail[r] = v;
     g->rev[r] = r;
+    g->rarc[r] = -1;
     g->rcap[r] = 0;
     g->rcost[r] = 0;
 }
@@ -400,6 +409,8 @@ static void place_arc(struct hrm_flow *g, int32_t a, int32_t f, int32_t b)
     g->rcap[f] = g->acap[a] - flow; /* may be negative until the dirty arc is fixed */
     g->rcap[b] = flow;
     g->apos[a] = f;
+    g->rarc[f] = a;
+    g->rarc[b] = -1;
 }
 
 /* Free slots a layout gives each vertex once the graph has grown after a
@@ -448,9 +459,17 @@ static void build(struct hrm_flow *g)
     g->apos = hrm_reallocarray(g->apos, g->acap_n, sizeof(*g->apos));
     int32_t *fill = g->fill;
     memset(fill, 0, (size_t)g->n * sizeof(*fill));
+    /* the arcs into tasks the shortest paths keep folded go last (ssp_sum.c) */
+    bool part = flow_sum_keeps(g);
+    int32_t *hid = part ? hrm_calloc((size_t)g->n, sizeof(*hid)) : NULL;
     for (int32_t a = 0; a < g->m; a++) {
-        fill[g->afrom[a]]++;
-        fill[g->ato[a]]++;
+        int32_t u = g->afrom[a], v = g->ato[a];
+        fill[u]++;
+        fill[v]++;
+        if (part) {
+            hid[u] += flow_sum_hides(g, u, v);
+            hid[v] += flow_sum_hides(g, v, u);
+        }
     }
     if (virt) {
         fill[g->vt]++;
@@ -458,12 +477,23 @@ static void build(struct hrm_flow *g)
     }
     reserve_residual(g, (size_t)lay_out(g));
     const int32_t *first = g->first;
+    int32_t *at = hrm_alloc(sizeof(*at) * ((size_t)g->n + 1));
+    for (int32_t v = 0; v < g->n; v++) {
+        at[v] = part ? fill[v] - hid[v] : 0; /* next hidden slot, from first[v] */
+        if (part)
+            hid[v] = fill[v] - hid[v];       /* where the hidden ones start */
+    }
     memset(fill, 0, (size_t)g->n * sizeof(*fill));
     for (int32_t a = 0; a < g->m; a++) {
         int32_t u = g->afrom[a], v = g->ato[a];
-        int32_t f = first[u] + fill[u]++;
-        place_arc(g, a, f, first[v] + fill[v]++);
+        int32_t f = part && flow_sum_hides(g, u, v) ? first[u] + at[u]++ : first[u] + fill[u]++;
+        int32_t b = part && flow_sum_hides(g, v, u) ? first[v] + at[v]++ : first[v] + fill[v]++;
+        place_arc(g, a, f, b);
     }
+    if (part)
+        for (int32_t v = 0; v < g->n; v++)
+            fill[v] += at[v] - hid[v]; /* the hidden ones placed */
+    hrm_free(at);
     g->vpos = -1;
     if (virt) {
         int32_t f = first[g->vt] + fill[g->vt]++, b = first[g->vs] + fill[g->vs]++;
@@ -472,12 +502,15 @@ static void build(struct hrm_flow *g)
         g->rcost[f] = -FLOW_BIG, g->rcost[b] = FLOW_BIG;
         g->rcap[f] = g->vcap - vflow;
         g->rcap[b] = vflow;
+        g->rarc[f] = g->rarc[b] = -1;
         g->vpos = f;
     }
     for (int32_t v = 0; v < g->n; v++)
         for (int32_t r = first[v] + fill[v]; r < first[v + 1]; r++)
             set_inert(g, r, v);
     g->stats.laid_out = first[g->n];
+    flow_sum_relaid(g, hid);
+    hrm_free(hid);
     g->rn = g->n;
     g->rm = g->m;
     g->shape = false;
@@ -497,6 +530,7 @@ static int32_t take_slot(struct hrm_flow *g, int32_t v)
     int32_t other = g->rev[last];
     g->head[r] = g->head[last], g->tail[r] = g->tail[last], g->rev[r] = other;
     g->rcap[r] = g->rcap[last], g->rcost[r] = g->rcost[last];
+    g->rarc[r] = g->rarc[last];
     g->rev[other] = r;
     if (g->vpos == last)
         g->vpos = r;
@@ -614,6 +648,7 @@ static int64_t supply_in_force(const struct hrm_flow *g, int32_t v)
 /* Zero flow, zero potentials, excess = supplies in force, nothing dirty. */
 static void zero_state(struct hrm_flow *g)
 {
+    flow_sum_forget(g->sum, false);
     for (int32_t a = 0; a < g->m; a++) {
         int32_t f = g->apos[a];
         g->adirty[a] = 0;
@@ -688,6 +723,7 @@ static void drop_virtual(struct hrm_flow *g)
     g->vcap = 0;
     g->vdirty = false;
     g->shape = true;
+    flow_sum_forget(g->sum, true); /* which vertices have one arc in changed */
 }
 
 static void set_mode_supply(struct hrm_flow *g)
@@ -724,6 +760,7 @@ static void set_mode_max(struct hrm_flow *g, int32_t s, int32_t t)
         drop_virtual(g);
     }
     g->mode = FLOW_MODE_MAX;
+    flow_sum_forget(g->sum, true); /* which vertices have one arc in changed */
     g->vs = s;
     g->vt = t;
     g->vcap = u;
@@ -793,9 +830,21 @@ static int run(struct hrm_flow *g, struct hrm_error *err)
     if (g->shape && !build_more(g))
         build(g);
     flow_scratch(g);
+    /* the summaries of the tasks at changed arcs' ends are out of date,
+     * whichever engine runs (ssp_sum.c) */
+    for (size_t i = 0; i < g->ndirty; i++) {
+        flow_sum_touch(g, g->afrom[g->dirty[i]]);
+        flow_sum_touch(g, g->ato[g->dirty[i]]);
+    }
+    if (g->vdirty) {
+        flow_sum_touch(g, g->vs);
+        flow_sum_touch(g, g->vt);
+    }
     enum hrm_flow_algo algo = g->algo == HRM_FLOW_AUTO ? auto_algo(g) : g->algo;
-    if (algo == HRM_FLOW_SIMPLEX && flow_simplex_fits(g))
+    if (algo == HRM_FLOW_SIMPLEX && flow_simplex_fits(g)) {
+        flow_sum_forget(g->sum, false); /* the simplex moves flow anywhere */
         return flow_simplex(g, err);
+    }
     flow_simplex_forget(g->ns);
     bool scaling = algo == HRM_FLOW_SCALING && scaling_fits(g);
     int rc;

@@ -49,8 +49,10 @@ struct flow_vx {
     int64_t dist;  /* search label, valid when stamp == the search's epoch */
     int32_t stamp; /* epoch of the last search that labelled the vertex */
     int32_t hpos;  /* search state (see ssp.c) */
-    int32_t pred;  /* residual arc by which the search reached the vertex */
-    int32_t pad_;
+    int32_t pred;  /* residual arc by which the search reached the vertex (-1: a source,
+                    * <= -2: the summary edge -2 - pred, see ssp_sum.c) */
+    int32_t sum;   /* ssp_sum.c: > 0 owner of summary group sum - 1, < 0 a task folded
+                    * into its owner's summary (the searches pass it by), 0 neither */
 };
 
 struct hrm_flow {
@@ -59,6 +61,7 @@ struct hrm_flow {
     size_t vcap_n, acap_n;
     int64_t *supply;
     int32_t *afrom, *ato;
+    int32_t *in_n, *in_arc; /* per vertex: user arcs into it, and the last of them */
     int64_t *acap, *acost;
     int64_t *aflow0;  /* flow of arcs added since the last build (0 unless a rebuild kept it) */
     int64_t cost_max; /* max |cost| ever set: bounds path costs for FLOW_BIG */
@@ -86,6 +89,7 @@ struct hrm_flow {
     int32_t *tail;         /* per residual arc (head of rev): saves a lookup in hot loops */
     int64_t *rcap, *rcost; /* residual capacity, cost */
     int32_t *apos;         /* per user arc: its forward residual arc */
+    int32_t *rarc;         /* per residual arc: its user arc if forward, else -1 */
 
     /* per-vertex solver state, sized vcap_n */
     struct flow_vx *vx;
@@ -108,6 +112,8 @@ struct hrm_flow {
     int32_t *lvl, *queue; /* ssp.c's routing: BFS level and queue */
     struct flow_radix *rq; /* ssp.c's priority queue, allocated on first use */
     struct flow_ns *ns;    /* simplex.c's basis, allocated on first use */
+    struct flow_sum *sum;  /* ssp_sum.c's summaries of flow-free tasks, allocated on first use */
+    bool sum_off;          /* tests: shortest paths without the summaries */
     int32_t *sc_i32;
     int32_t epoch;
 
@@ -163,6 +169,51 @@ void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t ns
 
 /* Frees what flow_ssp keeps between solves (NULL-safe). */
 void flow_ssp_free(struct flow_radix *rq);
+
+/*
+ * Summaries of flow-free "tasks" for the shortest-path engine (ssp_sum.c).
+ *
+ * A task is a vertex t with exactly one arc in (from its owner j, not t) and
+ * no arc out to a vertex that has only one arc in, other than a terminal of
+ * the virtual arc.  While t carries no flow and has no excess, the only
+ * residual arc into t is j -> t, so a search reaches t only from j and every
+ * path through it costs c(j,t) + c(t,x) + pi(j) - pi(x) to each head x: the
+ * potential of t cancels.  Per owner and head x, the summary edge j -> x
+ * stands for the cheapest such task ("folded", vx[t].sum < 0); the searches
+ * and the routing use it instead of walking the folded tasks, and pushing
+ * flow on it unfolds that one task (its potential is set so that both of its
+ * arcs are tight).  Folded tasks' potentials are meaningless during flow_ssp
+ * and are set valid at its end, so every other reader sees the invariants.
+ */
+struct flow_sum_bucket {
+    int64_t cost;  /* c(j,t) + c(t,x) of the cheapest folded task, INT64_MAX if none */
+    int32_t x, job;
+    int32_t start, pos, end; /* items [start, end), sorted by cost; items[pos] is that
+                              * task's (pos == end: none) */
+};
+/* Folds tasks again and rebuilds the summaries that changed (the vertices
+ * touched since the last solve, or all); called at the start of flow_ssp. */
+void flow_sum_sync(struct hrm_flow *g);
+/* Ends of arcs whose flow, capacity or cost changed outside flow_ssp. */
+void flow_sum_touch(struct hrm_flow *g, int32_t v);
+/* Flows changed anywhere (an engine other than flow_ssp, a cold start): which
+ * tasks fold must be found again; with `shape`, every summary is rebuilt. */
+void flow_sum_forget(struct flow_sum *s, bool shape);
+void flow_sum_free(struct flow_sum *s); /* NULL-safe */
+/* The residual graph was laid out again; with hid (flow_sum_keeps), each
+ * vertex's arcs from first[v] + hid[v] on are its hidden ones. */
+void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid);
+/* Unfolds everything (flow_ssp with g->sum_off). */
+void flow_sum_drop(struct hrm_flow *g);
+/* The summary edges themselves: ssp_sum.h. */
+/* Pushes delta (<= flow_sum_cap) along summary edge b: on its task's two
+ * arcs (the excesses of its ends are the caller's), unfolding the task (pi(t) = pi(j) + c(j,t)); the edge then stands for
+ * the next cheapest folded task. */
+void flow_sum_push(struct hrm_flow *g, int32_t b, int64_t delta);
+/* Sets the folded tasks' potentials valid (end of flow_ssp). */
+void flow_sum_settle(struct hrm_flow *g);
+/* Tests: folded tasks now, and the number of summary groups. */
+int32_t flow_sum_folded(const struct hrm_flow *g, int32_t *groups);
 
 /*
  * Cost scaling from zero (scale.c): an optimal flow for supplies ex (the

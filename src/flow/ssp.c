@@ -1,5 +1,5 @@
 /* Successive shortest paths from the current flow and potentials: the solver's main engine. */
-#include "flow_private.h"
+#include "ssp_sum.h"
 #include "hrm/alloc.h"
 
 /*
@@ -11,6 +11,8 @@
  * paths, and what they cannot carry goes by depth-first search, then blocking
  * flows (Dinic), over arcs of reduced cost 0 inside the settled region, so one
  * search serves many paths.
+ * Tasks that carry no flow are not searched: their owners' summary edges
+ * stand for them and the arcs into them are hidden (ssp_sum.c).
  * After a small change only a small region has excess and deficit and a phase
  * or two finish the job; a cold start (see cold_state in flow.c) spreads the
  * excess over many vertices so that its phases route thousands of units each.
@@ -24,6 +26,14 @@
 #define SETTLED (-1)
 #define ONPATH (-2)
 #define LABELLED 1
+
+/* Summaries of flow-free tasks (ssp_sum.c) up to this many vertices.  Measured
+ * (docs/flow-solver.md, "Summaries of flow-free tasks"): on the 2,000-GPU P1
+ * graph (12,754 vertices) they make full solves and batches 15-30 % cheaper;
+ * on the 50,000-GPU one (152,000 vertices, half the tasks placed) full
+ * solves 30-60 % dearer and task ends 1.5x (slot swaps were 13 % of it, and
+ * the depth-first passes took other paths), so larger graphs run without. */
+#define FLOW_SUM_MAX_VERTICES 65536
 
 /* Depth-first routing: passes per phase before Dinic's algorithm takes over,
  * and the longest path it follows (see augment_dfs). */
@@ -124,6 +134,53 @@ static int64_t dist_max(const struct hrm_flow *g, int32_t nset)
     return m;
 }
 
+/* A residual arc (e >= 0) or a summary edge (e <= -2) of the routing. */
+static inline int32_t e_head(const struct hrm_flow *g, int32_t e)
+{
+    return e >= 0 ? g->head[e] : flow_sum_edge(g, -2 - e)->x;
+}
+
+static inline int32_t e_tail(const struct hrm_flow *g, int32_t e)
+{
+    return e >= 0 ? g->tail[e] : flow_sum_edge(g, -2 - e)->job;
+}
+
+/* The end of u's arcs for the current-arc pointers: its residual arcs (those
+ * in [first[u], lim[u]) are the ones not hidden), then its summary edges
+ * (cur[u] - first[u + 1] is the edge's index). */
+static inline int32_t arcs_end(const struct hrm_flow *g, int32_t u, int32_t *b0)
+{
+    int32_t nb = 0;
+    *b0 = 0;
+    if (g->vx[u].sum > 0)
+        flow_sum_edges(g, u, b0, &nb);
+    return g->first[u + 1] + nb;
+}
+
+/* The search's relaxation of owner u's summary edges (base: u's distance plus
+ * potential): a task's potential cancels out of the path through it. */
+static void relax_summary(struct hrm_flow *g, int32_t u, int64_t base)
+{
+    struct flow_vx *vx = g->vx;
+    int32_t epoch = g->epoch, b0, nb;
+    const struct flow_sum_bucket *bk = flow_sum_edges(g, u, &b0, &nb);
+    for (int32_t k = 0; k < nb; k++) {
+        if (bk[k].cost == INT64_MAX)
+            continue;
+        struct flow_vx *w = &vx[bk[k].x];
+        int64_t nd = base + bk[k].cost - w->pi;
+        if (w->stamp != epoch) {
+            w->stamp = epoch;
+            w->hpos = INHEAP;
+        } else if (w->hpos != INHEAP || nd >= w->dist) {
+            continue;
+        }
+        w->dist = nd;
+        w->pred = -2 - (b0 + k);
+        radix_push(g->rq, nd, bk[k].x);
+    }
+}
+
 /*
  * Dijkstra from the sources; returns the number of settled vertices (in
  * g->list) and sets *dmax to the distance D that caps the new potentials, or
@@ -139,7 +196,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
     struct flow_radix *q = g->rq;
     int32_t *list = g->list;
     struct flow_vx *vx = g->vx;
-    const int32_t *first = g->first, *head = g->head;
+    const int32_t *first = g->first, *head = g->head, *lim = flow_sum_lim(g);
     const int64_t *rcap = g->rcap, *rcost = g->rcost, *ex = g->ex;
     int32_t epoch = g->epoch;
     int32_t nset = 0;
@@ -175,13 +232,15 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
                 continue; /* at distance D: paths end here */
         }
         int64_t base = du + vx[u].pi;
-        for (int32_t r = first[u], end = first[u + 1]; r < end; r++) {
+        for (int32_t r = first[u], end = lim[u]; r < end; r++) {
             if (rcap[r] <= 0)
                 continue;
             int32_t v = head[r];
             struct flow_vx *w = &vx[v];
             int64_t nd = base + rcost[r] - w->pi;
             if (w->stamp != epoch) {
+                if (w->sum < 0)
+                    continue; /* folded: its owner's summary edges stand for it */
                 w->stamp = epoch;
                 w->hpos = INHEAP;
             } else if (w->hpos != INHEAP || nd >= w->dist) {
@@ -191,6 +250,8 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
             w->pred = r;
             radix_push(q, nd, v);
         }
+        if (vx[u].sum > 0)
+            relax_summary(g, u, base);
     }
     /* vertices left in the queue are labelled but not settled */
     for (int i = 0; i < 65; i++)
@@ -227,26 +288,45 @@ static void augment_tree(struct hrm_flow *g, int32_t nset)
     }
     for (int32_t i = nset - 1; i >= 0; i--) {
         int32_t v = list[i], r = vx[v].pred;
-        if (r < 0)
+        if (r == -1)
             continue;
-        int64_t want = vx[v].dist < rcap[r] ? vx[v].dist : rcap[r];
+        int64_t cap = r >= 0 ? rcap[r] : flow_sum_cap(g, -2 - r);
+        int64_t want = vx[v].dist < cap ? vx[v].dist : cap;
         vx[v].dist = want;
-        vx[tail[r]].dist += want;
+        vx[e_tail(g, r)].dist += want;
     }
     for (int32_t i = 0; i < nset; i++) {
         int32_t v = list[i], r = vx[v].pred;
         int64_t in;
-        if (r < 0) { /* a source */
+        if (r == -1) { /* a source */
             int64_t give = ex[v] > 0 ? ex[v] : 0;
             in = vx[v].dist < give ? vx[v].dist : give;
             ex[v] -= in;
-        } else {
+        } else if (r >= 0) {
             struct flow_vx *p = &vx[tail[r]];
             in = vx[v].dist < p->dist ? vx[v].dist : p->dist;
             p->dist -= in;
             if (in > 0) {
                 rcap[r] -= in;
                 rcap[rev[r]] += in;
+            }
+        } else {
+            /* a summary edge: an earlier push may have unfolded its task, and
+             * the next one is usable only if it is as cheap; what it cannot
+             * carry stays at the owner as excess for the next phase */
+            int32_t b = -2 - r, j = flow_sum_edge(g, b)->job;
+            const struct flow_sum_bucket *B = flow_sum_edge(g, b);
+            struct flow_vx *p = &vx[j];
+            int64_t want = vx[v].dist < p->dist ? vx[v].dist : p->dist;
+            int64_t cap = B->cost != INT64_MAX && B->cost + p->pi == vx[v].pi
+                              ? flow_sum_cap(g, b) : 0;
+            in = want < cap ? want : cap;
+            p->dist -= want;
+            if (in > 0)
+                flow_sum_push(g, b, in);
+            if (want > in) {
+                ex[j] += want - in;
+                flow_pend(g, j);
             }
         }
         if (ex[v] < 0 && in > 0) {
@@ -269,14 +349,24 @@ static inline int32_t augment_path(struct hrm_flow *g, int32_t s, int32_t u, int
     const int32_t *stack = g->stack, *rev = g->rev;
     int64_t *rcap = g->rcap, *ex = g->ex;
     int64_t delta = ex[s] < -ex[u] ? ex[s] : -ex[u];
-    for (int32_t k = 0; k < depth; k++)
-        if (rcap[stack[k]] < delta)
-            delta = rcap[stack[k]];
+    for (int32_t k = 0; k < depth; k++) {
+        int32_t e = stack[k];
+        int64_t cap = e >= 0 ? rcap[e] : flow_sum_cap(g, -2 - e);
+        if (cap < delta)
+            delta = cap;
+    }
     int32_t cut = depth;
     for (int32_t k = 0; k < depth; k++) {
-        rcap[stack[k]] -= delta;
-        rcap[rev[stack[k]]] += delta;
-        if (rcap[stack[k]] == 0 && cut == depth)
+        int32_t e = stack[k];
+        if (e < 0) { /* unfolds its task: the edge changed, resume before it */
+            flow_sum_push(g, -2 - e, delta);
+            if (cut == depth)
+                cut = k;
+            continue;
+        }
+        rcap[e] -= delta;
+        rcap[rev[e]] += delta;
+        if (rcap[e] == 0 && cut == depth)
             cut = k;
     }
     ex[s] -= delta;
@@ -296,6 +386,16 @@ static inline bool usable(const struct hrm_flow *g, int32_t r, int64_t pu, bool 
         return true;
     const struct flow_vx *x = &g->vx[g->head[r]];
     return x->stamp == g->epoch && x->hpos == SETTLED && g->rcost[r] + pu == x->pi;
+}
+
+/* The same for summary edge b of the phase's routing (always restricted). */
+static inline bool usable_sum(const struct hrm_flow *g, const struct flow_sum_bucket *B,
+                              int64_t pu)
+{
+    if (B->cost == INT64_MAX)
+        return false;
+    const struct flow_vx *x = &g->vx[B->x];
+    return x->stamp == g->epoch && x->hpos == SETTLED && B->cost + pu == x->pi;
 }
 
 /*
@@ -332,11 +432,22 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
         if (lvl[u] >= limit)
             continue;
         int64_t pu = g->vx[u].pi;
-        for (int32_t r = first[u], end = first[u + 1]; r < end; r++) {
+        for (int32_t r = first[u], end = adm ? flow_sum_lim(g)[u] : first[u + 1]; r < end; r++) {
             int32_t w = head[r];
             if (usable(g, r, pu, adm) && lvl[w] < 0) {
                 lvl[w] = lvl[u] + 1;
                 queue[qt++] = w;
+            }
+        }
+        if (adm && g->vx[u].sum > 0) {
+            int32_t b0, nb;
+            const struct flow_sum_bucket *bk = flow_sum_edges(g, u, &b0, &nb);
+            for (int32_t k = 0; k < nb; k++) {
+                int32_t w = bk[k].x;
+                if (usable_sum(g, &bk[k], pu) && lvl[w] < 0) {
+                    lvl[w] = lvl[u] + 1;
+                    queue[qt++] = w;
+                }
             }
         }
     }
@@ -354,31 +465,41 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
 static void augment_from(struct hrm_flow *g, int32_t s, bool adm)
 {
     int32_t *cur = g->cur, *stack = g->stack, *lvl = g->lvl;
-    const int32_t *first = g->first, *head = g->head, *tail = g->tail;
+    const int32_t *first = g->first, *head = g->head;
     const int64_t *ex = g->ex;
     int32_t depth = 0, u = s;
     while (ex[s] > 0) {
         if (ex[u] < 0) {
             int32_t cut = augment_path(g, s, u, depth);
             depth = cut; /* resume at the tail of the first saturated arc */
-            u = depth > 0 ? head[stack[depth - 1]] : s;
+            u = depth > 0 ? e_head(g, stack[depth - 1]) : s;
             continue;
         }
-        int32_t r = cur[u], end = first[u + 1];
+        int32_t r = cur[u], end = first[u + 1], b0 = 0;
+        int32_t send = adm ? arcs_end(g, u, &b0) : end;
+        int32_t vend = adm ? flow_sum_lim(g)[u] : end;
         int64_t pu = g->vx[u].pi;
-        for (; r < end; r++)
+        for (; r < vend; r++)
             if (lvl[head[r]] == lvl[u] + 1 && usable(g, r, pu, adm))
                 break;
+        if (r >= vend && r < end)
+            r = end; /* past the arcs hidden at u (ssp_sum.c) */
+        for (; r >= end && r < send; r++) {
+            const struct flow_sum_bucket *B = flow_sum_edge(g, b0 + r - end);
+            if (lvl[B->x] == lvl[u] + 1 && usable_sum(g, B, pu))
+                break;
+        }
         cur[u] = r;
-        if (r < end) {
-            stack[depth++] = r;
-            u = head[r];
+        if (r < send) {
+            int32_t e = r < end ? r : -2 - (b0 + r - end);
+            stack[depth++] = e;
+            u = e_head(g, e);
             continue;
         }
         lvl[u] = -1; /* no way on from u in this level graph */
         if (depth == 0)
             break;
-        u = tail[stack[--depth]];
+        u = e_tail(g, stack[--depth]);
         cur[u]++;
     }
 }
@@ -407,11 +528,18 @@ void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t ns
  * search wandered along paths of 24,000 arcs on the 50,000-GPU graph.  What a
  * pass misses, the next pass or Dinic's algorithm finds.
  */
+/* w's arcs are used up in this depth-first pass and it takes no flow. */
+static inline bool dead_end(const struct hrm_flow *g, int32_t w)
+{
+    int32_t b0;
+    return g->cur[w] >= arcs_end(g, w, &b0) && g->ex[w] >= 0;
+}
+
 static void augment_dfs(struct hrm_flow *g, int32_t s)
 {
     int32_t *cur = g->cur, *stack = g->stack;
     struct flow_vx *vx = g->vx;
-    const int32_t *first = g->first, *head = g->head, *tail = g->tail;
+    const int32_t *first = g->first, *head = g->head;
     const int64_t *rcost = g->rcost, *rcap = g->rcap, *ex = g->ex;
     int32_t epoch = g->epoch, depth = 0, u = s;
     vx[s].hpos = ONPATH;
@@ -419,31 +547,41 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
         if (ex[u] < 0) {
             int32_t cut = augment_path(g, s, u, depth);
             for (int32_t k = cut; k < depth; k++)
-                vx[head[stack[k]]].hpos = SETTLED;
+                vx[e_head(g, stack[k])].hpos = SETTLED;
             depth = cut;
-            u = depth > 0 ? head[stack[depth - 1]] : s;
+            u = depth > 0 ? e_head(g, stack[depth - 1]) : s;
             continue;
         }
-        int32_t r = cur[u], end = first[u + 1], w = -1;
+        int32_t r = cur[u], end = first[u + 1], w = -1, b0;
+        int32_t send = arcs_end(g, u, &b0), vend = flow_sum_lim(g)[u];
         if (depth < DFS_DEPTH) {
             int64_t pu = vx[u].pi;
-            for (; r < end; r++) {
+            for (; r < vend; r++) {
                 if (rcap[r] <= 0)
                     continue;
                 w = head[r];
                 const struct flow_vx *x = &vx[w];
                 if (x->stamp != epoch || x->hpos != SETTLED || rcost[r] + pu != x->pi)
                     continue;
-                if (cur[w] >= first[w + 1] && ex[w] >= 0)
+                if (dead_end(g, w))
                     continue; /* dead end for this pass */
+                break;
+            }
+            if (r >= vend && r < end)
+                r = end; /* past the arcs hidden at u (ssp_sum.c) */
+            for (; r >= end && r < send; r++) {
+                const struct flow_sum_bucket *B = flow_sum_edge(g, b0 + r - end);
+                w = B->x;
+                if (!usable_sum(g, B, pu) || dead_end(g, w))
+                    continue;
                 break;
             }
             cur[u] = r;
         } else {
-            r = end;
+            r = send;
         }
-        if (r < end) {
-            stack[depth++] = r;
+        if (r < send) {
+            stack[depth++] = r < end ? r : -2 - (b0 + r - end);
             vx[w].hpos = ONPATH;
             u = w;
             continue;
@@ -451,11 +589,11 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
         vx[u].hpos = SETTLED;
         if (depth == 0)
             break;
-        u = tail[stack[--depth]];
+        u = e_tail(g, stack[--depth]);
         cur[u]++;
     }
     for (int32_t k = 0; k < depth; k++)
-        vx[head[stack[k]]].hpos = SETTLED;
+        vx[e_head(g, stack[k])].hpos = SETTLED;
     vx[s].hpos = SETTLED;
 }
 
@@ -473,6 +611,10 @@ static bool work_left(const struct hrm_flow *g, const int32_t *src, int32_t nsrc
 int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
 {
     int32_t *src = g->sc_i32;
+    if (g->sum_off || g->n > FLOW_SUM_MAX_VERTICES)
+        flow_sum_drop(g);
+    else
+        flow_sum_sync(g);
     for (;;) {
         size_t k = 0;
         int32_t nsrc = 0;
@@ -487,8 +629,10 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
                 src[nsrc++] = v;
         }
         g->npend = k;
-        if (nsrc == 0)
+        if (nsrc == 0) {
+            flow_sum_settle(g);
             return 0;
+        }
         next_epoch(g);
         g->stats.phases++;
         int64_t D;
@@ -497,6 +641,7 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
             int64_t left = 0;
             for (int32_t i = 0; i < nsrc; i++)
                 left += g->ex[src[i]];
+            flow_sum_settle(g);
             return hrm_errorf(err, -HRM_EINFEASIBLE,
                               "flow: %lld units of supply cannot reach any demand (vertex %d "
                               "has %lld of them)",

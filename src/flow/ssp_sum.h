@@ -1,0 +1,106 @@
+/* The summaries' state (ssp_sum.c), and the accessors the hot loops of ssp.c inline. */
+#ifndef HRM_FLOW_SSP_SUM_H
+#define HRM_FLOW_SSP_SUM_H
+
+#include "flow_private.h"
+
+struct sum_item {
+    int64_t cost;
+    int32_t t, atx; /* the task and its (user) arc t -> x */
+    int32_t b, m;   /* its bucket and member */
+};
+
+struct sum_member {
+    int32_t t, ajt; /* the task and its (user) arc j -> t */
+    int32_t job;
+    int32_t fill; /* t's residual arcs when the group was built */
+    int32_t i0, ni; /* its items: tit[i0 .. i0 + ni) */
+};
+
+struct sum_group {
+    int32_t job; /* -1: dead (garbage) */
+    int32_t b0, nb, m0, nm;
+    int64_t pi_seen; /* the owner's potential when its folded tasks' were last set */
+};
+
+struct flow_sum {
+    bool valid; /* the groups match the graph's arcs */
+    bool stale; /* flows changed: which members fold must be found again */
+    struct sum_group *grp;
+    size_t ngrp, grp_cap;
+    struct flow_sum_bucket *bk;
+    size_t nbk, bk_cap;
+    struct sum_item *it;
+    size_t nit, it_cap;
+    struct sum_member *mem;
+    size_t nmem, mem_cap;
+    int32_t *tit;
+    size_t ntit, tit_cap;
+    size_t dead; /* items of dead groups */
+    /* per vertex, sized vn */
+    size_t vn;
+    int32_t *mem_of;   /* member index, -1 if none */
+    int32_t *bmark;    /* group build: bucket of head x, valid when bstamp[x] == stamp */
+    uint32_t *bstamp;
+    uint32_t stamp;
+    uint8_t *touch;    /* in touched[] or queued */
+    uint8_t *queued;
+    int32_t *touched, *queue, *unfolded;
+    size_t ntouched, touched_cap, nqueue, queue_cap, nunfolded, unfolded_cap;
+    int32_t *lim;  /* per vertex: its residual arcs from lim on point at folded tasks */
+    int32_t *ue;   /* per vertex: the end of its arcs in use when lim was last found */
+    bool relaid;   /* the residual graph was laid out again: every lim must be found */
+    size_t lim_n;  /* vertices whose lim is kept */
+    /* group build scratch */
+    int32_t *cand;
+    size_t cand_cap;
+};
+
+/* Owner u's summary edges: nb of them from b0, the returned array. */
+static inline const struct flow_sum_bucket *flow_sum_edges(const struct hrm_flow *g, int32_t u,
+                                                           int32_t *b0, int32_t *nb)
+{
+    const struct sum_group *G = &g->sum->grp[g->vx[u].sum - 1];
+    *b0 = G->b0;
+    *nb = G->nb;
+    return g->sum->bk + G->b0;
+}
+
+/* Per vertex, where its arcs hidden by folding start (the searches and the
+ * routing stop there): arcs into a folded task can carry nothing. */
+static inline const int32_t *flow_sum_lim(const struct hrm_flow *g)
+{
+    return g->sum->lim;
+}
+
+/* The layout may put the arcs into folded tasks last at each vertex. */
+static inline bool flow_sum_keeps(const struct hrm_flow *g)
+{
+    return g->sum && g->sum->valid && !g->sum_off;
+}
+
+/* The slot at x of an arc to y is hidden (flow_sum_keeps): y is folded. */
+static inline bool flow_sum_hides(const struct hrm_flow *g, int32_t x, int32_t y)
+{
+    return g->vx[y].sum < 0 && y != x && x != g->vs && x != g->vt;
+}
+
+/* Summary edge b. */
+static inline const struct flow_sum_bucket *flow_sum_edge(const struct hrm_flow *g, int32_t b)
+{
+    return &g->sum->bk[b];
+}
+
+/* What summary edge b can carry now (0 if it stands for no task). */
+static inline int64_t flow_sum_cap(const struct hrm_flow *g, int32_t b)
+{
+    const struct flow_sum *s = g->sum;
+    const struct flow_sum_bucket *B = &s->bk[b];
+    if (B->pos >= B->end)
+        return 0;
+    const struct sum_item *I = &s->it[B->pos];
+    int64_t a = g->rcap[g->apos[s->mem[I->m].ajt]], c = g->rcap[g->apos[I->atx]];
+    return a < c ? a : c;
+}
+
+#endif
