@@ -27,6 +27,10 @@ struct hrm_jtext {
 };
 void hrm_jtext_put(struct hrm_jtext *t, const char *s, size_t n); /* raw bytes */
 void hrm_jtext_int(struct hrm_jtext *t, json_int_t v);
+/* ,"name": before a member's value, and ,"name":v for an integer member: name is one of our
+ * own keys, written as is (no escapes needed). */
+void hrm_jtext_key(struct hrm_jtext *t, const char *name);
+void hrm_jtext_field_int(struct hrm_jtext *t, const char *name, json_int_t v);
 /* A string, or a whole value (borrowed); false and nothing written where json_dumps fails. */
 bool hrm_jtext_string(struct hrm_jtext *t, const char *s, size_t n);
 bool hrm_jtext_value(struct hrm_jtext *t, const json_t *v);

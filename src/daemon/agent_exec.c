@@ -190,15 +190,6 @@ static size_t utoa(unsigned long v, char *buf)
     return k;
 }
 
-/* ,"name":v */
-static void put_int(struct hrm_jtext *t, const char *name, json_int_t v)
-{
-    hrm_jtext_put(t, ",\"", 2);
-    hrm_jtext_put(t, name, strlen(name));
-    hrm_jtext_put(t, "\":", 2);
-    hrm_jtext_int(t, v);
-}
-
 /* {"v":1,"type":"TYPE","job":J,"task":T,"attempt":A: how both reports begin. */
 static void put_head(struct hrm_jtext *t, int type, const struct arun *r)
 {
@@ -206,9 +197,9 @@ static void put_head(struct hrm_jtext *t, int type, const struct arun *r)
     hrm_jtext_put(t, head, sizeof(head) - 1);
     hrm_jtext_put(t, hrm_wire_name(type), strlen(hrm_wire_name(type)));
     hrm_jtext_put(t, "\"", 1);
-    put_int(t, "job", r->job);
-    put_int(t, "task", r->task);
-    put_int(t, "attempt", r->attempt);
+    hrm_jtext_field_int(t, "job", r->job);
+    hrm_jtext_field_int(t, "task", r->task);
+    hrm_jtext_field_int(t, "attempt", r->attempt);
 }
 
 /* Field by field as the tree below would be built: the same bytes (test_onehost3_launch). */
@@ -216,8 +207,8 @@ char *exec_started_text(const struct arun *r, size_t *len)
 {
     struct hrm_jtext t = {0};
     put_head(&t, HRM_WIRE_TASK_STARTED, r);
-    put_int(&t, "pid", r->pid);
-    put_int(&t, "start_us", r->start_us);
+    hrm_jtext_field_int(&t, "pid", r->pid);
+    hrm_jtext_field_int(&t, "start_us", r->start_us);
     hrm_jtext_put(&t, "}", 1);
     return hrm_jtext_take(&t, len);
 }
@@ -280,14 +271,14 @@ char *exec_end_text(const struct arun *r, size_t *len)
 {
     struct hrm_jtext t = {0};
     put_head(&t, HRM_WIRE_TASK_END, r);
-    put_int(&t, "status", r->status);
-    put_int(&t, "exit", r->exit);
-    put_int(&t, "signal", r->signal);
+    hrm_jtext_field_int(&t, "status", r->status);
+    hrm_jtext_field_int(&t, "exit", r->exit);
+    hrm_jtext_field_int(&t, "signal", r->signal);
     hrm_jtext_put(&t, r->oom ? ",\"oom\":true" : ",\"oom\":false", r->oom ? 11 : 12);
-    put_int(&t, "start_us", r->start_us);
-    put_int(&t, "end_us", r->end_us);
-    put_int(&t, "cpu_us", r->cpu_us);
-    put_int(&t, "rss", r->rss);
+    hrm_jtext_field_int(&t, "start_us", r->start_us);
+    hrm_jtext_field_int(&t, "end_us", r->end_us);
+    hrm_jtext_field_int(&t, "cpu_us", r->cpu_us);
+    hrm_jtext_field_int(&t, "rss", r->rss);
     if (r->error[0]) {
         size_t at = t.len;
         hrm_jtext_put(&t, ",\"error\":", 9);

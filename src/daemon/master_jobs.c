@@ -434,21 +434,11 @@ static bool launch_field(struct hrm_jtext *t, const char *name, const json_t *v)
     if (!v)
         return false;
     size_t at = t->len;
-    hrm_jtext_put(t, ",\"", 2);
-    hrm_jtext_put(t, name, strlen(name));
-    hrm_jtext_put(t, "\":", 2);
+    hrm_jtext_key(t, name);
     if (hrm_jtext_value(t, v))
         return true;
     t->len = at;
     return false;
-}
-
-static void launch_int(struct hrm_jtext *t, const char *name, json_int_t v)
-{
-    hrm_jtext_put(t, ",\"", 2);
-    hrm_jtext_put(t, name, strlen(name));
-    hrm_jtext_put(t, "\":", 2);
-    hrm_jtext_int(t, v);
 }
 
 /*
@@ -463,18 +453,18 @@ char *jobs_launch_text(const struct rjob *j, int32_t idx, size_t *len)
     const json_t *g = json_array_get(json_object_get(j->spec, "tasks"), (size_t)t->group);
     struct hrm_jtext x = {0};
     hrm_jtext_put(&x, head, sizeof(head) - 1);
-    launch_int(&x, "job", j->id);
-    launch_int(&x, "task", idx);
-    launch_int(&x, "attempt", t->attempt);
-    launch_int(&x, "gpu_mask", t->gpu_mask);
+    hrm_jtext_field_int(&x, "job", j->id);
+    hrm_jtext_field_int(&x, "task", idx);
+    hrm_jtext_field_int(&x, "attempt", t->attempt);
+    hrm_jtext_field_int(&x, "gpu_mask", t->gpu_mask);
     launch_field(&x, "cmd", json_object_get(g, "cmd"));
     launch_field(&x, "cwd", json_object_get(g, "cwd"));
     launch_field(&x, "env", json_object_get(g, "env"));
-    launch_int(&x, "cpu", j->greq[t->group].v[HRM_DIM_CPU]);
-    launch_int(&x, "mem", j->greq[t->group].v[HRM_DIM_MEM]);
-    launch_int(&x, "gpus", j->greq[t->group].v[HRM_DIM_GPU]);
-    launch_int(&x, "gpu_share", j->gshare[t->group]);
-    launch_int(&x, "gpu_mem", j->greq[t->group].v[HRM_DIM_GPU_MEM]);
+    hrm_jtext_field_int(&x, "cpu", j->greq[t->group].v[HRM_DIM_CPU]);
+    hrm_jtext_field_int(&x, "mem", j->greq[t->group].v[HRM_DIM_MEM]);
+    hrm_jtext_field_int(&x, "gpus", j->greq[t->group].v[HRM_DIM_GPU]);
+    hrm_jtext_field_int(&x, "gpu_share", j->gshare[t->group]);
+    hrm_jtext_field_int(&x, "gpu_mem", j->greq[t->group].v[HRM_DIM_GPU_MEM]);
     if (json_is_false(json_object_get(g, "output")))
         hrm_jtext_put(&x, ",\"output\":false", 15);
     size_t at = x.len;

@@ -216,6 +216,19 @@ void hrm_jtext_int(struct hrm_jtext *t, json_int_t v)
     out_int(t, v);
 }
 
+void hrm_jtext_key(struct hrm_jtext *t, const char *name)
+{
+    out_put(t, ",\"", 2);
+    out_put(t, name, strlen(name));
+    out_put(t, "\":", 2);
+}
+
+void hrm_jtext_field_int(struct hrm_jtext *t, const char *name, json_int_t v)
+{
+    hrm_jtext_key(t, name);
+    out_int(t, v);
+}
+
 bool hrm_jtext_string(struct hrm_jtext *t, const char *s, size_t n)
 {
     size_t at = t->len;
