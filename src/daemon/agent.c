@@ -21,6 +21,8 @@
  * connection only; when thousands of agents register at once the master answers late, and
  * resending every second would only queue more registrations behind the first ones. */
 #define REGISTER_RETRY_US 3000000
+/* The longest quiet a welcome may ask for that an agent honours (a master asks 10 s at most). */
+#define WELCOME_QUIET_MAX_MS 60000
 #define REGISTER_RETRY_MAX_US 24000000
 /* Messages from the master handled per turn: launches are cheap but a burst
  * of thousands should not delay reaping and heartbeats. */
@@ -183,11 +185,18 @@ static void send_register(struct agent *a)
  * resume after it, each agent at its own offset within one period (from its name, so they do
  * not all arrive at the master in the same instant when the quiet ends).
  */
-static void quiet_after_welcome(struct agent *a, const json_t *msg)
+void agent_quiet_after_welcome(struct agent *a, const json_t *msg)
 {
     json_int_t quiet_ms = json_integer_value(json_object_get(msg, "quiet_ms"));
     if (quiet_ms <= 0)
         return;
+    if (quiet_ms > WELCOME_QUIET_MAX_MS) {
+        /* Ours never asks for more than 10 s; a longer silence would only get this node
+         * declared down, and a huge value would overflow the clock below. */
+        hrm_log(HRM_LOG_WARNING, "%s: the master asks for %lld ms without heartbeats; keeping "
+                "quiet for %d ms only", a->name, (long long)quiet_ms, WELCOME_QUIET_MAX_MS);
+        quiet_ms = WELCOME_QUIET_MAX_MS;
+    }
     uint64_t h = 1469598103934665603ull;
     for (const char *c = a->name; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
@@ -239,7 +248,7 @@ static void on_message(struct agent *a, json_t *msg)
          * and more while the master, just up, had already dealt with its registration). */
         a->register_sent_us = 0;
         a->register_retry_us = REGISTER_RETRY_US;
-        quiet_after_welcome(a, msg);
+        agent_quiet_after_welcome(a, msg);
         anqs_configure(a, msg);
         break;
     case HRM_WIRE_TASK_LAUNCH:

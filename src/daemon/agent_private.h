@@ -221,6 +221,9 @@ void agent_start(struct agent *a); /* registers and arms the periodic reports */
 /* One turn after a wake-up: the master's messages, ended runs, the queues' timers, reports. */
 void agent_turn(struct agent *a);
 int64_t agent_next_due(const struct agent *a); /* mono µs of its next timer */
+/* A welcome's quiet_ms (a master reconciling after a restart): no heartbeat or usage report
+ * until it is over, 60 s at most whatever the master asks (agent.c). */
+void agent_quiet_after_welcome(struct agent *a, const json_t *msg);
 
 /* agent_fleet.c: --simulate-exec, one or --count agents in one process and one loop */
 int agent_fleet_run(const struct hrm_agent_config *cfg, struct hrm_error *err);
