@@ -180,6 +180,10 @@ char *hrm_wire_batch_text(const struct hrm_wire_item *items, size_t n, size_t *l
 
 /* {"v": version, "type": name}: the start of every message (new reference). */
 json_t *hrm_wire_new(int type);
+/* The same start written as text, without the closing brace: {"v":1,"type":"name" (the
+ * messages written without a tree go on with their fields; hrm/jsontext.h). */
+struct hrm_jtext;
+void hrm_wire_text_head(struct hrm_jtext *t, int type);
 /* Serialises a message (compact); NULL on failure.  Caller frees with free(). */
 char *hrm_wire_dump(const json_t *msg, size_t *len);
 /* An error reply. */

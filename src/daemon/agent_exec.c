@@ -193,10 +193,7 @@ static size_t utoa(unsigned long v, char *buf)
 /* {"v":1,"type":"TYPE","job":J,"task":T,"attempt":A: how both reports begin. */
 static void put_head(struct hrm_jtext *t, int type, const struct arun *r)
 {
-    static const char head[] = "{\"v\":1,\"type\":\"";
-    hrm_jtext_put(t, head, sizeof(head) - 1);
-    hrm_jtext_put(t, hrm_wire_name(type), strlen(hrm_wire_name(type)));
-    hrm_jtext_put(t, "\"", 1);
+    hrm_wire_text_head(t, type);
     hrm_jtext_field_int(t, "job", r->job);
     hrm_jtext_field_int(t, "task", r->task);
     hrm_jtext_field_int(t, "attempt", r->attempt);

@@ -136,14 +136,11 @@ static int32_t node_of_peer(struct master *m, const struct peer_id *p)
 
 char *master_end_ack_text(int64_t job, int64_t task, int64_t attempt, size_t *len)
 {
-    static const char head[] = "{\"v\":1,\"type\":\"task_end_ack\",\"job\":";
     struct hrm_jtext t = {0};
-    hrm_jtext_put(&t, head, sizeof(head) - 1);
-    hrm_jtext_int(&t, job);
-    hrm_jtext_put(&t, ",\"task\":", 8);
-    hrm_jtext_int(&t, task);
-    hrm_jtext_put(&t, ",\"attempt\":", 11);
-    hrm_jtext_int(&t, attempt);
+    hrm_wire_text_head(&t, HRM_WIRE_TASK_END_ACK);
+    hrm_jtext_field_int(&t, "job", job);
+    hrm_jtext_field_int(&t, "task", task);
+    hrm_jtext_field_int(&t, "attempt", attempt);
     hrm_jtext_put(&t, "}", 1);
     return hrm_jtext_take(&t, len);
 }

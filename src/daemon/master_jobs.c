@@ -448,11 +448,10 @@ static bool launch_field(struct hrm_jtext *t, const char *name, const json_t *v)
  */
 char *jobs_launch_text(const struct rjob *j, int32_t idx, size_t *len)
 {
-    static const char head[] = "{\"v\":1,\"type\":\"task_launch\"";
     const struct rtask *t = &j->tasks[idx];
     const json_t *g = json_array_get(json_object_get(j->spec, "tasks"), (size_t)t->group);
     struct hrm_jtext x = {0};
-    hrm_jtext_put(&x, head, sizeof(head) - 1);
+    hrm_wire_text_head(&x, HRM_WIRE_TASK_LAUNCH);
     hrm_jtext_field_int(&x, "job", j->id);
     hrm_jtext_field_int(&x, "task", idx);
     hrm_jtext_field_int(&x, "attempt", t->attempt);

@@ -469,12 +469,21 @@ char *hrm_wire_dump_batch(json_t *items, size_t *len)
     return s;
 }
 
+void hrm_wire_text_head(struct hrm_jtext *t, int type)
+{
+    const char *name = hrm_wire_name(type);
+    hrm_jtext_put(t, "{\"v\":", 5);
+    hrm_jtext_int(t, HRM_WIRE_VERSION);
+    hrm_jtext_put(t, ",\"type\":\"", 9);
+    hrm_jtext_put(t, name, strlen(name));
+    hrm_jtext_put(t, "\"", 1);
+}
+
 char *hrm_wire_batch_text(const struct hrm_wire_item *items, size_t n, size_t *len)
 {
-    static const char head[] = "{\"v\":1,\"type\":\"batch\",\"msgs\":[";
-    _Static_assert(HRM_WIRE_VERSION == 1, "the batch's head spells the version");
     struct hrm_jtext t = {0};
-    hrm_jtext_put(&t, head, sizeof(head) - 1);
+    hrm_wire_text_head(&t, HRM_WIRE_BATCH);
+    hrm_jtext_put(&t, ",\"msgs\":[", 9);
     for (size_t i = 0; i < n; i++) {
         if (i)
             hrm_jtext_put(&t, ",", 1);
