@@ -36,6 +36,13 @@
  * All clocks are this host's CLOCK_REALTIME.  The output is, per job, one `JOB` line and one
  * `WAIT` and one `RUN` line with its tasks' waits and run times, for bench/p4-testbed to
  * summarise; then BENCH lines with the daemons' CPU per task.
+ *
+ * Queries.  A line that starts with `>` is the next stage of the job on the line before it (a
+ * query's stages run one after another, as a Spark query's stages do): it has no offset and is
+ * sent the moment its predecessor is seen to end (the `wait` answer).  Per query, a `QUERY`
+ * line gives its response (its last stage's end - its first stage's send) and ideal (the sum
+ * of its stages' ideals), as P4 measures a TPC-H query; the time between a stage's end and the
+ * next stage's send (one answer to this client) is part of the response.
  */
 
 
@@ -65,6 +72,9 @@ struct p4job {
     double *wait_s;    /* owned: per task */
     double *run_s;     /* owned: per task, as its agent measured it */
     bool ended, ok;    /* record read back; the job ended done */
+    int prev_stage;    /* the query stage before this one (its line's predecessor), or -1 */
+    int next_stage;    /* the query stage after this one, or -1 */
+    double end_s;      /* the job's end, wall clock (read back) */
 };
 
 /* What a pending request is for: kind (submit, wait, read back) and the job's index. */
@@ -116,15 +126,28 @@ static int load_workload(const char *path, struct p4job **out, int *nout)
             p++;
         if (*p == '#' || *p == '\n' || !*p)
             continue;
-        struct p4job j = {.id = -1};
-        j.at_s = strtod(p, &end);
-        if (end == p || !isfinite(j.at_s) || j.at_s < prev) {
-            fprintf(stderr, "hrm bench p4real: %s:%d: expected an arrival offset in seconds, "
-                    "not before the previous line's\n", path, lineno);
-            rc = -1;
-            break;
+        struct p4job j = {.id = -1, .prev_stage = -1, .next_stage = -1};
+        if (*p == '>') { /* the next stage of the line before's job: no offset of its own */
+            if (n == 0) {
+                fprintf(stderr, "hrm bench p4real: %s:%d: a '>' stage follows no job\n", path,
+                        lineno);
+                rc = -1;
+                break;
+            }
+            j.at_s = jobs[n - 1].at_s;
+            j.prev_stage = n - 1;
+            end = p + 1;
+        } else {
+            j.at_s = strtod(p, &end);
+            if (end == p || !isfinite(j.at_s) || j.at_s < prev) {
+                fprintf(stderr, "hrm bench p4real: %s:%d: expected an arrival offset in seconds "
+                        "(or '>' for a next stage), not before the previous line's\n", path,
+                        lineno);
+                rc = -1;
+                break;
+            }
+            prev = j.at_s;
         }
-        prev = j.at_s;
         for (p = end;;) {
             long v = strtol(p, &end, 10);
             if (end == p)
@@ -143,7 +166,7 @@ static int load_workload(const char *path, struct p4job **out, int *nout)
             p++;
         if (rc == 0 && (*p || j.ntasks == 0)) {
             fprintf(stderr, "hrm bench p4real: %s:%d: expected task run times in whole ms after "
-                    "the offset\n", path, lineno);
+                    "the offset or '>'\n", path, lineno);
             rc = -1;
         }
         if (rc < 0) {
@@ -154,6 +177,8 @@ static int load_workload(const char *path, struct p4job **out, int *nout)
             cap = cap ? cap * 2 : 256;
             jobs = hrm_realloc(jobs, (size_t)cap * sizeof(*jobs));
         }
+        if (j.prev_stage >= 0)
+            jobs[j.prev_stage].next_stage = n;
         jobs[n++] = j;
     }
     free(line);
@@ -209,7 +234,8 @@ static int read_back(struct p4job *j, const json_t *info)
         if (e > end_us)
             end_us = e;
     }
-    j->response_s = (double)end_us / 1e6 - j->sent_s;
+    j->end_s = (double)end_us / 1e6;
+    j->response_s = j->end_s - j->sent_s;
     return 0;
 }
 
@@ -249,6 +275,12 @@ static int on_reply(struct client *c, struct req_log *l, struct p4job *jobs, jso
     }
     case REQ_WAIT:
     {
+        if (j->next_stage >= 0) { /* the query's next stage starts now */
+            struct p4job *s = &jobs[j->next_stage];
+            s->sent_s = wall_now_s();
+            if (send_for(c, l, job_request(s, j->next_stage), j->next_stage, REQ_SUBMIT) < 0)
+                return -1;
+        }
         json_t *q = hrm_wire_new(HRM_WIRE_JOB);
         json_object_set_new(q, "id", json_integer(j->id));
         return send_for(c, l, q, ji, REQ_INFO) < 0 ? -1 : 0;
@@ -293,6 +325,10 @@ static int replay(struct client *c, struct p4job *jobs, int n, double drain_s, d
     while (ended < n && !interrupted) {
         double now = cli_mono_s();
         while (next < n && now >= t0 + jobs[next].at_s) {
+            if (jobs[next].prev_stage >= 0) { /* sent when the stage before it ends */
+                next++;
+                continue;
+            }
             if (now - (t0 + jobs[next].at_s) > *lag_s)
                 *lag_s = now - (t0 + jobs[next].at_s);
             jobs[next].sent_s = wall_now_s();
@@ -335,7 +371,11 @@ static void usage(FILE *out)
             "its id and send time (ID INDEX JOB_ID SENT_US, the master's clock).\n"
             "bench/p4-testbed runs it per policy.\n\n"
             "FILE: one job per line, its arrival offset in seconds then each task's run time\n"
-            "in whole milliseconds ('0.25 80 120 97'); offsets never decrease; '#' comments.\n\n"
+            "in whole milliseconds ('0.25 80 120 97'); offsets never decrease; '#' comments.\n"
+            "A line '> 90 110 ...' is the next stage of the line before's job (a query): it is\n"
+            "sent when that job ends, and each query gets a line QUERY FIRST_INDEX STAGES\n"
+            "RESPONSE_MS IDEAL_MS STATE (response: first send to last end; ideal: the sum of\n"
+            "its stages' ideals).\n\n"
             "options:\n"
             "  --workload FILE  the jobs (required)\n"
             "  --nodes N        agents (default 16)\n"
@@ -358,6 +398,30 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* QUERY FIRST STAGES RESPONSE_MS IDEAL_MS STATE for every query of two or more stages whose
+ * stages all ended: response from its first stage's send to its last stage's end, ideal the
+ * sum of its stages' (P4's ideal of a query: each stage without its queueing). */
+static void print_queries(const struct p4job *jobs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (jobs[i].prev_stage >= 0 || jobs[i].next_stage < 0)
+            continue;
+        double ideal = 0;
+        int stages = 0, last = i;
+        bool ended = true, ok = true;
+        for (int k = i; k >= 0; k = jobs[k].next_stage) {
+            ended = ended && jobs[k].ended;
+            ok = ok && jobs[k].ok;
+            ideal += jobs[k].ideal_s;
+            stages++;
+            last = k;
+        }
+        if (ended)
+            printf("QUERY %d %d %.3f %.3f %s\n", i, stages,
+                   (jobs[last].end_s - jobs[i].sent_s) * 1e3, ideal * 1e3, ok ? "done" : "failed");
+    }
 }
 
 static void print_results(const struct p4job *jobs, int n)
@@ -390,6 +454,7 @@ static void print_results(const struct p4job *jobs, int n)
             printf(" %.3f", j->run_s[t] * 1e3);
         printf("\n");
     }
+    print_queries(jobs, n);
 }
 
 static int parse_args(int argc, char **argv, struct up_cluster *u, const char **workload,
