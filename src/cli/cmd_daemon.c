@@ -531,6 +531,11 @@ int cmd_agent(int argc, char **argv)
         fprintf(stderr, "hrm agent: unexpected argument '%s'\n", argv[optind]);
         return CLI_USAGE;
     }
+    if (cfg.probe_listen && cfg.simulate_exec) { /* its agents share one process and socket set */
+        fprintf(stderr, "hrm agent: --probe-listen: not with --simulate-exec (simulated agents "
+                "are probed through the master)\n");
+        return CLI_USAGE;
+    }
     if ((cfg.count || cfg.name_prefix) && !cfg.simulate_exec) {
         fprintf(stderr, "hrm agent: %s needs --simulate-exec (one real agent per node)\n",
                 cfg.count ? "--count" : "--name-prefix");
