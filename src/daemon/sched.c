@@ -179,7 +179,7 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
      * through the master, which records the placement before it leaves. */
     int32_t n = to - HRM_ADDR_NODE0;
     if ((w.type == HRM_MSG_HOLD || w.type == HRM_MSG_DEL) && n >= 0 &&
-        (size_t)n < p->cap_node_up && p->node_up[n] && sched_probes_send(p->probes, n, out)) {
+        n < p->cluster->nnodes && p->node_up[n] && sched_probes_send(p->probes, n, out)) {
         json_decref(out);
         return;
     }

@@ -49,7 +49,7 @@ static void close_node(struct sprobe *s)
 
 void sched_probes_clear(struct sched_probes *sp)
 {
-    for (size_t n = 0; n < sp->cap; n++) {
+    for (size_t n = 0; sp && n < sp->cap; n++) {
         close_node(&sp->nodes[n]);
         sp->nodes[n].ep[0] = '\0';
     }
@@ -67,7 +67,7 @@ void sched_probes_free(struct sched_probes *sp)
 void sched_probes_set(struct sched_probes *sp, int32_t n, const json_t *ep, const json_t *pub)
 {
     const char *e = json_string_value(ep), *k = json_string_value(pub);
-    if (n < 0 || sp->off)
+    if (!sp || n < 0 || sp->off)
         return;
     if (!e || !k || strncmp(e, "tcp://", 6) != 0 || strlen(e) >= sizeof(sp->nodes[0].ep) ||
         strlen(k) != HRM_KEY_Z85 - 1)
@@ -89,13 +89,13 @@ void sched_probes_set(struct sched_probes *sp, int32_t n, const json_t *ep, cons
 
 void sched_probes_down(struct sched_probes *sp, int32_t n)
 {
-    if (n >= 0 && (size_t)n < sp->cap)
+    if (sp && n >= 0 && (size_t)n < sp->cap)
         close_node(&sp->nodes[n]);
 }
 
 bool sched_probes_send(struct sched_probes *sp, int32_t n, const json_t *msg)
 {
-    if (n < 0 || (size_t)n >= sp->cap || !sp->nodes[n].ep[0])
+    if (!sp || n < 0 || (size_t)n >= sp->cap || !sp->nodes[n].ep[0])
         return false;
     struct sprobe *s = &sp->nodes[n];
     if (!s->conn) {
