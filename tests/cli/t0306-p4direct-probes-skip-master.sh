@@ -23,16 +23,6 @@ j=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/d-\$HRM_TASK
 expect_exit 0 timeout 120 "$HRM" wait "$j"
 ran_once d 12 "the job placed with direct probes"
 kill -TERM "$MASTER"; wait "$MASTER" 2>/dev/null || true # the trace is complete once it stops
-kill -TERM "$AGENT_n1" "$AGENT_n2"; wait "$AGENT_n1" "$AGENT_n2" 2>/dev/null || true
-# The agents answered the probes themselves, straight to the process.
-taken=0
-for n in n1 n2; do
-  k=$(sed -n 's/.*probes taken straight from scheduler processes: \([0-9]*\) (0 refused).*/\1/p' "$TMP/$n.log")
-  [ -n "$k" ] || fail "$n did not count its probes: $(tail -3 "$TMP/$n.log")"
-  taken=$((taken + k))
-done
-[ "$taken" -ge 2 ] || fail "the agents took $taken probes straight from s1 (a hold and its release at least)"
-
 python3 - "$TMP/trace" "$j" 12 <<'PY' || fail "probes went through the master: $(grep -E ' (probe|reply) ' "$TMP/trace" | head -5)"
 import sys
 path, job, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -46,5 +36,15 @@ for line in open(path):
 assert runs == n, f"{runs} runs of {n} went through the master"
 assert relayed == 0, f"{relayed} probes or replies relayed"
 PY
+kill -TERM "$AGENT_n1" "$AGENT_n2"; wait "$AGENT_n1" "$AGENT_n2" 2>/dev/null || true
+# The agents answered the probes themselves, straight to the process.
+taken=0
+for n in n1 n2; do
+  k=$(sed -n 's/.*probes taken straight from scheduler processes: \([0-9]*\) (0 refused).*/\1/p' "$TMP/$n.log")
+  [ -n "$k" ] || fail "$n did not count its probes: $(tail -3 "$TMP/$n.log")"
+  taken=$((taken + k))
+done
+[ "$taken" -ge 2 ] || fail "the agents took $taken probes straight from s1 (a hold and its release at least)"
+
 grep -q "probes relayed by the master: 0 (" "$TMP/master.log" \
   || fail "the master's count of relayed probes is not 0: $(grep 'probes relayed' "$TMP/master.log")"
