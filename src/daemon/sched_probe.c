@@ -129,6 +129,11 @@ int sched_probes_recv(struct sched_probes *sp, json_t **msg, int32_t *node)
         size_t n = (sp->next + i) % sp->cap;
         if (!sp->nodes[n].conn)
             continue;
+        int ev = 0; /* a look at the socket's flags, not a poll: most nodes have nothing */
+        size_t len = sizeof(ev);
+        zmq_getsockopt(hrm_conn_zsock(sp->nodes[n].conn), ZMQ_EVENTS, &ev, &len);
+        if (!(ev & ZMQ_POLLIN))
+            continue;
         struct hrm_error err;
         int rc = hrm_conn_recv(sp->nodes[n].conn, 0, msg, &err);
         if (rc == -ETIMEDOUT)
