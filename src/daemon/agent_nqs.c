@@ -196,10 +196,9 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
     }
     json_t *out = hrm_wire_from_msg(&w);
     json_object_set_new(out, "to", json_integer(to));
-    /* The answer to a probe that came straight from its scheduler goes back the same way (the
-     * master if that scheduler is gone meanwhile: it knows where the instance is now). */
-    if (x->direct && msg->type == HRM_MSG_HOLD_REPLY && to == x->direct->msg.from &&
-        probe_listen_send(a->probe, x->direct, out) == 0) {
+    /* The answer to a probe that came straight from its scheduler goes back the same way. */
+    if (x->direct && msg->type == HRM_MSG_HOLD_REPLY && to == x->direct->msg.from) {
+        probe_listen_send(a->probe, x->direct, out);
         json_decref(out);
         return;
     }
@@ -441,6 +440,8 @@ void anqs_probes_take(struct agent *a)
         take(a, in.msg.type, in.msg, NULL);
         x->direct = NULL;
     }
+    if (a->probe)
+        probe_listen_flush(a->probe); /* the replies to each scheduler in one frame */
 }
 
 bool anqs_cancel(struct agent *a, int64_t job, int32_t task, int32_t attempt)

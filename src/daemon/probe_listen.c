@@ -1,6 +1,7 @@
 /* An agent's probe listener: scheduler processes' holds and releases straight from them, on a CURVE socket that admits the scheduler keys the master declared. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +40,17 @@ struct probe_listen {
     int64_t taken, refused;
     int64_t window_start_us; /* the complaints' log window (monotonic) */
     int32_t said, unsaid;
+    /* a batch being taken apart: its items, the next one, its sender */
+    json_t *batch;
+    size_t batch_next;
+    struct hrm_inmsg batch_from;
+    /* answers to one sender, sent as one frame by probe_listen_flush */
+    struct pending {
+        unsigned char id[256];
+        size_t idlen;
+        json_t *msgs;
+    } *out;
+    size_t nout, cap_out;
 };
 
 static int64_t mono_us(void)
@@ -77,6 +89,10 @@ void probe_listen_free(struct probe_listen *pl)
         return;
     hrm_log(HRM_LOG_INFO, "probes taken straight from scheduler processes: %lld (%lld refused)",
             (long long)pl->taken, (long long)pl->refused);
+    json_decref(pl->batch);
+    for (size_t i = 0; i < pl->nout; i++)
+        json_decref(pl->out[i].msgs);
+    hrm_free(pl->out);
     hrm_server_free(pl->srv);
     hrm_authz_free(pl->keys);
     hrm_free(pl);
@@ -152,22 +168,11 @@ static void refuse(struct probe_listen *pl, const struct hrm_inmsg *in, const ch
     json_decref(e);
 }
 
-/* 1: a probe in *out; 0: refused (answered). */
-static int check(struct probe_listen *pl, const struct hrm_inmsg *in, struct hrm_msg *out)
+/* One message (a batch's item or a frame of its own) of type: 1 a probe in *out; 0 refused
+ * (answered). */
+static int check(struct probe_listen *pl, const struct hrm_inmsg *in, int type, const json_t *msg,
+                 struct hrm_msg *out)
 {
-    if (in->role != HRM_PEER_SCHED) {
-        refuse(pl, in, "key %s is not a scheduler key the master declared",
-               in->key.pub[0] ? in->key.pub : "(revoked since its handshake)");
-        return 0;
-    }
-    json_t *msg;
-    struct hrm_wire_fault fault;
-    int type = hrm_wire_decode_from(in->data ? in->data : "", in->len, HRM_PEER_SCHED, &msg,
-                                    &fault);
-    if (type < 0) {
-        refuse(pl, in, "%s", fault.message);
-        return 0;
-    }
     struct hrm_error err;
     int rc = 0;
     if (type != HRM_MSG_HOLD && type != HRM_MSG_DEL)
@@ -183,15 +188,41 @@ static int check(struct probe_listen *pl, const struct hrm_inmsg *in, struct hrm
                (int)out->node, (int)pl->nqueues, pl->nqueues == 1 ? "" : "s");
     else
         rc = 1;
-    json_decref(msg);
     return rc;
+}
+
+/* The next item of the batch being taken apart: 1 a probe in *out, 0 none left. */
+static int batch_item(struct probe_listen *pl, struct hrm_msg *out)
+{
+    while (pl->batch) {
+        json_t *items = json_object_get(pl->batch, "msgs");
+        if (pl->batch_next >= json_array_size(items)) {
+            json_decref(pl->batch);
+            pl->batch = NULL;
+            break;
+        }
+        const json_t *item = json_array_get(items, pl->batch_next++);
+        struct hrm_wire_fault fault;
+        int type = hrm_wire_check_item(item, &fault);
+        if (type < 0)
+            refuse(pl, &pl->batch_from, "%s", fault.message);
+        else if (check(pl, &pl->batch_from, type, item, out))
+            return 1;
+    }
+    return 0;
 }
 
 int probe_listen_next(struct probe_listen *pl, struct probe_in *in)
 {
-    if (pl->admitted)
+    if (!pl->batch && pl->admitted)
         hrm_server_handle_zap(pl->srv);
     for (;;) {
+        if (batch_item(pl, &in->msg)) {
+            memcpy(in->id, pl->batch_from.id, pl->batch_from.idlen);
+            in->idlen = pl->batch_from.idlen;
+            pl->taken++;
+            return 1;
+        }
         struct hrm_inmsg m;
         if (hrm_server_recv(pl->srv, &m) < 0)
             return 0;
@@ -199,7 +230,28 @@ int probe_listen_next(struct probe_listen *pl, struct probe_in *in)
             refuse(pl, &m, "a message is one frame");
             continue;
         }
-        if (check(pl, &m, &in->msg) == 0)
+        if (m.role != HRM_PEER_SCHED) {
+            refuse(pl, &m, "key %s is not a scheduler key the master declared",
+                   m.key.pub[0] ? m.key.pub : "(revoked since its handshake)");
+            continue;
+        }
+        json_t *msg;
+        struct hrm_wire_fault fault;
+        int type = hrm_wire_decode_from(m.data ? m.data : "", m.len, HRM_PEER_SCHED, &msg,
+                                        &fault);
+        if (type < 0) {
+            refuse(pl, &m, "%s", fault.message);
+            continue;
+        }
+        if (type == HRM_WIRE_BATCH) { /* a scheduler's probes to this node in one of its turns */
+            pl->batch = msg;
+            pl->batch_next = 0;
+            pl->batch_from = m;
+            continue;
+        }
+        int ok = check(pl, &m, type, msg, &in->msg);
+        json_decref(msg);
+        if (!ok)
             continue;
         memcpy(in->id, m.id, m.idlen);
         in->idlen = m.idlen;
@@ -210,7 +262,36 @@ int probe_listen_next(struct probe_listen *pl, struct probe_in *in)
 
 int probe_listen_send(struct probe_listen *pl, const struct probe_in *to, const json_t *msg)
 {
-    return hrm_server_send(pl->srv, to->id, to->idlen, msg);
+    struct pending *p = NULL;
+    for (size_t i = 0; i < pl->nout && !p; i++)
+        if (pl->out[i].idlen == to->idlen && memcmp(pl->out[i].id, to->id, to->idlen) == 0)
+            p = &pl->out[i];
+    if (!p) {
+        HRM_GROW(pl->out, pl->cap_out, pl->nout + 1);
+        p = &pl->out[pl->nout++];
+        memcpy(p->id, to->id, to->idlen);
+        p->idlen = to->idlen;
+        p->msgs = json_array();
+    }
+    json_array_append(p->msgs, (json_t *)msg);
+    return 0;
+}
+
+void probe_listen_flush(struct probe_listen *pl)
+{
+    for (size_t i = 0; pl && i < pl->nout; i++) {
+        struct pending *p = &pl->out[i];
+        size_t k = json_array_size(p->msgs), len;
+        char *text = k > 1 ? hrm_wire_dump_batch(p->msgs, &len) : NULL;
+        if (text)
+            hrm_server_send_raw(pl->srv, p->id, p->idlen, text, len);
+        for (size_t j = 0; !text && j < k; j++) /* one, or too many for a frame */
+            hrm_server_send(pl->srv, p->id, p->idlen, json_array_get(p->msgs, j));
+        free(text);
+        json_decref(p->msgs);
+    }
+    if (pl)
+        pl->nout = 0;
 }
 
 void probe_listen_counts(const struct probe_listen *pl, int64_t *taken, int64_t *refused)

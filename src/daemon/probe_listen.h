@@ -39,11 +39,14 @@ void probe_listen_admit(struct probe_listen *pl, const json_t *keys, int32_t nqu
 /* Sockets to poll for ZMQ_POLLIN, at most 2 (the handshake handler only once admitted). */
 size_t probe_listen_zsocks(struct probe_listen *pl, void *socks[2]);
 /* The next probe, without waiting: 1 with *in, 0 none left.  Handshakes are answered first.
- * What is not a well-formed hold or del from an admitted scheduler key is answered with a
- * bad_field error and logged (at most a few lines a minute), and skipped. */
+ * A batch's items are taken one by one.  What is not a well-formed hold or del from an
+ * admitted scheduler key is answered with a bad_field error and logged (at most a few lines a
+ * minute), and skipped. */
 int probe_listen_next(struct probe_listen *pl, struct probe_in *in);
-/* Sends msg (borrowed) to the sender of a probe; negative when it is gone. */
+/* Queues msg (borrowed) for the sender of a probe: what is queued for one sender leaves as one
+ * frame (a batch) at probe_listen_flush.  0 (a sender gone since loses it). */
 int probe_listen_send(struct probe_listen *pl, const struct probe_in *to, const json_t *msg);
+void probe_listen_flush(struct probe_listen *pl);
 /* Probes taken and refused since the start. */
 void probe_listen_counts(const struct probe_listen *pl, int64_t *taken, int64_t *refused);
 

@@ -121,6 +121,7 @@ static void send_msg(struct schedp *p, json_t *msg) /* takes msg; leaves with th
 
 static void flush(struct schedp *p)
 {
+    sched_probes_flush(p->probes); /* the turn's probes straight to the nodes */
     size_t n = json_array_size(p->outq);
     if (n == 0)
         return;
@@ -618,11 +619,27 @@ static void on_role(struct schedp *p, int type, const json_t *msg)
     deliver(p, i, &m); /* hold_reply, claim_ack (get_task: no policy of the daemons sends it) */
 }
 
+struct node_item {
+    struct schedp *p;
+    int32_t n;
+};
+
+static void on_node_msg(struct schedp *p, int32_t n, json_t *msg);
+
+static void on_node_item(void *ctx, json_t *item)
+{
+    struct node_item *ni = ctx;
+    on_node_msg(ni->p, ni->n, item);
+}
+
 /* A message from node n's probe listener: the reply to a probe sent straight to it. */
 static void on_node_msg(struct schedp *p, int32_t n, json_t *msg)
 {
     int type = hrm_wire_type_by_name(json_string_value(json_object_get(msg, "type")));
-    if (type == HRM_MSG_HOLD_REPLY) {
+    if (type == HRM_WIRE_BATCH) { /* the replies to one frame of probes */
+        struct node_item ni = {p, n};
+        peer_each_item(msg, on_node_item, &ni);
+    } else if (type == HRM_MSG_HOLD_REPLY) {
         /* The connection says which node answers, as the master's stamp does on a relay. */
         json_object_set_new(msg, "from", json_integer(hrm_addr_node(n)));
         json_object_set_new(msg, "node", json_integer(n));

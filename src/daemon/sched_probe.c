@@ -1,9 +1,11 @@
 /* hrm sched's direct connections to the agents' probe listeners: holds and dels straight to a node, its replies straight back. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hrm/alloc.h"
 #include "hrm/log.h"
+#include "hrm/wire.h"
 #include "sched_probe.h"
 
 /*
@@ -20,6 +22,7 @@ struct sprobe {
     char ep[256];
     char pub[HRM_KEY_Z85];
     struct hrm_conn *conn; /* NULL until the first probe */
+    json_t *out;           /* this turn's probes to the node, sent as one frame */
 };
 
 struct sched_probes {
@@ -45,6 +48,8 @@ static void close_node(struct sprobe *s)
 {
     hrm_conn_free(s->conn);
     s->conn = NULL;
+    json_decref(s->out);
+    s->out = NULL;
 }
 
 void sched_probes_clear(struct sched_probes *sp)
@@ -108,10 +113,28 @@ bool sched_probes_send(struct sched_probes *sp, int32_t n, const json_t *msg)
         }
         hrm_conn_drop_monitor(s->conn); /* one socket per node; its losses need no watching */
     }
-    if (hrm_conn_send(s->conn, msg) < 0)
-        return false;
+    if (!s->out)
+        s->out = json_array();
+    json_array_append(s->out, (json_t *)msg);
     sp->sent++;
     return true;
+}
+
+void sched_probes_flush(struct sched_probes *sp)
+{
+    for (size_t n = 0; sp && n < sp->cap; n++) {
+        struct sprobe *s = &sp->nodes[n];
+        size_t k = json_array_size(s->out), len;
+        if (k == 0)
+            continue;
+        char *text = k > 1 ? hrm_wire_dump_batch(s->out, &len) : NULL;
+        if (text)
+            hrm_conn_send_raw(s->conn, text, len);
+        for (size_t i = 0; !text && i < k; i++) /* one, or too many for a frame */
+            hrm_conn_send(s->conn, json_array_get(s->out, i));
+        free(text);
+        json_array_clear(s->out);
+    }
 }
 
 size_t sched_probes_poll(struct sched_probes *sp, zmq_pollitem_t *items, size_t max)

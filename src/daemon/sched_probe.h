@@ -21,8 +21,10 @@ void sched_probes_clear(struct sched_probes *sp);
 void sched_probes_set(struct sched_probes *sp, int32_t n, const json_t *ep, const json_t *pub);
 /* Node n is down: its connection is closed (a new one is made when it is up again). */
 void sched_probes_down(struct sched_probes *sp, int32_t n);
-/* Sends msg (borrowed) straight to node n: true if sent, false when n takes no direct probes. */
+/* Queues msg (borrowed) for node n: true, or false when n takes no direct probes.  What is
+ * queued for a node leaves as one frame (a batch) at sched_probes_flush, the turn's end. */
 bool sched_probes_send(struct sched_probes *sp, int32_t n, const json_t *msg);
+void sched_probes_flush(struct sched_probes *sp);
 /* The connections to poll for ZMQ_POLLIN, written from items[0] (at most max): how many. */
 size_t sched_probes_poll(struct sched_probes *sp, zmq_pollitem_t *items, size_t max);
 /* The next message from any node, without waiting: 1 with *msg (new reference) and *node, 0

@@ -1,4 +1,4 @@
-/* An agent's probe listener: a scheduler key the master declared probes the node directly; any other key is refused at the handshake; a probe out of range, a run or a forged sender gets an error reply, and the listener goes on. */
+/* An agent's probe listener: a scheduler key the master declared probes the node directly, one probe or a batch of them, and hears back in one frame; any other key is refused at the handshake; a probe out of range, a run or a forged sender gets an error reply, and the listener goes on. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +139,7 @@ Test(p4direct_listen, a_declared_scheduler_probes_and_hears_back)
     json_t *out = hrm_wire_from_msg(&r);
     cr_assert_eq(probe_listen_send(pl, &in, out), 0);
     json_decref(out);
+    probe_listen_flush(pl);
     cr_assert_eq(hrm_conn_recv(c, 60000, &reply, NULL), 0);
     cr_assert_str_eq(json_string_value(json_object_get(reply, "type")), "hold_reply");
     cr_assert_eq(json_integer_value(json_object_get(reply, "attempt")), 41);
@@ -178,5 +179,52 @@ Test(p4direct_listen, a_new_declaration_drops_a_key)
     probe_listen_admit(pl, none, 1); /* a restarted master declares other keys */
     json_decref(none);
     expect_refusal(c, hold(hrm_addr_sched(0), 0), "not a scheduler key the master declared");
+    hrm_conn_free(c);
+}
+
+Test(p4direct_listen, a_batch_is_taken_item_by_item_and_answered_in_one_frame)
+{
+    struct hrm_conn *c = connect_as(&sched_kp);
+    cr_assert_eq(handshake(c), 0);
+    json_t *items = json_array();
+    json_array_append_new(items, hold(hrm_addr_sched(1), 0));
+    json_array_append_new(items, hold(hrm_addr_sched(1), 5)); /* out of range: refused alone */
+    struct hrm_msg del = {.type = HRM_MSG_DEL, .from = hrm_addr_sched(1), .attempt = 40};
+    json_array_append_new(items, hrm_wire_from_msg(&del));
+    size_t len;
+    char *text = hrm_wire_dump_batch(items, &len);
+    json_decref(items);
+    cr_assert_not_null(text);
+    cr_assert_eq(hrm_conn_send_raw(c, text, len), 0);
+    free(text);
+    struct probe_in in[2];
+    json_t *reply;
+    cr_assert_eq(exchange(c, &in[0], &reply), 1);
+    cr_assert_eq(in[0].msg.type, HRM_MSG_HOLD);
+    cr_assert_eq(probe_listen_next(pl, &in[1]), 1, "the batch's third item was not taken");
+    cr_assert_eq(in[1].msg.type, HRM_MSG_DEL);
+    cr_assert_eq(in[1].msg.attempt, 40);
+    for (int k = 0; k < 2; k++) {
+        struct hrm_msg r = {.type = HRM_MSG_HOLD_REPLY, .from = hrm_addr_node(0), .attempt = k};
+        json_t *out = hrm_wire_from_msg(&r);
+        probe_listen_send(pl, &in[k], out);
+        json_decref(out);
+    }
+    probe_listen_flush(pl);
+    /* The refusal of the second item, then both answers in one batch. */
+    int batches = 0, errors = 0;
+    while (batches == 0) {
+        cr_assert_eq(hrm_conn_recv(c, 60000, &reply, NULL), 0, "no answer within 60 s");
+        const char *type = json_string_value(json_object_get(reply, "type"));
+        if (strcmp(type, "error") == 0) {
+            errors++;
+        } else {
+            cr_assert_str_eq(type, "batch");
+            cr_assert_eq(json_array_size(json_object_get(reply, "msgs")), 2);
+            batches++;
+        }
+        json_decref(reply);
+    }
+    cr_assert_eq(errors, 1);
     hrm_conn_free(c);
 }
