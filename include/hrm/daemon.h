@@ -80,6 +80,10 @@ struct hrm_agent_config {
     bool simulate_exec;
     int32_t count;            /* 0: 1 */
     const char *name_prefix;  /* NULL: name, else "sim" */
+    /* Where scheduler processes probe this node's execution queues directly (docs/runtime.md,
+     * "Scheduler processes"): a ZeroMQ endpoint; NULL: tcp://127.0.0.1:* when the master is
+     * on this host's loopback, else all interfaces; "off": none (probes come through the master). */
+    const char *probe_listen;
 };
 
 #define HRM_AGENT_MAX_OUTPUT_DEFAULT ((int64_t)1 << 30)
@@ -97,6 +101,7 @@ struct hrm_sched_config {
     const char *keys_dir;  /* holds scheduler.key and master.pub */
     const char *name;      /* NULL: the host name; the master numbers instances by it */
     int32_t instances;     /* how many (default 1) */
+    bool probe_via_master; /* never probe the agents directly: every hold goes through the master */
 };
 
 int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err);

@@ -79,6 +79,13 @@ struct hrm_authz *hrm_authz_load(const char *path, struct hrm_error *err);
  * version is not tried again). */
 int hrm_authz_refresh(struct hrm_authz *a, struct hrm_error *err);
 void hrm_authz_free(struct hrm_authz *a);
+/* An allow-list kept in memory, not read from a file (an agent's list of the scheduler keys
+ * the master declared): empty until hrm_authz_set, which replaces its keys with a copy of
+ * keys[0..n).  hrm_authz_refresh leaves it as it is. */
+struct hrm_authz *hrm_authz_new_list(void);
+void hrm_authz_set(struct hrm_authz *a, const struct hrm_authz_entry *keys, size_t n);
+/* Entry i (0 .. hrm_authz_count - 1) in the order of the keys, or NULL. */
+const struct hrm_authz_entry *hrm_authz_at(const struct hrm_authz *a, size_t i);
 /* The entry of a Z85 public key, or NULL if not listed (valid until the next refresh). */
 const struct hrm_authz_entry *hrm_authz_find(const struct hrm_authz *a, const char *z85);
 /* Role (HRM_PEER_*) of a Z85 public key, or 0 if not listed. */

@@ -352,6 +352,7 @@ int cmd_agent(int argc, char **argv)
         {"speed", required_argument, NULL, 'S'},  {"disk-bps", required_argument, NULL, 'D'},
         {"simulate-exec", no_argument, NULL, 'X'}, {"count", required_argument, NULL, 'N'},
         {"name-prefix", required_argument, NULL, 'F'},
+        {"probe-listen", required_argument, NULL, 'Q'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
@@ -454,6 +455,14 @@ int cmd_agent(int argc, char **argv)
             }
             cfg.name_prefix = optarg;
             break;
+        case 'Q':
+            if (strcmp(optarg, "off") != 0 && strncmp(optarg, "tcp://", 6) != 0) {
+                fprintf(stderr, "hrm agent: --probe-listen: '%s': expected tcp://HOST:PORT "
+                        "(PORT * picks a free one) or off\n", optarg);
+                return CLI_USAGE;
+            }
+            cfg.probe_listen = optarg;
+            break;
         case 'j':
             json = true;
             break;
@@ -506,6 +515,11 @@ int cmd_agent(int argc, char **argv)
                    "  --count N       with --simulate-exec: run N agents in this process, named\n"
                    "                  PREFIX1..PREFIXN, each with agent-NAME.key (default 1)\n"
                    "  --name-prefix P with --count: the names' prefix (default --name, else sim)\n"
+                   "  --probe-listen ADDR  where hrm sched processes probe this node's execution\n"
+                   "                  queues directly (distributed policies), tcp://HOST:PORT\n"
+                   "                  (PORT * picks a free one), or off: probes come through the\n"
+                   "                  master (default tcp://127.0.0.1:* when the master is on\n"
+                   "                  127.0.0.1, else tcp://*:*; not with --simulate-exec)\n"
                    "  --log-level L   emerg..debug (default notice)\n"
                    "  -h, --help      this help\n");
             return CLI_OK;
@@ -515,6 +529,11 @@ int cmd_agent(int argc, char **argv)
     }
     if (optind != argc) {
         fprintf(stderr, "hrm agent: unexpected argument '%s'\n", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (cfg.probe_listen && cfg.simulate_exec) { /* its agents share one process and socket set */
+        fprintf(stderr, "hrm agent: --probe-listen: not with --simulate-exec (simulated agents "
+                "are probed through the master)\n");
         return CLI_USAGE;
     }
     if ((cfg.count || cfg.name_prefix) && !cfg.simulate_exec) {
@@ -551,6 +570,7 @@ int cmd_sched(int argc, char **argv)
         {"state", required_argument, NULL, 's'},     {"keys", required_argument, NULL, 'k'},
         {"master", required_argument, NULL, 'm'},    {"name", required_argument, NULL, 'n'},
         {"instances", required_argument, NULL, 'i'}, {"log-level", required_argument, NULL, 'L'},
+        {"probe-via-master", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
     };
     struct hrm_sched_config cfg = {.state_dir = default_state(), .instances = 1};
@@ -579,6 +599,9 @@ int cmd_sched(int argc, char **argv)
                 return CLI_USAGE;
             cfg.instances = (int32_t)v;
             break;
+        case 'V':
+            cfg.probe_via_master = true;
+            break;
         case 'L':
             if (parse_level(optarg, &level) < 0)
                 return CLI_USAGE;
@@ -587,9 +610,10 @@ int cmd_sched(int argc, char **argv)
             printf("usage: hrm sched [options]\n\n"
                    "Runs scheduler instances of the master's distributed policy (dhrm,\n"
                    "dhrm-batch, dhrm-nego, sparrow, d-random) in a process of their own, in the\n"
-                   "foreground.  The master gives them jobs and relays their probes and runs to\n"
-                   "the agents' execution queues; if the process stops, its jobs go to other\n"
-                   "instances.  With the master's policy hrm-shared, the instances are the\n"
+                   "foreground.  The master gives them jobs and relays their runs to the agents'\n"
+                   "execution queues; their probes go straight to each agent that listens for\n"
+                   "them (hrm agent --probe-listen), else through the master.  If the process\n"
+                   "stops, its jobs go to other instances.  With the master's policy hrm-shared, the instances are the\n"
                    "shared-state ones: they plan on snapshots of the cell and send claims that\n"
                    "the master validates and launches.  SIGINT/SIGTERM stop it.\n\noptions:\n"
                    "  --state DIR       where keys/ and endpoint are (default $HRM_STATE, else .hrm)\n"
@@ -598,6 +622,8 @@ int cmd_sched(int argc, char **argv)
                    "  --name NAME       identity; the master numbers its instances by it\n"
                    "                    (default: the host name)\n"
                    "  --instances N     scheduler instances in this process (default 1)\n"
+                   "  --probe-via-master  send every probe through the master, even to agents\n"
+                   "                    that take them directly (default: directly)\n"
                    "  --log-level L     emerg..debug (default notice)\n"
                    "  -h, --help        this help\n\n"
                    "exit status: 0 stopped by a signal, 1 failed (keys, master), 2 bad usage\n");

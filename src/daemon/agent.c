@@ -10,6 +10,7 @@
 #include <zmq.h>
 
 #include "agent_private.h"
+#include "probe_listen.h"
 #include "hrm/alloc.h"
 #include "hrm/log.h"
 #include "hrm/wire.h"
@@ -156,6 +157,8 @@ static void send_register(struct agent *a)
     if (a->perf.at > 0) /* measured performance (agent_bench.c); absent: never benched */
         json_object_set_new(m, "bench", nodeperf_to_json(&a->perf));
     anqs_list_queued(a, running); /* queued in its execution queues: the master's "running" */
+    if (a->probe) /* scheduler processes probe it there, not through the master */
+        json_object_set_new(m, "probe", json_string(probe_listen_endpoint(a->probe)));
     json_object_set_new(m, "task_cpu", json_true()); /* it applies the master's task_cpu */
     json_object_set_new(m, "running", running);
     json_object_set_new(m, "finished", finished);
@@ -439,6 +442,7 @@ void agent_free(struct agent *a)
         close(a->sigfd);
     exec_fini(a);
     anqs_free(a);
+    probe_listen_free(a->probe);
     drop_queued(a);
     hrm_free(a->outq);
     hrm_conn_free(a->conn);
@@ -577,6 +581,8 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     }
     if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
         goto fail;
+    if (anqs_probes_open(a, &mine, err) < 0)
+        goto fail;
     if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
         hrm_log(HRM_LOG_WARNING, "cannot watch the master's connection: after a master restart "
                 "this agent registers when told not_registered");
@@ -637,6 +643,7 @@ void agent_turn(struct agent *a)
         json_decref(msg);
     }
     exec_reap(a); /* a SIGCHLD may have merged with one already read */
+    anqs_probes_take(a);
     anqs_drain(a);
     anqs_run_timers(a);
     timers(a);
@@ -659,9 +666,13 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     cg_sweep(a); /* before any task of ours can be there */
     agent_start(a);
     while (!a->stop) {
-        zmq_pollitem_t items[2] = {
+        void *probe[2];
+        size_t nprobe = anqs_probes_socks(a, probe);
+        zmq_pollitem_t items[4] = {
             {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
             {NULL, a->sigfd, ZMQ_POLLIN, 0},
+            {nprobe > 0 ? probe[0] : NULL, -1, ZMQ_POLLIN, 0},
+            {nprobe > 1 ? probe[1] : NULL, -1, ZMQ_POLLIN, 0},
         };
         int64_t now = agent_mono_us(), wait_us = a->next_heartbeat_us - now;
         if (a->next_usage_us - now < wait_us)
@@ -671,7 +682,7 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         int64_t qt = anqs_next_timer(a); /* hold expiry in the execution queues */
         if (qt != INT64_MAX && qt - now < wait_us)
             wait_us = qt - now;
-        if (zmq_poll(items, 2, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
+        if (zmq_poll(items, 2 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
             zmq_errno() != EINTR)
             break;
         if (items[1].revents & ZMQ_POLLIN) {

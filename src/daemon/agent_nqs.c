@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent_private.h"
+#include "probe_listen.h"
 #include "roletimers.h"
 #include "taskmap.h"
 #include "hrm/alloc.h"
@@ -61,6 +62,7 @@ struct anqs {
     struct hrm_msg *inbox; /* the executor's reports, delivered outside the role's calls */
     size_t ninbox, cap_inbox;
     bool in_role;
+    const struct probe_in *direct; /* the probe being delivered came straight from its sender */
 };
 
 /* ---- local ids ---- */
@@ -194,6 +196,12 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
     }
     json_t *out = hrm_wire_from_msg(&w);
     json_object_set_new(out, "to", json_integer(to));
+    /* The answer to a probe that came straight from its scheduler goes back the same way. */
+    if (x->direct && msg->type == HRM_MSG_HOLD_REPLY && to == x->direct->msg.from) {
+        probe_listen_send(a->probe, x->direct, out);
+        json_decref(out);
+        return;
+    }
     if (known && x->t[l].desc &&
         (msg->type == HRM_MSG_RUN || msg->type == HRM_MSG_MIGRATE_OFFER))
         json_object_set(out, "desc", x->t[l].desc); /* the target learns the task */
@@ -235,6 +243,9 @@ void anqs_configure(struct agent *a, const json_t *welcome)
     }
     struct anqs *x = a->nqs;
     const char *policy = json_string_value(json_object_get(c, "policy"));
+    if (a->probe) /* the scheduler keys may change with a restarted master: each welcome says */
+        probe_listen_admit(a->probe, json_object_get(c, "sched_keys"),
+                           (int32_t)json_array_size(json_object_get(c, "queues")));
     if (x && x->q) {
         /* The same master, or a restarted one: the queues carry on.  A restarted
          * master may number the node differently; the role's own idea of its
@@ -335,21 +346,11 @@ void anqs_drain(struct agent *a)
     x->ninbox = 0;
 }
 
-void anqs_on_msg(struct agent *a, int type, const json_t *msg)
+/* A role message m (wire ids) with the task's launch description, if it brings one. */
+static void take(struct agent *a, int type, struct hrm_msg m, const json_t *desc)
 {
     struct anqs *x = a->nqs;
-    if (!x || !x->q) {
-        hrm_log(HRM_LOG_INFO, "'%s' from the master, but this agent runs no execution queues",
-                hrm_wire_name(type));
-        return;
-    }
-    struct hrm_msg m;
     struct hrm_error err;
-    if (hrm_wire_to_msg(type, msg, &m, &err) < 0) {
-        hrm_log(HRM_LOG_WARNING, "bad message from the master: %s", err.text);
-        return;
-    }
-    const json_t *desc = json_object_get(msg, "desc");
     if (m.task >= 0) {
         int32_t l = task_map_find(&x->ids, m.job, m.task);
         if (desc) {
@@ -386,6 +387,61 @@ void anqs_on_msg(struct agent *a, int type, const json_t *msg)
     if (type == HRM_MSG_MIGRATE_CANCEL && m.task >= 0 && x->t[m.task].where == L_NONE)
         local_forget(x, m.task);
     anqs_drain(a);
+}
+
+void anqs_on_msg(struct agent *a, int type, const json_t *msg)
+{
+    struct anqs *x = a->nqs;
+    if (!x || !x->q) {
+        hrm_log(HRM_LOG_INFO, "'%s' from the master, but this agent runs no execution queues",
+                hrm_wire_name(type));
+        return;
+    }
+    struct hrm_msg m;
+    struct hrm_error err;
+    if (hrm_wire_to_msg(type, msg, &m, &err) < 0) {
+        hrm_log(HRM_LOG_WARNING, "bad message from the master: %s", err.text);
+        return;
+    }
+    take(a, type, m, json_object_get(msg, "desc"));
+}
+
+/* ---- probes straight from scheduler processes ---- */
+
+int anqs_probes_open(struct agent *a, const struct hrm_keypair *mine, struct hrm_error *err)
+{
+    const char *ep = a->cfg.probe_listen;
+    if (ep && strcmp(ep, "off") == 0)
+        return 0;
+    if (!ep) /* beside a master on this host's loopback, on the loopback too */
+        ep = strncmp(a->endpoint, "tcp://127.0.0.1:", 16) == 0 ||
+                     strncmp(a->endpoint, "tcp://localhost:", 16) == 0
+                 ? PROBE_LISTEN_DEFAULT
+                 : "tcp://*:*";
+    struct hrm_error why;
+    if (!(a->probe = probe_listen_new(a->zctx, ep, mine, &why)))
+        return hrm_errorf(err, -HRM_EIO, "--probe-listen %s: %s", ep, why.text);
+    return 0;
+}
+
+size_t anqs_probes_socks(struct agent *a, void *socks[2])
+{
+    return a->probe ? probe_listen_zsocks(a->probe, socks) : 0;
+}
+
+void anqs_probes_take(struct agent *a)
+{
+    struct probe_in in;
+    for (int i = 0; a->probe && i < 4096 && probe_listen_next(a->probe, &in); i++) {
+        struct anqs *x = a->nqs;
+        if (!x || !x->q) /* before the welcome, as through the master: its hold expires unseen */
+            continue;
+        x->direct = &in;
+        take(a, in.msg.type, in.msg, NULL);
+        x->direct = NULL;
+    }
+    if (a->probe)
+        probe_listen_flush(a->probe); /* the replies to each scheduler in one frame */
 }
 
 bool anqs_cancel(struct agent *a, int64_t job, int32_t task, int32_t attempt)

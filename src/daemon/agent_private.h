@@ -115,6 +115,7 @@ struct agent {
     size_t cap_groups;
     struct user_cache *users; /* owned; made by exec_init (NULL: every launch looks up) */
     struct anqs *nqs;        /* NULL until a master that schedules distributedly welcomes us */
+    struct probe_listen *probe; /* scheduler processes' direct probes (NULL: --probe-listen off) */
     bool registered;
     /* The master's connection dropped and no handshake has succeeded since: the registration
      * queued at the loss waits in ZeroMQ's queue, so it is not sent again meanwhile. */
@@ -329,5 +330,11 @@ int64_t anqs_next_timer(const struct agent *a);                  /* mono µs, IN
 void anqs_run_timers(struct agent *a);
 void anqs_drain(struct agent *a); /* delivers what the executor posted to the queue system */
 void anqs_heartbeat(struct agent *a, json_t *hb); /* tasks the negotiator moved in and out */
+/* Scheduler processes' probes straight to this node (probe_listen.c): opens the listener of
+ * --probe-listen with the agent's key pair (0, or a negative code with err); the sockets to
+ * poll (how many); the probes received, each fed to the queues like the master's. */
+int anqs_probes_open(struct agent *a, const struct hrm_keypair *mine, struct hrm_error *err);
+size_t anqs_probes_socks(struct agent *a, void *socks[2]);
+void anqs_probes_take(struct agent *a);
 
 #endif

@@ -34,12 +34,20 @@ struct dpost {
 /* A scheduler process (hrm sched): its instances are base .. base + count - 1. */
 struct rsched {
     char name[48];
+    char pub[HRM_KEY_Z85]; /* its key: the agents that admit it are probed directly */
     struct peer_id peer;
     int32_t base, count;
     int64_t last_seen_us; /* monotonic */
     int64_t load;         /* live tasks of the jobs registered with it */
     int64_t welcome_turn; /* the turn whose commit its sched_welcome waits for */
     bool up;
+};
+
+/* Where a node takes probes straight from scheduler processes (its agent's register). */
+struct dprobe {
+    char ep[256];          /* "": none (an older agent, or --probe-listen off) */
+    char pub[HRM_KEY_Z85]; /* the agent's key: the listener's CURVE server key */
+    int32_t keyset;        /* the scheduler keys its welcome declared (mdist.keysets) */
 };
 
 struct mshared; /* shared-state scheduling (master_shared.c); NULL for the other policies */
@@ -68,6 +76,10 @@ struct mdist {
     struct rsched *rs;
     size_t nrs, cap_rs;
     int32_t next_base; /* the first global instance index not given out yet */
+    /* direct probes (master_remote.c) */
+    struct dprobe *probe; /* per node */
+    size_t cap_probe;
+    json_t *keysets; /* each set of scheduler keys declared to agents so far (arrays of Z85) */
 };
 
 /* master_dist.c */
@@ -97,6 +109,11 @@ int remote_register_job(struct master *m, struct rjob *j, struct rsched *r, int3
 void remote_task_end(struct master *m, struct rjob *j, int32_t idx, enum hrm_task_outcome outcome);
 void remote_node(struct master *m, int32_t n, bool up); /* tells every scheduler process */
 void remote_free(struct mdist *d);
+/* Node n's probe endpoint and key, if scheduler process r may probe it directly: added to the
+ * array entry ([node, up] of sched_welcome) or to the object (sched_node). */
+void remote_probe_fields(const struct mdist *d, const struct rsched *r, int32_t n, json_t *out);
+/* The scheduler keys node n's welcome declares (new ref), or NULL: it takes no direct probes. */
+json_t *dist_probe_keys(const struct mdist *d, int32_t n);
 /* The process is gone (silent, registered again, or broke the protocol): its jobs go back to be
  * registered again. */
 void remote_down(struct master *m, struct rsched *r, const char *why);

@@ -278,7 +278,7 @@ static void send_welcome(struct master *m, int32_t n, const struct peer_id *to)
     if (quiet > 0) /* older agents ignore it and go on at their period */
         json_object_set_new(w, "quiet_ms", json_integer(quiet));
     if (dist_node_queues(m))
-        json_object_set_new(w, "nqs", dist_welcome(m));
+        json_object_set_new(w, "nqs", dist_welcome(m, n));
     master_send(m, to, w);
     m->nodes[n].welcome_turn = m->turns;
 }
@@ -375,6 +375,8 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     /* Only an agent that says it applies task_cpu gets one: older agents never see it. */
     rn->task_cpu = json_is_true(json_object_get(msg, "task_cpu"));
     nodeidx_set_peer(m, n, from);
+    if (m->dist)
+        dist_node_probe(m, n, msg);
     rn->last_seen_us = master_mono_us();
     bool was_up = rn->up;
     rn->up = true;

@@ -185,6 +185,7 @@ void dist_probe(struct master *m, int32_t n, const struct hrm_msg *msg)
     master_relay_node(m, n, hrm_wire_from_msg(msg)); /* a hold or its release: no commit */
     trace_step(m, "probe", msg->job, msg->task, n);
     d->relayed++;
+    m->counters.probes_relayed++;
 }
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg)
@@ -348,6 +349,9 @@ void dist_free(struct master *m)
     if (!d)
         return;
     shared_free(m);
+    if (!d->shared) /* those that went straight from hrm sched to the agents are not here */
+        hrm_log(HRM_LOG_INFO, "probes relayed by the master: %llu (holds, releases and replies)",
+                (unsigned long long)m->counters.probes_relayed);
     if (d->relayed)
         hrm_log(HRM_LOG_INFO, "distributed scheduling: %lld messages relayed, %lld runs lost "
                 "with their node, %lld retried, %lld compactions", (long long)d->relayed,
@@ -367,7 +371,7 @@ void dist_free(struct master *m)
     m->dist = NULL;
 }
 
-json_t *dist_welcome(const struct master *m)
+json_t *dist_welcome(const struct master *m, int32_t n)
 {
     const struct mdist *d = m->dist;
     const struct hrm_nqs_config *c = &d->setup.nqs;
@@ -385,6 +389,9 @@ json_t *dist_welcome(const struct master *m)
                      c->balance, "hw_us", (json_int_t)c->hw_us, "lw_us", (json_int_t)c->lw_us,
                      "retry_us", (json_int_t)c->retry_us, "max_parked", (int)c->max_parked);
     json_object_set_new(w, "queues", queues);
+    json_t *keys = dist_probe_keys(m->dist, n);
+    if (keys) /* its probe listener admits these */
+        json_object_set_new(w, "sched_keys", keys);
     return w;
 }
 
@@ -829,6 +836,7 @@ void dist_on_role_msg(struct master *m, int32_t n, int type, json_t *msg)
         }
         r.node = n;
         trace_step(m, "reply", r.job, r.task, n);
+        m->counters.probes_relayed++;
         to_instance(m, (hrm_addr)to, &r, true); /* the node's word on a probe: no commit */
         break;
     case HRM_MSG_MIGRATE_REQUEST:

@@ -323,6 +323,10 @@ static void render_sched(FILE *f, const struct master *m)
     counter(f, "hrm_negotiator_moves_total",
             "Queued tasks the negotiator moved from one node to another (dhrm-nego).",
             c->negotiator_moves);
+    counter(f, "hrm_probes_relayed_total",
+            "Probes, their releases and their replies the master passed between a scheduler "
+            "instance and a node (those that go straight from hrm sched to an agent are not).",
+            c->probes_relayed);
 }
 
 static void render_runtime(FILE *f, const struct master *m)

@@ -38,6 +38,7 @@ struct master_counters {
     int32_t nwaits;
     uint64_t usage_task_ok, usage_task_bad, usage_node_ok, usage_node_bad;
     uint64_t negotiator_moves; /* tasks the negotiator moved between nodes' queues */
+    uint64_t probes_relayed;   /* holds, dels and hold replies the master passed on */
 };
 
 /* Latency buckets (scheduling passes, store commits) and wait buckets (tasks' waits), seconds. */

@@ -529,7 +529,12 @@ void dist_on_role_msg(struct master *m, int32_t node, int type, json_t *msg);
 void dist_on_sched_msg(struct master *m, const struct peer_id *from, int type, json_t *msg);
 void dist_housekeeping(struct master *m);
 bool dist_is_sched_peer(struct master *m, const struct peer_id *p); /* batched like agents */
-json_t *dist_welcome(const struct master *m); /* the agents' queue configuration (new ref) */
+/* Node n's queue configuration for its welcome (new ref), with the scheduler keys its probe
+ * listener admits when it has one. */
+json_t *dist_welcome(const struct master *m, int32_t n);
+/* Node n registered (msg, from the sender's key): where scheduler processes may probe it
+ * directly ("probe"; none from an older agent), told to them if it changed. */
+void dist_node_probe(struct master *m, int32_t n, const json_t *msg);
 bool dist_node_queues(const struct master *m); /* the agents run node queues (not hrm-shared) */
 bool dist_node_free(const struct master *m, int32_t node, struct hrm_res *free_out);
 json_t *dist_nodes_extra(const struct master *m); /* hrm nodes' scheduling counters, or NULL */

@@ -59,6 +59,10 @@ void remote_send_msg(struct master *m, struct rsched *r, hrm_addr to, const stru
 
 void remote_free(struct mdist *d)
 {
+    hrm_free(d->probe);
+    json_decref(d->keysets);
+    d->probe = NULL;
+    d->keysets = NULL;
     hrm_free(d->rs);
     d->rs = NULL;
     d->nrs = 0;
@@ -175,7 +179,97 @@ void remote_node(struct master *m, int32_t n, bool up)
         json_t *msg = hrm_wire_new(HRM_WIRE_SCHED_NODE);
         json_object_set_new(msg, "node", json_integer(n));
         json_object_set_new(msg, "up", json_boolean(up));
+        remote_probe_fields(d, &d->rs[i], n, msg);
         master_send(m, &d->rs[i].peer, msg);
+    }
+}
+
+/* ---- direct probes ----
+ *
+ * An agent that listens for probes (hrm agent --probe-listen) says where in its register; its
+ * welcome then lists the scheduler keys of the allow-list, the only ones its listener admits.
+ * A scheduler process learns a node's endpoint and key (sched_welcome, sched_node) only if the
+ * node was told the process's key: one whose key was added to the allow-list after the node's
+ * welcome keeps probing that node through the master until the node registers again.  Each
+ * distinct set of keys is kept once (keysets); a node keeps the index of its own. */
+
+static bool keyset_has(const json_t *set, const char *pub)
+{
+    size_t i;
+    const json_t *k;
+    json_array_foreach(set, i, k)
+    {
+        if (strcmp(json_string_value(k), pub) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The allow-list's scheduler keys now, as an index of keysets. */
+static int32_t current_keyset(struct master *m)
+{
+    struct mdist *d = m->dist;
+    json_t *now = json_array();
+    const struct hrm_authz_entry *e;
+    for (size_t i = 0; (e = hrm_authz_at(m->authz, i)) != NULL; i++)
+        if (e->role == HRM_PEER_SCHED)
+            json_array_append_new(now, json_string(e->pub));
+    if (!d->keysets)
+        d->keysets = json_array();
+    size_t last = json_array_size(d->keysets);
+    if (last > 0 && json_equal(json_array_get(d->keysets, last - 1), now)) {
+        json_decref(now);
+        return (int32_t)last - 1;
+    }
+    json_array_append_new(d->keysets, now);
+    return (int32_t)last;
+}
+
+void dist_node_probe(struct master *m, int32_t n, const json_t *msg)
+{
+    struct mdist *d = m->dist;
+    if (d->shared)
+        return; /* no node queues to probe */
+    size_t had = d->cap_probe;
+    HRM_GROW(d->probe, d->cap_probe, (size_t)n + 1);
+    memset(d->probe + had, 0, (d->cap_probe - had) * sizeof(*d->probe));
+    struct dprobe *p = &d->probe[n], was = *p;
+    const char *ep = json_string_value(json_object_get(msg, "probe"));
+    if (ep && (strncmp(ep, "tcp://", 6) != 0 || strlen(ep) >= sizeof(p->ep))) {
+        hrm_log(HRM_LOG_WARNING, "node %s: probe endpoint '%.64s' ignored (tcp://HOST:PORT of "
+                "at most %zu characters): its probes go through the master", m->nodes[n].name,
+                ep, sizeof(p->ep) - 1);
+        ep = NULL;
+    }
+    snprintf(p->ep, sizeof(p->ep), "%s", ep ? ep : "");
+    snprintf(p->pub, sizeof(p->pub), "%s", ep ? m->sender.pub : "");
+    p->keyset = ep ? current_keyset(m) : 0;
+    bool changed = strcmp(was.ep, p->ep) != 0 || strcmp(was.pub, p->pub) != 0 ||
+                   was.keyset != p->keyset;
+    /* A node known to the processes and still up on a new listener (its agent restarted within
+     * the node timeout) is announced again; one coming up is announced by dist_node_up. */
+    if (changed && n < d->cluster->nnodes && d->node_up[n])
+        remote_node(m, n, true);
+}
+
+json_t *dist_probe_keys(const struct mdist *d, int32_t n)
+{
+    if (!d->probe || (size_t)n >= d->cap_probe || !d->probe[n].ep[0])
+        return NULL;
+    return json_deep_copy(json_array_get(d->keysets, (size_t)d->probe[n].keyset));
+}
+
+void remote_probe_fields(const struct mdist *d, const struct rsched *r, int32_t n, json_t *out)
+{
+    if (!d->probe || (size_t)n >= d->cap_probe || !d->probe[n].ep[0] ||
+        !keyset_has(json_array_get(d->keysets, (size_t)d->probe[n].keyset), r->pub))
+        return;
+    if (json_is_array(out)) {
+        json_array_append_new(out, json_string(d->probe[n].ep));
+        json_array_append_new(out, json_string(d->probe[n].pub));
+    } else {
+        json_object_set_new(out, "probe", json_string(d->probe[n].ep));
+        json_object_set_new(out, "pub", json_string(d->probe[n].pub));
     }
 }
 
@@ -221,6 +315,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
         d->next_base += r->count;
     }
     r->peer = *from;
+    snprintf(r->pub, sizeof(r->pub), "%s", m->sender.pub);
     r->up = true;
     r->load = 0;
     r->last_seen_us = master_mono_us();
@@ -229,8 +324,11 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
         json_array_append_new(params, json_string(m->cfg.params[i]));
     for (int i = 0; i < m->cfg.nexec_queues; i++)
         json_array_append_new(queues, json_string(m->cfg.exec_queues[i]));
-    for (int32_t n = 0; n < d->cluster->nnodes; n++)
-        json_array_append_new(nodes, json_pack("[i, b]", n, d->node_up[n]));
+    for (int32_t n = 0; n < d->cluster->nnodes; n++) {
+        json_t *e = json_pack("[i, b]", n, d->node_up[n]);
+        remote_probe_fields(d, r, n, e); /* [node, up, probe endpoint, agent key] */
+        json_array_append_new(nodes, e);
+    }
     json_t *w = hrm_wire_new(HRM_WIRE_SCHED_WELCOME);
     json_object_set_new(w, "base", json_integer(r->base));
     json_object_set_new(w, "boot", json_integer(m->boot));

@@ -20,6 +20,7 @@
 #include "hrm/workload.h"
 #include "peer.h"
 #include "roletimers.h"
+#include "sched_probe.h"
 #include "sim/ssim_private.h" /* hrm-shared's parameters, parsed as hrm sim parses them */
 #include "taskmap.h"
 
@@ -65,6 +66,7 @@ struct schedp {
     char name[48], endpoint[512], keys_dir[1100];
     void *zctx;
     struct hrm_conn *conn;
+    struct sched_probes *probes; /* straight to the agents that take probes directly */
     int sigfd;
     bool registered, stop, refused;
     int64_t register_sent_us, next_heartbeat_us;
@@ -119,6 +121,7 @@ static void send_msg(struct schedp *p, json_t *msg) /* takes msg; leaves with th
 
 static void flush(struct schedp *p)
 {
+    sched_probes_flush(p->probes); /* the turn's probes straight to the nodes */
     size_t n = json_array_size(p->outq);
     if (n == 0)
         return;
@@ -173,6 +176,14 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
         w.job = (int32_t)p->job_id[w.job];
     }
     json_t *out = hrm_wire_from_msg(&w);
+    /* A probe and its release go straight to a node that takes them and is up; a run goes
+     * through the master, which records the placement before it leaves. */
+    int32_t n = to - HRM_ADDR_NODE0;
+    if ((w.type == HRM_MSG_HOLD || w.type == HRM_MSG_DEL) && n >= 0 &&
+        n < p->cluster->nnodes && p->node_up[n] && sched_probes_send(p->probes, n, out)) {
+        json_decref(out);
+        return;
+    }
     if (to != HRM_ADDR_CLIENT) /* job_end goes to the master itself */
         json_object_set_new(out, "to", json_integer(to));
     send_msg(p, out);
@@ -239,6 +250,7 @@ static void roles_free(struct schedp *p)
     p->cap_job_id = p->cap_task_idx = 0;
     role_timers_clear(&p->timers);
     p->nposts = 0;
+    sched_probes_clear(p->probes);
 }
 
 static int add_node(struct schedp *p, int32_t n, struct hrm_error *err)
@@ -264,6 +276,8 @@ static int add_node(struct schedp *p, int32_t n, struct hrm_error *err)
 static void set_node(struct schedp *p, int32_t n, bool up)
 {
     p->node_up[n] = up;
+    if (!up)
+        sched_probes_down(p->probes, n);
     for (int32_t i = 0; i < p->count; i++)
         hrm_dsched_node_up(p->inst[i], &p->envs[i].env, n, up);
 }
@@ -391,6 +405,8 @@ static int roles_new(struct schedp *p, const json_t *w, struct hrm_error *err)
         int32_t n = (int32_t)json_integer_value(json_array_get(node, 0));
         if (n < 0 || n > 1000000 || add_node(p, n, err) < 0)
             return hrm_errorf(err, -HRM_ESPEC, "welcome: bad node %d", n);
+        /* [node, up, probe endpoint, agent key]: the last two when it takes probes directly */
+        sched_probes_set(p->probes, n, json_array_get(node, 2), json_array_get(node, 3));
         set_node(p, n, json_is_true(json_array_get(node, 1)));
     }
     return 0;
@@ -603,6 +619,41 @@ static void on_role(struct schedp *p, int type, const json_t *msg)
     deliver(p, i, &m); /* hold_reply, claim_ack (get_task: no policy of the daemons sends it) */
 }
 
+struct node_item {
+    struct schedp *p;
+    int32_t n;
+};
+
+static void on_node_msg(struct schedp *p, int32_t n, json_t *msg);
+
+static void on_node_item(void *ctx, json_t *item)
+{
+    struct node_item *ni = ctx;
+    on_node_msg(ni->p, ni->n, item);
+}
+
+/* A message from node n's probe listener: the reply to a probe sent straight to it. */
+static void on_node_msg(struct schedp *p, int32_t n, json_t *msg)
+{
+    int type = hrm_wire_type_by_name(json_string_value(json_object_get(msg, "type")));
+    if (type == HRM_WIRE_BATCH) { /* the replies to one frame of probes */
+        struct node_item ni = {p, n};
+        peer_each_item(msg, on_node_item, &ni);
+    } else if (type == HRM_MSG_HOLD_REPLY) {
+        /* The connection says which node answers, as the master's stamp does on a relay. */
+        json_object_set_new(msg, "from", json_integer(hrm_addr_node(n)));
+        json_object_set_new(msg, "node", json_integer(n));
+        on_role(p, type, msg);
+        drain(p);
+    } else if (type == HRM_WIRE_ERROR) {
+        hrm_log(HRM_LOG_WARNING, "node %d refused a probe: %s", n,
+                json_string_value(json_object_get(msg, "message")));
+    } else {
+        hrm_log(HRM_LOG_WARNING, "unexpected '%s' from node %d's probe listener",
+                hrm_wire_name(type), n);
+    }
+}
+
 static void send_register(struct schedp *p);
 
 static void on_message(struct schedp *p, json_t *msg);
@@ -637,6 +688,7 @@ static void on_message(struct schedp *p, json_t *msg)
         int32_t n = (int32_t)json_integer_value(json_object_get(msg, "node"));
         if (!p->inst || n > 1000000 || add_node(p, n, &err) < 0)
             break;
+        sched_probes_set(p->probes, n, json_object_get(msg, "probe"), json_object_get(msg, "pub"));
         set_node(p, n, json_is_true(json_object_get(msg, "up")));
         break;
     }
@@ -705,6 +757,10 @@ static void schedp_free(struct schedp *p)
     if (p->sigfd >= 0)
         close(p->sigfd);
     json_decref(p->outq);
+    if (p->probes)
+        hrm_log(HRM_LOG_INFO, "probes sent straight to the nodes: %lld",
+                (long long)sched_probes_sent(p->probes));
+    sched_probes_free(p->probes);
     hrm_conn_free(p->conn);
     hrm_zctx_free(p->zctx);
     role_timers_free(&p->timers);
@@ -752,6 +808,7 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
         rc = -HRM_EIO;
         goto out;
     }
+    p->probes = sched_probes_new(p->zctx, &mine, cfg->probe_via_master);
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
@@ -764,6 +821,8 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
             p->endpoint);
     send_register(p);
     p->next_heartbeat_us = mono_us() + HEARTBEAT_US;
+    zmq_pollitem_t *items = NULL; /* the master, the signals, the nodes' probe listeners */
+    size_t cap_items = 0;
     while (!p->stop) {
         int64_t wait_us = p->next_heartbeat_us - mono_us();
         int64_t next = role_timers_next(&p->timers);
@@ -771,9 +830,12 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
             wait_us = next - wall_us();
         if (wait_us > 100000)
             wait_us = 100000;
-        zmq_pollitem_t items[2] = {{hrm_conn_zsock(p->conn), 0, ZMQ_POLLIN, 0},
-                                   {NULL, p->sigfd, ZMQ_POLLIN, 0}};
-        if (zmq_poll(items, 2, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
+        size_t want = 2 + (p->cluster ? (size_t)p->cluster->nnodes : 0);
+        HRM_GROW(items, cap_items, want);
+        items[0] = (zmq_pollitem_t){hrm_conn_zsock(p->conn), 0, ZMQ_POLLIN, 0};
+        items[1] = (zmq_pollitem_t){NULL, p->sigfd, ZMQ_POLLIN, 0};
+        size_t nitems = 2 + sched_probes_poll(p->probes, items + 2, cap_items - 2);
+        if (zmq_poll(items, (int)nitems, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
             zmq_errno() != EINTR)
             break;
         if (items[1].revents & ZMQ_POLLIN) {
@@ -796,6 +858,13 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
             on_message(p, msg);
             json_decref(msg);
         }
+        json_t *reply;
+        int32_t node;
+        for (int i = 0; i < TURN_MAX_MSGS && !p->stop && sched_probes_recv(p->probes, &reply, &node);
+             i++) {
+            on_node_msg(p, node, reply);
+            json_decref(reply);
+        }
         run_timers(p);
         int64_t mono = mono_us();
         if (!p->registered && mono - p->register_sent_us >= REGISTER_RETRY_US)
@@ -806,6 +875,7 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
         }
         flush(p);
     }
+    hrm_free(items);
     if (p->refused)
         rc = hrm_errorf(err, -EPERM, "the master refused this scheduler process (see the log)");
 out:

@@ -471,6 +471,27 @@ struct hrm_authz *hrm_authz_load(const char *path, struct hrm_error *err)
     return a;
 }
 
+struct hrm_authz *hrm_authz_new_list(void)
+{
+    return hrm_calloc(1, sizeof(struct hrm_authz)); /* no path: hrm_authz_refresh keeps it */
+}
+
+void hrm_authz_set(struct hrm_authz *a, const struct hrm_authz_entry *keys, size_t n)
+{
+    a->keys = hrm_realloc(a->keys, (n ? n : 1) * sizeof(*a->keys));
+    if (n)
+        memcpy(a->keys, keys, n * sizeof(*keys));
+    a->n = n;
+    a->cap = n ? n : 1;
+    if (n > 1)
+        qsort(a->keys, n, sizeof(*a->keys), by_pub);
+}
+
+const struct hrm_authz_entry *hrm_authz_at(const struct hrm_authz *a, size_t i)
+{
+    return i < a->n ? &a->keys[i] : NULL;
+}
+
 static bool same_file(const struct stat *x, const struct stat *y)
 {
     return x->st_ino == y->st_ino && x->st_dev == y->st_dev && x->st_size == y->st_size &&
@@ -480,7 +501,7 @@ static bool same_file(const struct stat *x, const struct stat *y)
 int hrm_authz_refresh(struct hrm_authz *a, struct hrm_error *err)
 {
     struct stat st;
-    if (stat(a->path, &st) < 0 || same_file(&st, &a->loaded) || same_file(&st, &a->refused))
+    if (!a->path[0] || stat(a->path, &st) < 0 || same_file(&st, &a->loaded) || same_file(&st, &a->refused))
         return 0;
     if (authz_read(a, err) < 0) {
         a->refused = st;

@@ -9,7 +9,8 @@ matches -- "--trace $TMP/no/such/dir/trace" <"$TMP/err" || fail "the bad --trace
 start_master --policy dhrm-batch --local-instances 0 --trace "$TMP/trace"
 start_agent n1 --cpus 2
 start_agent n2 --cpus 2
-"$HRM" sched --state "$S" --name s1 --instances 1 --log-level info >>"$TMP/s1.log" 2>&1 &
+# Its probes through the master (--probe-via-master), so that the trace holds them too.
+"$HRM" sched --state "$S" --name s1 --instances 1 --probe-via-master --log-level info >>"$TMP/s1.log" 2>&1 &
 PIDS+=("$!")
 until_ok 60 nodes_up 2 || fail "the agents did not register"
 until_ok 60 grep -q "registered with the master" "$TMP/s1.log" || fail "s1 did not register"

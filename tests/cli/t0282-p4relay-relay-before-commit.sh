@@ -1,4 +1,5 @@
 # Probes, releases of holds and the nodes' replies to probes record nothing, so the master relays them in its read loop, not after its turn's scheduling pass and commit: in the step trace (--trace), every probe and reply of an hrm sched process's instance is followed by a "relay" line (what left before the commit) before the turn's "flush" line (what left after it), and the relay lines carry one message per probe and reply; the runs still leave after the commit (a "flush" line), and every task runs once.
+# (The process probes through the master, --probe-via-master: that relay is what is tested.)
 . "$(dirname "$0")/rtlib.sh"
 need timeout
 need python3
@@ -7,7 +8,7 @@ start_master --policy dhrm-nego --local-instances 0 --trace "$TMP/trace"
 start_agent n1 --cpus 2
 start_agent n2 --cpus 2
 start_agent n3 --cpus 2
-"$HRM" sched --state "$S" --name "s1-$$" --instances 2 --log-level info >>"$TMP/s1.log" 2>&1 &
+"$HRM" sched --state "$S" --name "s1-$$" --instances 2 --probe-via-master --log-level info >>"$TMP/s1.log" 2>&1 &
 PIDS+=("$!")
 until_ok 60 nodes_up 3 || fail "the agents did not register"
 until_ok 60 grep -q "registered with the master" "$TMP/s1.log" || fail "s1 did not register"

@@ -1,0 +1,50 @@
+# Direct probes: with a distributed policy, hrm sched probes the agents straight (hold, hold_reply, del): the master relays none of a placement's probes or replies (its trace has no probe or reply step, hrm_probes_relayed_total stays 0) while every task runs once through it; the agent's and the process's flags are documented and a bad --probe-listen is named.
+. "$(dirname "$0")/rtlib.sh"
+need timeout python3
+"$HRM" agent --help | matches -- "--probe-listen ADDR" || fail "agent --help does not document --probe-listen"
+"$HRM" sched --help | matches -- "--probe-via-master" || fail "sched --help does not document --probe-via-master"
+keygen
+expect_exit 2 "$HRM" agent --state "$S" --name bad --probe-listen "udp://x"
+matches -- "--probe-listen: 'udp://x'" <"$TMP/err" || fail "a bad --probe-listen is not named: $(cat "$TMP/err")"
+
+start_master --policy dhrm-nego --local-instances 0 --trace "$TMP/trace"
+start_agent n1 --cpus 2
+start_agent n2 --cpus 2
+"$HRM" sched --state "$S" --name s1 --instances 2 --log-level info >>"$TMP/s1.log" 2>&1 &
+PIDS+=("$!")
+until_ok 60 nodes_up 2 || fail "the agents did not register"
+until_ok 60 grep -q "registered with the master" "$TMP/s1.log" || fail "s1 did not register"
+for n in n1 n2; do
+  until_ok 60 grep -q "probes from scheduler processes taken on tcp://127.0.0.1:" "$TMP/$n.log" \
+    || fail "$n does not take probes directly: $(tail -5 "$TMP/$n.log")"
+done
+mkdir -p "$TMP/runs"
+j=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/d-\$HRM_TASK_ID") || fail "submit"
+expect_exit 0 timeout 120 "$HRM" wait "$j"
+ran_once d 12 "the job placed with direct probes"
+kill -TERM "$MASTER"; wait "$MASTER" 2>/dev/null || true # the trace is complete once it stops
+python3 - "$TMP/trace" "$j" 12 <<'PY' || fail "probes went through the master: $(grep -E ' (probe|reply) ' "$TMP/trace" | head -5)"
+import sys
+path, job, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+runs, relayed = 0, 0
+for line in open(path):
+    t, step, j, task, node = line.split()
+    if step in ("probe", "reply"):
+        relayed += 1
+    elif step == "run" and int(j) == job:
+        runs += 1
+assert runs == n, f"{runs} runs of {n} went through the master"
+assert relayed == 0, f"{relayed} probes or replies relayed"
+PY
+kill -TERM "$AGENT_n1" "$AGENT_n2"; wait "$AGENT_n1" "$AGENT_n2" 2>/dev/null || true
+# The agents answered the probes themselves, straight to the process.
+taken=0
+for n in n1 n2; do
+  k=$(sed -n 's/.*probes taken straight from scheduler processes: \([0-9]*\) (0 refused).*/\1/p' "$TMP/$n.log")
+  [ -n "$k" ] || fail "$n did not count its probes: $(tail -3 "$TMP/$n.log")"
+  taken=$((taken + k))
+done
+[ "$taken" -ge 2 ] || fail "the agents took $taken probes straight from s1 (a hold and its release at least)"
+
+grep -q "probes relayed by the master: 0 (" "$TMP/master.log" \
+  || fail "the master's count of relayed probes is not 0: $(grep 'probes relayed' "$TMP/master.log")"
