@@ -413,21 +413,28 @@ static void place_arc(struct hrm_flow *g, int32_t a, int32_t f, int32_t b)
     g->rarc[b] = -1;
 }
 
-/* Free slots a layout gives each vertex once the graph has grown after a
- * layout (g->grown): an eighth of its arcs, and one per arc it gained.  A
- * job's arrival adds reverse arcs at hundreds of placement targets that
- * gained none before (each with many arcs: the eighth), and a vertex that
- * keeps gaining arcs (the sink, an aggregator) is laid out again after twice,
- * four times, ... as many.  Every search reads the free slots too: vertices of
- * few arcs (tasks) get none, and three slots per arc gained (segments of hubs
- * four times their arcs) made the P1 policies' simulation 15 % slower where
- * one does not measurably.  A graph that never grew gets none. */
+/* Free slots a layout gives each vertex: an eighth of its arcs, and
+ * SLACK_PER_ADDED per arc it gained over its life.  A job's arrival adds
+ * reverse arcs at hundreds of placement targets (each with many arcs: the
+ * eighth), and a vertex that keeps gaining arcs (the sink, an aggregator) is
+ * laid out again after more and more arrivals.  No engine reads the free
+ * slots (the searches and the routing stop at the slots in use, ssp_sum.c's
+ * lim), so they cost memory and layout writes only; a layout of the whole
+ * 2,000-GPU P1 graph costs 5-10 ms, seven job arrivals' worth of re-solves,
+ * and with one slot per arc gained it came back every 7-10 arrivals.
+ * The first layout gives slots only in the max-flow form (the schedulers'
+ * graphs, which grow by arrivals), so that the first arrival does not lay the
+ * whole graph out again; graphs with fixed supplies (the benchmark families,
+ * solved once) get none until they grow.  Measured: docs/flow-solver.md,
+ * "Incremental re-solves". */
 #define SLACK_SHIFT 3
-#define SLACK_PER_ADDED 1
+#define SLACK_PER_ADDED 4
 
 static int64_t slack_of(const struct hrm_flow *g, int32_t v)
 {
-    return g->grown ? (g->fill[v] >> SLACK_SHIFT) + SLACK_PER_ADDED * (int64_t)g->added[v] : 0;
+    if (!g->grown && g->mode != FLOW_MODE_MAX)
+        return 0;
+    return (g->fill[v] >> SLACK_SHIFT) + SLACK_PER_ADDED * (int64_t)g->added[v];
 }
 
 /* Lays out the segments (first[]) for fill[v] arcs per vertex plus free slots,
@@ -699,7 +706,7 @@ static void cold_state(struct hrm_flow *g)
     }
     for (int32_t u = 0; u < g->n; u++) {
         int64_t pu = g->vx[u].pi;
-        for (int32_t r = g->first[u], end = g->first[u + 1]; r < end; r++)
+        for (int32_t r = g->first[u], end = r + g->fill[u]; r < end; r++) /* not the free slots */
             if (g->rcap[r] > 0 && g->rcost[r] + pu - g->vx[g->head[r]].pi < 0)
                 flow_push(g, r, g->rcap[r]);
     }
