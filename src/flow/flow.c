@@ -413,28 +413,29 @@ static void place_arc(struct hrm_flow *g, int32_t a, int32_t f, int32_t b)
     g->rarc[b] = -1;
 }
 
-/* Free slots a layout gives each vertex: an eighth of its arcs, and
- * SLACK_PER_ADDED per arc it gained over its life.  A job's arrival adds
- * reverse arcs at hundreds of placement targets (each with many arcs: the
- * eighth), and a vertex that keeps gaining arcs (the sink, an aggregator) is
- * laid out again after more and more arrivals.  No engine reads the free
- * slots (the searches and the routing stop at the slots in use, ssp_sum.c's
- * lim), so they cost memory and layout writes only; a layout of the whole
- * 2,000-GPU P1 graph costs 5-10 ms, seven job arrivals' worth of re-solves,
- * and with one slot per arc gained it came back every 7-10 arrivals.
- * The first layout gives slots only in the max-flow form (the schedulers'
- * graphs, which grow by arrivals), so that the first arrival does not lay the
- * whole graph out again; graphs with fixed supplies (the benchmark families,
- * solved once) get none until they grow.  Measured: docs/flow-solver.md,
- * "Incremental re-solves". */
+/* Free slots a layout gives each vertex.  A job's arrival adds reverse arcs
+ * at hundreds of placement targets, each in proportion to its arcs (a target
+ * of 100 arcs gained 1-3 per arrival on the 2,000-GPU P1 graph), and the
+ * sink and source one each.  A layout of the whole graph costs 5-10 ms there,
+ * seven job arrivals' worth of re-solves, and with an eighth of a vertex's
+ * arcs plus one slot per arc gained it came back every 7-10 arrivals.  So:
+ * once the graph has grown, a quarter of its arcs plus four per arc it
+ * gained over its life (every layout then lasts several times longer than
+ * the one before); the first layout gives an eighth in the max-flow form
+ * (the schedulers' graphs, which grow by arrivals: the first arrival then
+ * fits) and none with fixed supplies (the benchmark families, solved once).
+ * No engine reads free slots (searches and routing stop at the slots in use,
+ * ssp_sum.c's lim; cold_state at fill), so they cost memory and layout writes
+ * only.  Measured: docs/flow-solver.md, "Incremental re-solves". */
 #define SLACK_SHIFT 3
+#define SLACK_SHIFT_GROWN 2
 #define SLACK_PER_ADDED 4
 
 static int64_t slack_of(const struct hrm_flow *g, int32_t v)
 {
-    if (!g->grown && g->mode != FLOW_MODE_MAX)
-        return 0;
-    return (g->fill[v] >> SLACK_SHIFT) + SLACK_PER_ADDED * (int64_t)g->added[v];
+    if (!g->grown)
+        return g->mode == FLOW_MODE_MAX ? g->fill[v] >> SLACK_SHIFT : 0;
+    return (g->fill[v] >> SLACK_SHIFT_GROWN) + SLACK_PER_ADDED * (int64_t)g->added[v];
 }
 
 /* Lays out the segments (first[]) for fill[v] arcs per vertex plus free slots,
