@@ -424,18 +424,23 @@ static void place_arc(struct hrm_flow *g, int32_t a, int32_t f, int32_t b)
  * the one before); the first layout gives an eighth in the max-flow form
  * (the schedulers' graphs, which grow by arrivals: the first arrival then
  * fits) and none with fixed supplies (the benchmark families, solved once).
+ * Vertices with few arcs gain them in bursts (a GPU read by two of an
+ * arriving job's tasks): every vertex but a task (one arc in: it never gains
+ * one in a scheduling graph) gets SLACK_MIN more.
  * No engine reads free slots (searches and routing stop at the slots in use,
  * ssp_sum.c's lim; cold_state at fill), so they cost memory and layout writes
  * only.  Measured: docs/flow-solver.md, "Incremental re-solves". */
 #define SLACK_SHIFT 3
 #define SLACK_SHIFT_GROWN 2
 #define SLACK_PER_ADDED 4
+#define SLACK_MIN 2
 
 static int64_t slack_of(const struct hrm_flow *g, int32_t v)
 {
+    int64_t few = g->in_n[v] != 1 ? SLACK_MIN : 0;
     if (!g->grown)
-        return g->mode == FLOW_MODE_MAX ? g->fill[v] >> SLACK_SHIFT : 0;
-    return (g->fill[v] >> SLACK_SHIFT_GROWN) + SLACK_PER_ADDED * (int64_t)g->added[v];
+        return g->mode == FLOW_MODE_MAX ? (g->fill[v] >> SLACK_SHIFT) + few : 0;
+    return (g->fill[v] >> SLACK_SHIFT_GROWN) + SLACK_PER_ADDED * (int64_t)g->added[v] + few;
 }
 
 /* Lays out the segments (first[]) for fill[v] arcs per vertex plus free slots,
