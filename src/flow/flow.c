@@ -427,9 +427,11 @@ static void place_arc(struct hrm_flow *g, int32_t a, int32_t f, int32_t b)
  * Vertices with few arcs gain them in bursts (a GPU read by two of an
  * arriving job's tasks): every vertex but a task (one arc in: it never gains
  * one in a scheduling graph) gets SLACK_MIN more.
- * No engine reads free slots (searches and routing stop at the slots in use,
- * ssp_sum.c's lim; cold_state at fill), so they cost memory and layout writes
- * only.  Measured: docs/flow-solver.md, "Incremental re-solves". */
+ * The shortest-path engine does not read free slots (its searches and
+ * routing stop at the slots in use, ssp_sum.c's lim; cold_state at fill), so
+ * for it they cost memory and layout writes only; cost scaling passes over
+ * them like saturated arcs.  Measured: docs/flow-solver.md, "Incremental
+ * re-solves". */
 #define SLACK_SHIFT 3
 #define SLACK_SHIFT_GROWN 2
 #define SLACK_PER_ADDED 4
