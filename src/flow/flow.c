@@ -413,21 +413,36 @@ static void place_arc(struct hrm_flow *g, int32_t a, int32_t f, int32_t b)
     g->rarc[b] = -1;
 }
 
-/* Free slots a layout gives each vertex once the graph has grown after a
- * layout (g->grown): an eighth of its arcs, and one per arc it gained.  A
- * job's arrival adds reverse arcs at hundreds of placement targets that
- * gained none before (each with many arcs: the eighth), and a vertex that
- * keeps gaining arcs (the sink, an aggregator) is laid out again after twice,
- * four times, ... as many.  Every search reads the free slots too: vertices of
- * few arcs (tasks) get none, and three slots per arc gained (segments of hubs
- * four times their arcs) made the P1 policies' simulation 15 % slower where
- * one does not measurably.  A graph that never grew gets none. */
+/* Free slots a layout gives each vertex.  A job's arrival adds reverse arcs
+ * at hundreds of placement targets, each in proportion to its arcs (a target
+ * of 100 arcs gained 1-3 per arrival on the 2,000-GPU P1 graph), and the
+ * sink and source one each.  A layout of the whole graph costs 5-10 ms there,
+ * seven job arrivals' worth of re-solves, and with an eighth of a vertex's
+ * arcs plus one slot per arc gained it came back every 7-10 arrivals.  So:
+ * once the graph has grown, a quarter of its arcs plus four per arc it
+ * gained over its life (every layout then lasts several times longer than
+ * the one before); the first layout gives an eighth in the max-flow form
+ * (the schedulers' graphs, which grow by arrivals: the first arrival then
+ * fits) and none with fixed supplies (the benchmark families, solved once).
+ * Vertices with few arcs gain them in bursts (a GPU read by two of an
+ * arriving job's tasks): every vertex but a task (one arc in: it never gains
+ * one in a scheduling graph) gets SLACK_MIN more.
+ * The shortest-path engine does not read free slots (its searches and
+ * routing stop at the slots in use, ssp_sum.c's lim; cold_state at fill), so
+ * for it they cost memory and layout writes only; cost scaling passes over
+ * them like saturated arcs.  Measured: docs/flow-solver.md, "Incremental
+ * re-solves". */
 #define SLACK_SHIFT 3
-#define SLACK_PER_ADDED 1
+#define SLACK_SHIFT_GROWN 2
+#define SLACK_PER_ADDED 4
+#define SLACK_MIN 2
 
 static int64_t slack_of(const struct hrm_flow *g, int32_t v)
 {
-    return g->grown ? (g->fill[v] >> SLACK_SHIFT) + SLACK_PER_ADDED * (int64_t)g->added[v] : 0;
+    int64_t few = g->in_n[v] != 1 ? SLACK_MIN : 0;
+    if (!g->grown)
+        return g->mode == FLOW_MODE_MAX ? (g->fill[v] >> SLACK_SHIFT) + few : 0;
+    return (g->fill[v] >> SLACK_SHIFT_GROWN) + SLACK_PER_ADDED * (int64_t)g->added[v] + few;
 }
 
 /* Lays out the segments (first[]) for fill[v] arcs per vertex plus free slots,
@@ -699,7 +714,7 @@ static void cold_state(struct hrm_flow *g)
     }
     for (int32_t u = 0; u < g->n; u++) {
         int64_t pu = g->vx[u].pi;
-        for (int32_t r = g->first[u], end = g->first[u + 1]; r < end; r++)
+        for (int32_t r = g->first[u], end = r + g->fill[u]; r < end; r++) /* not the free slots */
             if (g->rcap[r] > 0 && g->rcost[r] + pu - g->vx[g->head[r]].pi < 0)
                 flow_push(g, r, g->rcap[r]);
     }
