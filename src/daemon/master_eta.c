@@ -509,8 +509,8 @@ static void add_runs(struct master *m, struct eta_sim *s, int64_t now)
 }
 
 /* Every pending job's estimated start, in one walk: wall-clock us into start_us[id - 1].
- * Returns the rows visited. */
-static int64_t walk(struct master *m, int64_t *start_us)
+ * Returns the rows visited; the node answers read into *looked. */
+static int64_t walk(struct master *m, int64_t *start_us, int64_t *looked)
 {
     struct eta_node *nodes = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*nodes));
     build_nodes(m, nodes);
@@ -542,6 +542,7 @@ static int64_t walk(struct master *m, int64_t *start_us)
         hrm_free(gt);
     }
     int64_t work = s.work;
+    *looked = s.looked;
     eta_sim_fini(&s);
     hrm_free(nodes);
     return work;
@@ -581,9 +582,10 @@ static const int64_t *estimates(struct master *m, bool listing)
     for (size_t k = 0; k < m->njobs; k++)
         e->start_us[k] = -1;
     if (!m->reconciling) {
-        int64_t work = walk(m, e->start_us);
-        hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows took %lld us",
-                (long long)work, (long long)(master_mono_us() - mono));
+        int64_t looked = 0, work = walk(m, e->start_us, &looked);
+        hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows (%lld node answers "
+                "read, %d nodes) took %lld us", (long long)work, (long long)looked, m->nnodes,
+                (long long)(master_mono_us() - mono));
     }
     e->njobs = m->njobs;
     e->task_changes = m->task_changes;
