@@ -7,13 +7,18 @@
 need python3
 N=300
 P=3000
-keygen
-"$HRM" keygen --node w --node-count $N "$S/keys" >/dev/null || fail "keygen --node-count"
-start_master --log-level debug --node-timeout 600s
-"$HRM" agent --state "$S" --simulate-exec --count $N --name-prefix w --cpus 1 --mem 8G \
-  --log-level warning >>"$TMP/fleet.log" 2>&1 &
-PIDS+=("$!")
-until_ok 120 nodes_up $N || fail "not all $N agents registered"
+# N simulated agents of one CPU each, named w1..wN, in one process (tracked in PIDS).
+fleet_of_one_cpu() {
+  local n=$1
+  keygen
+  "$HRM" keygen --node w --node-count "$n" "$S/keys" >/dev/null || fail "keygen --node-count"
+  start_master --log-level debug --node-timeout 600s
+  "$HRM" agent --state "$S" --simulate-exec --count "$n" --name-prefix w --cpus 1 --mem 8G \
+    --log-level warning >>"$TMP/fleet.log" 2>&1 &
+  PIDS+=("$!")
+  until_ok 120 nodes_up "$n" || fail "not all $n agents registered"
+}
+fleet_of_one_cpu $N
 # Every CPU busy for an hour, then P one-CPU tasks of 10 s that all wait.
 busy=$("$HRM" submit --count $N --cpus 1 --time 1h -- sleep 3600) || fail "submit the busy job"
 running() { "$HRM" job "$busy" --json | python3 -c 'import json, sys
