@@ -16,6 +16,12 @@ void eta_sim_init(struct eta_sim *s, const struct eta_node *nodes, int32_t nnode
     *s = (struct eta_sim){.nodes = nodes, .nnodes = nnodes, .budget = budget};
     s->tables = hrm_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(*s->tables));
     s->wait = hrm_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(*s->wait));
+    for (s->size = 1; s->size < nnodes; s->size *= 2)
+        ;
+    s->best = hrm_alloc(2 * (size_t)s->size * sizeof(*s->best));
+    for (int32_t i = 0; i < 2 * s->size; i++)
+        s->best[i] = -1;
+    s->changed = hrm_alloc((size_t)(nnodes > 0 ? nnodes : 1) * sizeof(*s->changed));
 }
 
 void eta_sim_fini(struct eta_sim *s)
@@ -24,6 +30,8 @@ void eta_sim_fini(struct eta_sim *s)
         hrm_wait_table_fini(&s->tables[n]);
     hrm_free(s->tables);
     hrm_free(s->wait);
+    hrm_free(s->best);
+    hrm_free(s->changed);
     *s = (struct eta_sim){0};
 }
 
@@ -36,10 +44,13 @@ static struct hrm_wait_row task_row(const struct eta_task *t, uint8_t status)
                                  .status = status};
 }
 
+/* Node's table changed: its answer for the last shape is asked again at the next question. */
 static void forget_node(struct eta_sim *s, int32_t node)
 {
-    if (s->has_last)
-        s->wait[node] = -2;
+    if (!s->has_last || s->wait[node] == -2)
+        return; /* already to be asked (or never answered: down, or the shape never fits) */
+    s->wait[node] = -2;
+    s->changed[s->nchanged++] = node;
 }
 
 void eta_sim_running(struct eta_sim *s, int32_t node, const struct eta_task *t)
@@ -85,7 +96,27 @@ static int64_t node_wait(struct eta_sim *s, int32_t n, const struct eta_task *t)
     return wait;
 }
 
-/* The node where t starts first and its raw simulated wait (-1 and -1: none / work spent). */
+/* Of two nodes (-1: none), the one where the last shape starts first; the lower index on a
+ * tie, as a walk over the nodes in order would choose. */
+static int32_t earlier(const struct eta_sim *s, int32_t a, int32_t b)
+{
+    if (a < 0 || b < 0)
+        return a < 0 ? b : a;
+    return s->wait[b] < s->wait[a] || (s->wait[b] == s->wait[a] && b < a) ? b : a;
+}
+
+/* Node n's answer into the tournament, its path to the winner replayed. */
+static void best_set(struct eta_sim *s, int32_t n, int64_t wait)
+{
+    int32_t i = s->size + n;
+    s->best[i] = wait >= 0 ? n : -1;
+    for (i /= 2; i >= 1; i /= 2)
+        s->best[i] = earlier(s, s->best[2 * i], s->best[2 * i + 1]);
+}
+
+/* The node where t starts first and its raw simulated wait (-1 and -1: none / work spent).
+ * Every node's answer is asked when the shape differs from the last question's; otherwise only
+ * those of the nodes whose table changed since (the tournament keeps the others'). */
 static int32_t best_node(struct eta_sim *s, const struct eta_task *t, int64_t *wait_out)
 {
     *wait_out = -1;
@@ -94,17 +125,23 @@ static int32_t best_node(struct eta_sim *s, const struct eta_task *t, int64_t *w
     if (!s->has_last || memcmp(&s->last, t, sizeof(*t)) != 0) {
         s->last = *t;
         s->has_last = true;
+        s->nchanged = 0;
         for (int32_t n = 0; n < s->nnodes; n++)
             s->wait[n] = -2;
+        s->looked += s->nnodes;
+        for (int32_t n = 0; n < s->nnodes; n++)
+            s->best[s->size + n] = node_wait(s, n, t) >= 0 ? n : -1;
+        for (int32_t i = s->size - 1; i >= 1; i--)
+            s->best[i] = earlier(s, s->best[2 * i], s->best[2 * i + 1]);
+    } else {
+        s->looked += s->nchanged;
+        for (int32_t k = 0; k < s->nchanged; k++)
+            best_set(s, s->changed[k], node_wait(s, s->changed[k], t));
+        s->nchanged = 0;
     }
-    int32_t best = -1;
-    for (int32_t n = 0; n < s->nnodes; n++) {
-        int64_t w = node_wait(s, n, t);
-        if (w >= 0 && (best < 0 || w < *wait_out)) {
-            best = n;
-            *wait_out = w;
-        }
-    }
+    int32_t best = s->best[1];
+    if (best >= 0)
+        *wait_out = s->wait[best];
     if (s->work > s->budget) /* spent during this very question: its answer is partial */
         return *wait_out = -1;
     return best;
@@ -472,8 +509,8 @@ static void add_runs(struct master *m, struct eta_sim *s, int64_t now)
 }
 
 /* Every pending job's estimated start, in one walk: wall-clock us into start_us[id - 1].
- * Returns the rows visited. */
-static int64_t walk(struct master *m, int64_t *start_us)
+ * Returns the rows visited; the node answers read into *looked. */
+static int64_t walk(struct master *m, int64_t *start_us, int64_t *looked)
 {
     struct eta_node *nodes = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*nodes));
     build_nodes(m, nodes);
@@ -505,6 +542,7 @@ static int64_t walk(struct master *m, int64_t *start_us)
         hrm_free(gt);
     }
     int64_t work = s.work;
+    *looked = s.looked;
     eta_sim_fini(&s);
     hrm_free(nodes);
     return work;
@@ -544,9 +582,10 @@ static const int64_t *estimates(struct master *m, bool listing)
     for (size_t k = 0; k < m->njobs; k++)
         e->start_us[k] = -1;
     if (!m->reconciling) {
-        int64_t work = walk(m, e->start_us);
-        hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows took %lld us",
-                (long long)work, (long long)(master_mono_us() - mono));
+        int64_t looked = 0, work = walk(m, e->start_us, &looked);
+        hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows (%lld node answers "
+                "read, %d nodes) took %lld us", (long long)work, (long long)looked, m->nnodes,
+                (long long)(master_mono_us() - mono));
     }
     e->njobs = m->njobs;
     e->task_changes = m->task_changes;
