@@ -167,6 +167,10 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err);
  */
 void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset);
 
+/* flow_route(g, src, nsrc, -1) without what the shortest-path engine's
+ * restricted routing needs: the same flow, cheaper (scale_route.c). */
+void flow_scale_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc);
+
 /* Frees what flow_ssp keeps between solves (NULL-safe). */
 void flow_ssp_free(struct flow_radix *rq);
 
