@@ -127,6 +127,8 @@ struct hrm_flow {
     int64_t scale_cancelled; /* cycles that price refinement cancelled, for tests */
     int64_t scale_fixed;     /* arc pairs that arc fixing took out of the scans, for tests */
     int64_t scale_gave_up;   /* first phases without a first flow that gave up, for tests */
+    int64_t scale_updates;   /* global price updates inside the phases, for tests */
+    int64_t scale_relabels;  /* relabels of the phases, for tests */
     bool scale_audit;        /* tests: record scale_phase_cost at every cost-scaling solve */
     int64_t scale_phase_cost; /* cost of the flow the phases left, before settle() */
 };
