@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "flow/flow_private.h"
+#include "flow_inst.h"
 #include "test_flowarr.h"
 
 enum { FAM_NETGEN, FAM_GRIDGEN, FAM_GOTO, FAM_P1, FAM_P1_RACK, NFAM };
@@ -101,44 +102,45 @@ static int64_t same_first_flow(struct hrm_flow *g, const char *what)
     return before - left;
 }
 
-/* Random graphs with parallel arcs, self-loops, zero capacities, arcs both ways, and supplies
- * that are sometimes more than the capacities carry. */
-static struct hrm_flow *random_graph(uint64_t seed, bool infeasible)
+/* flow_inst.h's NETGEN-shaped graphs (parallel arcs, self-loops, zero capacities) with a
+ * skeleton capacitated or not (then the supplies may be more than the arcs carry). */
+static struct hrm_flow *random_graph(uint64_t seed, bool capacitated)
 {
-    struct hrm_rng r;
-    hrm_rng_seed(&r, seed * 104729 + 7);
-    int32_t n = 20 + (int32_t)hrm_rng_below(&r, 100);
-    struct hrm_flow *g = hrm_flow_new(n, 8 * n);
-    for (int32_t v = 0; v < n; v++)
-        hrm_flow_add_vertex(g, 0);
-    for (int32_t k = 0, m = (2 + (int32_t)hrm_rng_below(&r, 6)) * n; k < m; k++) {
-        int32_t u = (int32_t)hrm_rng_below(&r, (uint64_t)n);
-        int32_t v = k % 13 == 0 ? u : (int32_t)hrm_rng_below(&r, (uint64_t)n);
-        int64_t cap = k % 11 == 0 ? 0 : 1 + (int64_t)hrm_rng_below(&r, infeasible ? 3 : 40);
-        int64_t cost = (int64_t)hrm_rng_below(&r, 1000);
-        hrm_flow_add_arc(g, u, v, cap, cost);
-        if (k % 4 == 0)
-            hrm_flow_add_arc(g, v, u, cap, cost);
-    }
-    for (int32_t k = 0; k < 1 + n / 6; k++) {
-        int64_t b = 1 + (int64_t)hrm_rng_below(&r, 30);
-        int32_t s = (int32_t)hrm_rng_below(&r, (uint64_t)n), t = (int32_t)hrm_rng_below(&r, (uint64_t)n);
-        hrm_flow_set_supply(g, s, hrm_flow_supply(g, s) + b);
-        hrm_flow_set_supply(g, t, hrm_flow_supply(g, t) - b);
-    }
+    struct netgen_parm p = {.nodes = 20 + (int32_t)(seed * 37 % 100), .sources = 1 + (int32_t)(seed % 6),
+                            .sinks = 1 + (int32_t)(seed % 5), .cost_min = 0, .cost_max = 1000,
+                            .supply = 50 + (int64_t)(seed % 7) * 40, .cap_min = 0, .cap_max = 40,
+                            .pct_hicost = 20, .pct_capacitated = 60,
+                            .skeleton_capacitated = capacitated};
+    p.arcs = p.nodes * (2 + (int32_t)(seed % 6));
+    struct inst I = {0};
+    netgen(&I, &p, seed);
+    struct hrm_flow *g = inst_graph(&I);
+    inst_free(&I);
     return g;
+}
+
+/* Calls check on a small instance of every family of the bench, seeds 1 .. seeds. */
+static void each_family(uint64_t seeds, void (*check)(struct hrm_flow *g, const char *what))
+{
+    char what[64];
+    for (int f = 0; f < NFAM; f++)
+        for (uint64_t seed = 1; seed <= seeds; seed++) {
+            struct hrm_flow *g = family(f, seed);
+            snprintf(what, sizeof(what), "%s seed %llu", fam_name[f], (unsigned long long)seed);
+            check(g, what);
+            hrm_flow_free(g);
+        }
+}
+
+static void routes_the_same(struct hrm_flow *g, const char *what)
+{
+    cr_assert_gt(same_first_flow(g, what), 0, "%s: routed something", what);
 }
 
 Test(lemon, the_lean_dinic_leaves_flow_routes_flow_to_the_unit)
 {
+    each_family(5, routes_the_same);
     char what[64];
-    for (int f = 0; f < NFAM; f++)
-        for (uint64_t seed = 1; seed <= 5; seed++) {
-            struct hrm_flow *g = family(f, seed);
-            snprintf(what, sizeof(what), "%s seed %llu", fam_name[f], (unsigned long long)seed);
-            cr_assert_gt(same_first_flow(g, what), 0, "%s: routed something", what);
-            hrm_flow_free(g);
-        }
     for (uint64_t seed = 1; seed <= 60; seed++) {
         struct hrm_flow *g = random_graph(seed, seed % 3 == 0);
         snprintf(what, sizeof(what), "random seed %llu", (unsigned long long)seed);
@@ -170,27 +172,26 @@ static int64_t scaled(struct hrm_flow *g, int64_t *phase_cost, int64_t *relabels
     return certified_cost(g, -1, -1);
 }
 
+/* Cost scaling's answer on g: certified, the phases' own flow already optimal, and the cost
+ * the simplex's and shortest paths'. */
+static void scaling_optimal(struct hrm_flow *g, const char *what)
+{
+    int64_t pc = 0, relabels = 0, updates = 0;
+    int64_t cost = scaled(g, &pc, &relabels, &updates);
+    cr_assert_eq(pc, cost, "%s: the phases left cost %lld, optimum %lld", what, (long long)pc,
+                 (long long)cost);
+    for (int k = 0; k < 2; k++) {
+        struct hrm_flow *h = solved_copy(g, -1, -1, k ? HRM_FLOW_SSP : HRM_FLOW_SIMPLEX);
+        cr_assert_eq(certified_cost(h, -1, -1), cost, "%s: %s %lld, cost scaling %lld", what,
+                     k ? "shortest paths" : "simplex", (long long)hrm_flow_total_cost(h),
+                     (long long)cost);
+        hrm_flow_free(h);
+    }
+}
+
 Test(lemon, cost_scaling_is_certified_optimal_on_every_family_and_seed)
 {
-    char what[64];
-    for (int f = 0; f < NFAM; f++)
-        for (uint64_t seed = 1; seed <= 8; seed++) {
-            struct hrm_flow *g = family(f, seed);
-            snprintf(what, sizeof(what), "%s seed %llu", fam_name[f], (unsigned long long)seed);
-            int64_t pc = 0, relabels = 0, updates = 0;
-            int64_t cost = scaled(g, &pc, &relabels, &updates);
-            cr_assert_eq(pc, cost, "%s: the phases left cost %lld, optimum %lld", what,
-                         (long long)pc, (long long)cost);
-            struct hrm_flow *h = solved_copy(g, -1, -1, HRM_FLOW_SIMPLEX);
-            cr_assert_eq(certified_cost(h, -1, -1), cost, "%s: simplex %lld, cost scaling %lld",
-                         what, (long long)hrm_flow_total_cost(h), (long long)cost);
-            hrm_flow_free(h);
-            h = solved_copy(g, -1, -1, HRM_FLOW_SSP);
-            cr_assert_eq(certified_cost(h, -1, -1), cost, "%s: shortest paths %lld, scaling %lld",
-                         what, (long long)hrm_flow_total_cost(h), (long long)cost);
-            hrm_flow_free(h);
-            hrm_flow_free(g);
-        }
+    each_family(8, scaling_optimal);
 }
 
 /*
