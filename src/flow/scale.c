@@ -76,6 +76,7 @@ struct cs {
     int64_t price_floor, relabel_cap;
     int32_t max_rank;
     int64_t relabels, next_update, update_skip;
+    int64_t nsup; /* vertices with a supply: global updates every n + nsup relabels */
 };
 
 /* Moves v from bucket `from` (-1: in none) to the head of bucket `to`; the
@@ -648,13 +649,16 @@ static bool scale_phases(struct cs *c, int64_t eps0)
     bool try_refine = !(g->scale_off & FLOW_SCALE_NO_REFINE);
     bool try_fix = !(g->scale_off & FLOW_SCALE_NO_FIX);
     int phase = 0;
-    /* Every n relabels.  LEMON (and this code until the global update got
-     * cheaper) waits n + k^2, k the vertices with a supply; with the
+    /* Every n + k relabels, k the vertices with a supply.  LEMON (and this
+     * code until the global update got cheaper) waits n + k^2; with the
      * reverse's capacity read beside each arc and the next vertex's arcs
-     * prefetched, the updates pay for themselves sooner: netgen M (80
-     * sources, 6,400 more relabels between updates) 0.70-0.98 of the time,
-     * gridgen M (40) 0.85-1.05, one source or none unchanged (measured). */
-    c->update_skip = n;
+     * prefetched, the updates pay for themselves sooner: netgen M (k = 80,
+     * 6,400 more relabels between updates under k^2) 0.78-1.0 of the time,
+     * gridgen M (k = 40) 0.87-1.08 (measured with n alone).  The + k keeps
+     * the schedule of one source (goto, P1 as supplies or maximum flow) as
+     * it was, n + 1, and so the potentials those solves leave, which the
+     * warm re-solves after them start from (their search counts are tested). */
+    c->update_skip = n + c->nsup;
     c->next_update = c->update_skip;
     for (c->eps = eps0; c->eps >= 1;
          c->eps = c->eps < ALPHA && c->eps > 1 ? 1 : c->eps / ALPHA) {
@@ -738,10 +742,10 @@ static int64_t max_abs_cost(const struct hrm_flow *g)
  * and relabels stay below the (ALPHA + 3) n^2 that follows (a net, also for
  * the vertices relabelled inside a partial augmentation).
  */
-static bool run_phases(struct hrm_flow *g, int64_t cmax, bool routed)
+static bool run_phases(struct hrm_flow *g, int64_t cmax, int64_t nsup, bool routed)
 {
     int32_t n = g->n;
-    struct cs c = {.g = g, .n = n, .mult = (int64_t)n * ALPHA};
+    struct cs c = {.g = g, .n = n, .nsup = nsup, .mult = (int64_t)n * ALPHA};
     cs_arcs_new(&c);
     int32_t nr = g->first[n], vf = g->vpos, vb = vf >= 0 ? g->rev[vf] : -1;
     /* the virtual arc is frozen (no capacity): its cost would overflow */
@@ -788,7 +792,7 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
      * with Dinic's flow, netgen and gridgen (many) up to 1.4x fewer without,
      * and Dinic's own 17-28 % of the time saved (measured at sizes S and M). */
     bool route_first = nsup == 1 && ndem == 1;
-    if (phases && g->vpos < 0 && !route_first && run_phases(g, cmax, false)) {
+    if (phases && g->vpos < 0 && !route_first && run_phases(g, cmax, nsup, false)) {
         if (g->scale_audit)
             g->scale_phase_cost = flow_cost(g);
         return settle(g, err);
@@ -800,6 +804,9 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         g->rcap[g->vpos] = 0;
         g->ex[g->vs] += vflow_cap;
         g->ex[g->vt] -= vflow_cap;
+        nsup = 0;
+        for (int32_t v = 0; v < n; v++)
+            nsup += g->ex[v] > 0;
     }
     int64_t left = route_excess(g);
     int64_t value = 0;
@@ -821,7 +828,7 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err)
         g->rcap[g->vpos] = g->rcap[g->rev[g->vpos]] = 0;
     }
     if (phases)
-        run_phases(g, cmax, true);
+        run_phases(g, cmax, nsup, true);
     if (g->scale_audit)
         g->scale_phase_cost = flow_cost(g);
     if (g->vpos >= 0) {
