@@ -127,6 +127,8 @@ struct hrm_flow {
     int64_t scale_cancelled; /* cycles that price refinement cancelled, for tests */
     int64_t scale_fixed;     /* arc pairs that arc fixing took out of the scans, for tests */
     int64_t scale_gave_up;   /* first phases without a first flow that gave up, for tests */
+    int64_t scale_updates;   /* global price updates inside the phases, for tests */
+    int64_t scale_relabels;  /* relabels of the phases, for tests */
     bool scale_audit;        /* tests: record scale_phase_cost at every cost-scaling solve */
     int64_t scale_phase_cost; /* cost of the flow the phases left, before settle() */
 };
@@ -166,6 +168,10 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err);
  * capacity.  Routes until no deficit is reachable from an excess.
  */
 void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset);
+
+/* flow_route(g, src, nsrc, -1) without what the shortest-path engine's
+ * restricted routing needs: the same flow, cheaper (scale_route.c). */
+void flow_scale_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc);
 
 /* Frees what flow_ssp keeps between solves (NULL-safe). */
 void flow_ssp_free(struct flow_radix *rq);

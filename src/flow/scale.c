@@ -29,8 +29,23 @@
 struct cs_arc {
     int64_t cost; /* scaled (x mult) */
     int64_t rcap;
+    /* the reverse arc's rcap, kept beside this one: the global update asks
+     * every arc into a vertex whether its reverse is open, and reading it
+     * here saves a jump to a random record per arc scanned (the push that
+     * changes it touches both records anyway); 32 bytes, two per cache line */
+    int64_t rrcap;
     int32_t head, rev;
 };
+
+/* Moves d units along residual arc a (d <= its rcap). */
+static inline void cs_push(struct cs_arc *arc, int32_t a, int64_t d)
+{
+    int32_t b = arc[a].rev;
+    arc[a].rcap -= d;
+    arc[a].rrcap += d;
+    arc[b].rcap += d;
+    arc[b].rrcap -= d;
+}
 
 struct cs {
     struct hrm_flow *g;
@@ -61,7 +76,7 @@ struct cs {
     int64_t price_floor, relabel_cap;
     int32_t max_rank;
     int64_t relabels, next_update, update_skip;
-    int64_t nsup; /* vertices with a supply: global updates every n + nsup^2 relabels */
+    int64_t nsup; /* vertices with a supply: global updates every n + nsup relabels */
 };
 
 /* Moves v from bucket `from` (-1: in none) to the head of bucket `to`; the
@@ -94,14 +109,14 @@ static void q_push(struct cs *c, int32_t v)
 }
 
 /* Routes as much of the excess to the deficits as the capacities allow (Dinic,
- * flow_route) and returns the excess left. */
+ * flow_scale_route) and returns the excess left. */
 static int64_t route_excess(struct hrm_flow *g)
 {
     int32_t *src = g->sc_i32, nsrc = 0;
     for (int32_t v = 0; v < g->n; v++)
         if (g->ex[v] > 0)
             src[nsrc++] = v;
-    flow_route(g, src, nsrc, -1);
+    flow_scale_route(g, src, nsrc);
     int64_t left = 0;
     for (int32_t i = 0; i < nsrc; i++)
         left += g->ex[src[i]];
@@ -147,13 +162,16 @@ static void global_update(struct cs *c)
         while (buckets[r] != end_mark) {
             int32_t u = buckets[r];
             buckets[r] = bnext[u];
+            /* the next vertex's arcs are a cache miss away: ask for them now */
+            if (buckets[r] != end_mark)
+                __builtin_prefetch(&arc[first[buckets[r]]]);
             int64_t pu = pi[u];
             for (int32_t a = first[u], last = end[u]; a < last; a++) {
                 /* the arc v -> u is a's reverse: its head is a's head and its
-                 * cost minus a's, read in order; only its capacity is a jump */
+                 * cost minus a's, read in order, and its capacity is a's rrcap */
                 int32_t v = arc[a].head;
                 int32_t old = rank[v];
-                if (r >= old || arc[arc[a].rev].rcap <= 0)
+                if (r >= old || arc[a].rrcap <= 0)
                     continue;
                 int64_t rc = pi[v] - pu - arc[a].cost;
                 /* the rank improves only if rc < (old - r - 1) eps: divide only then */
@@ -197,7 +215,7 @@ static void refine(struct cs *c)
 {
     struct hrm_flow *g = c->g;
     int32_t n = c->n;
-    const int32_t *first = g->first, *end = c->end, *tail = g->tail;
+    const int32_t *first = g->first, *end = c->end;
     struct cs_arc *arc = c->arc;
     int64_t *ex = g->ex, *pi = c->pi;
     int32_t *cur = g->cur;
@@ -207,8 +225,7 @@ static void refine(struct cs *c)
         for (int32_t a = first[u], last = end[u]; a < last; a++) {
             int64_t d = arc[a].rcap;
             if (d > 0 && arc[a].cost + pu - pi[arc[a].head] < 0) {
-                arc[a].rcap = 0;
-                arc[arc[a].rev].rcap += d;
+                cs_push(arc, a, d);
                 ex[u] -= d;
                 ex[arc[a].head] += d;
             }
@@ -220,7 +237,10 @@ static void refine(struct cs *c)
         if (ex[u] > 0)
             q_push(c, u);
     }
-    int32_t path[PATH_LEN + 1];
+    /* the path's arcs, and the vertices they leave (node[k] = tail of
+     * path[k]): stepping back after a relabel reads node[] instead of
+     * g->tail[], a cache miss per step back measured at 13 % of the phase */
+    int32_t path[PATH_LEN + 1], node[PATH_LEN + 1];
     while (c->qhead != c->qtail) {
         int32_t start = c->queue[c->qhead];
         if (ex[start] <= 0) {
@@ -228,6 +248,10 @@ static void refine(struct cs *c)
             c->qhead = c->qhead + 1 == c->qsize ? 0 : c->qhead + 1;
             continue;
         }
+        /* the arcs of the vertex queued next are a cache miss away */
+        int32_t qn = c->qhead + 1 == c->qsize ? 0 : c->qhead + 1;
+        if (qn != c->qtail)
+            __builtin_prefetch(&arc[cur[c->queue[qn]]]);
         int32_t tip = start, len = 0;
         while (len < PATH_LEN && ex[tip] >= 0) {
             int64_t pt = pi[tip], minrc = INT64_MAX;
@@ -246,6 +270,7 @@ static void refine(struct cs *c)
                 bool cycle = false;
                 for (int32_t k = 0; k < len; k++)
                     cycle |= path[k] == a;
+                node[len] = tip;
                 path[len++] = a;
                 if (cycle)
                     break;
@@ -277,15 +302,14 @@ static void refine(struct cs *c)
                 return;
             }
             if (tip != start)
-                tip = tail[path[--len]];
+                tip = node[--len];
         }
         int32_t v = start;
         for (int32_t k = 0; k < len; k++) {
             int32_t a = path[k], u = v;
             v = arc[a].head;
             int64_t d = arc[a].rcap < ex[u] ? arc[a].rcap : ex[u];
-            arc[a].rcap -= d;
-            arc[arc[a].rev].rcap += d;
+            cs_push(arc, a, d);
             ex[u] -= d;
             ex[v] += d;
             if (ex[v] > 0)
@@ -294,6 +318,7 @@ static void refine(struct cs *c)
         g->stats.augmentations++;
         if (c->relabels >= c->next_update) {
             global_update(c);
+            g->scale_updates++;
             if (c->gave_up)
                 return;
             c->next_update = c->relabels + c->update_skip;
@@ -358,13 +383,9 @@ static int admissible_order(struct cs *c, int32_t *norder, int64_t *budget)
                 for (int32_t u = tip; u != v; u = pred[u])
                     if (arc[cur[pred[u]]].rcap < delta)
                         delta = arc[cur[pred[u]]].rcap;
-                arc[a].rcap -= delta;
-                arc[arc[a].rev].rcap += delta;
-                for (int32_t u = tip; u != v; u = pred[u]) {
-                    int32_t pa = cur[pred[u]];
-                    arc[pa].rcap -= delta;
-                    arc[arc[pa].rev].rcap += delta;
-                }
+                cs_push(arc, a, delta);
+                for (int32_t u = tip; u != v; u = pred[u])
+                    cs_push(arc, cur[pred[u]], delta);
                 g->scale_cancelled++;
                 return 0;
             }
@@ -535,7 +556,8 @@ static void cs_arcs_new(struct cs *c)
     c->orig = hrm_alloc(sizeof(int32_t) * (size_t)nr);
     c->end = hrm_alloc(sizeof(int32_t) * (size_t)n);
     for (int32_t r = 0; r < nr; r++) {
-        c->arc[r] = (struct cs_arc){.rcap = g->rcap[r], .head = g->head[r], .rev = g->rev[r]};
+        c->arc[r] = (struct cs_arc){
+            .rcap = g->rcap[r], .rrcap = g->rcap[g->rev[r]], .head = g->head[r], .rev = g->rev[r]};
         c->orig[r] = r;
     }
     memcpy(c->end, g->first + 1, sizeof(int32_t) * (size_t)n);
@@ -627,7 +649,16 @@ static bool scale_phases(struct cs *c, int64_t eps0)
     bool try_refine = !(g->scale_off & FLOW_SCALE_NO_REFINE);
     bool try_fix = !(g->scale_off & FLOW_SCALE_NO_FIX);
     int phase = 0;
-    c->update_skip = n + c->nsup * c->nsup;
+    /* Every n + k relabels, k the vertices with a supply.  LEMON (and this
+     * code until the global update got cheaper) waits n + k^2; with the
+     * reverse's capacity read beside each arc and the next vertex's arcs
+     * prefetched, the updates pay for themselves sooner: netgen M (k = 80,
+     * 6,400 more relabels between updates under k^2) 0.78-1.0 of the time,
+     * gridgen M (k = 40) 0.87-1.08 (measured with n alone).  The + k keeps
+     * the schedule of one source (goto, P1 as supplies or maximum flow) as
+     * it was, n + 1, and so the potentials those solves leave, which the
+     * warm re-solves after them start from (their search counts are tested). */
+    c->update_skip = n + c->nsup;
     c->next_update = c->update_skip;
     for (c->eps = eps0; c->eps >= 1;
          c->eps = c->eps < ALPHA && c->eps > 1 ? 1 : c->eps / ALPHA) {
@@ -652,6 +683,7 @@ static bool scale_phases(struct cs *c, int64_t eps0)
     }
     g->scale_fixed += c->nfixed;
     g->stats.scanned += c->relabels;
+    g->scale_relabels += c->relabels;
     hrm_free(c->queue);
     hrm_free(c->inq);
     hrm_free(c->rank);
