@@ -1158,8 +1158,9 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
     struct hrm_store_stats st;
     hrm_store_stats(m->store, &st);
     hrm_log(HRM_LOG_NOTICE, "master stopped (%lld scheduler rebuilds, %lld passes; store: %lld "
-            "rows in %lld statements, %lld commits)", (long long)m->sched.rebuilds,
-            (long long)m->sched.passes, st.rows, st.statements, st.commits);
+            "rows in %lld statements, %lld commits, %lld checkpoints)",
+            (long long)m->sched.rebuilds, (long long)m->sched.passes, st.rows, st.statements,
+            st.commits, st.checkpoints);
     master_free(m);
     return rc;
 }
