@@ -338,9 +338,10 @@ int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
         return rc;
     }
     s->in_txn = false;
-    /* A caller that never checkpoints still gets a bounded WAL, at a cost in this commit. */
+    /* A caller that never checkpoints still gets a bounded WAL, at a cost in this commit.  The
+     * commit is done whatever the checkpoint gives: one that fails is tried again next time. */
     if (s->wal_frames >= 2 * STORE_WAL_CHECKPOINT_FRAMES)
-        return hrm_store_checkpoint(s, err);
+        hrm_store_checkpoint(s, NULL);
     return 0;
 }
 

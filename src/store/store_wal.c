@@ -52,9 +52,10 @@ static int extend(const char *path, int64_t bytes, struct hrm_error *err)
     for (int64_t at = sb.st_size; rc == 0 && at < bytes;) {
         size_t n = bytes - at < (int64_t)sizeof(zeros) ? (size_t)(bytes - at) : sizeof(zeros);
         ssize_t w = pwrite(fd, zeros, n, at);
-        if (w < 0 && errno != EINTR)
-            rc = -errno;
-        at += w > 0 ? w : 0;
+        if (w > 0)
+            at += w;
+        else if (w == 0 || errno != EINTR)
+            rc = w == 0 ? -EIO : -errno;
     }
     if (rc == 0 && sb.st_size < bytes && fsync(fd) < 0)
         rc = -errno;
