@@ -75,6 +75,14 @@ int hrm_store_begin(struct hrm_store *s, struct hrm_error *err);
 int hrm_store_commit(struct hrm_store *s, struct hrm_error *err);
 void hrm_store_rollback(struct hrm_store *s);
 bool hrm_store_in_txn(const struct hrm_store *s);
+/*
+ * The WAL is checkpointed (its frames copied into the database, so it starts over from its
+ * beginning) when the caller says, outside its commits: due once a commit leaves 1,000 frames
+ * (pages) in it.  A commit that leaves twice that checkpoints itself.
+ * Outside a transaction only; 0 or a negative code (the WAL then only grows until the next).
+ */
+bool hrm_store_checkpoint_due(const struct hrm_store *s);
+int hrm_store_checkpoint(struct hrm_store *s, struct hrm_error *err);
 /* A write opened the transaction (hrm_store_commit will write and sync), for its latency. */
 bool hrm_store_txn_open(const struct hrm_store *s);
 
@@ -150,10 +158,10 @@ int hrm_store_prune_events(struct hrm_store *s, int64_t keep, int64_t older_than
                            struct hrm_error *err);
 
 /* What the store has written since it was opened: rows handed to it (task rows and events),
- * data statements run (every INSERT, UPDATE and DELETE, a multi-row one counting once) and
- * transactions committed.  For tests and metrics. */
+ * data statements run (every INSERT, UPDATE and DELETE, a multi-row one counting once),
+ * transactions committed and WAL checkpoints run.  For tests and metrics. */
 struct hrm_store_stats {
-    long long rows, statements, commits;
+    long long rows, statements, commits, checkpoints;
 };
 void hrm_store_stats(const struct hrm_store *s, struct hrm_store_stats *out);
 

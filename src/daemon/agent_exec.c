@@ -92,11 +92,13 @@ int exec_init(struct agent *a, struct hrm_error *err)
     if ((a->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
         return hrm_errorf(err, -errno, "/dev/null: %s", strerror(errno));
     a->pid = getpid();
-    size_t cap = 0;
+    size_t cap = 0, kcap = 0;
     for (char **e = environ; *e; e++) {
         if (env_filtered(*e))
             continue;
         HRM_GROW(a->base_env, cap, a->nbase_env + 1);
+        HRM_GROW(a->base_keylen, kcap, a->nbase_env + 1);
+        a->base_keylen[a->nbase_env] = strcspn(*e, "=");
         a->base_env[a->nbase_env++] = hrm_strdup(*e);
     }
     a->stack = hrm_alloc(CHILD_STACK);
@@ -111,6 +113,7 @@ void exec_fini(struct agent *a)
     for (size_t i = 0; i < a->nbase_env; i++)
         hrm_free(a->base_env[i]);
     hrm_free(a->base_env);
+    hrm_free(a->base_keylen);
     hrm_free(a->stack);
     hrm_free(a->groups);
     hrm_free(a->users);
@@ -134,16 +137,14 @@ static char **build_env(const struct agent *a, const struct arun *r, const json_
     size_t n = 0, cap = 0;
     char **out = NULL;
     HRM_GROW(out, cap, a->nbase_env + json_object_size(env) + 9 + AGPU_ENV_MAX);
-    /* Every launch walks the agent's whole environment: no copy of the name, no formatting. */
+    /* Every launch walks the agent's whole environment: no copy of the name, no formatting,
+     * and each name's length known from the start (exec_init).  An agent started from inside
+     * a task has that task's HRM_*: exec_init left them out, the new task gets its own. */
     bool job_env = json_object_size(env) > 0;
     for (size_t i = 0; i < a->nbase_env; i++) {
         const char *e = a->base_env[i];
-        size_t klen = strcspn(e, "=");
+        size_t klen = a->base_keylen[i];
         if ((job_env && json_object_getn(env, e, klen)) || (u->change && user_var(e, klen)))
-            continue;
-        /* An agent started from inside a task has that task's HRM_* (exec_init leaves them out
-         * already): the new task gets its own. */
-        if (strncmp(e, "HRM_", 4) == 0)
             continue;
         out[n++] = a->base_env[i];
     }

@@ -104,6 +104,7 @@ struct agent {
     int64_t dir_job;         /* the last job whose output folder exists (0 none) */
     char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
     size_t nbase_env;
+    size_t *base_keylen;     /* each base_env entry's name length (up to its '='), found once */
     void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK) */
     char cluster[CG_CLUSTER_LEN + 1]; /* in cgroup paths: cg_cluster_id(master.pub) */
     struct cg_left {

@@ -936,6 +936,9 @@ static int turn(struct master *m, int64_t *next_tick)
     if (m->trace && m->nout > 0)
         trace_step(m, "flush", (int64_t)m->nout, (int32_t)(master_now_us() - turn_start_us), -1);
     flush_out(m); /* after the commit: nothing is promised that is not durable */
+    /* The WAL's checkpoint after the turn's replies and launches have left, not in a commit. */
+    if (!m->stop && hrm_store_checkpoint_due(m->store) && hrm_store_checkpoint(m->store, &err) < 0)
+        hrm_log(HRM_LOG_WARNING, "%s", err.text);
     return m->stop && m->turn_err.text[0] ? -HRM_EIO : 0;
 }
 
@@ -1157,8 +1160,9 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
     struct hrm_store_stats st;
     hrm_store_stats(m->store, &st);
     hrm_log(HRM_LOG_NOTICE, "master stopped (%lld scheduler rebuilds, %lld passes; store: %lld "
-            "rows in %lld statements, %lld commits)", (long long)m->sched.rebuilds,
-            (long long)m->sched.passes, st.rows, st.statements, st.commits);
+            "rows in %lld statements, %lld commits, %lld checkpoints)",
+            (long long)m->sched.rebuilds, (long long)m->sched.passes, st.rows, st.statements,
+            st.commits, st.checkpoints);
     master_free(m);
     return rc;
 }

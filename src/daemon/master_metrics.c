@@ -355,6 +355,9 @@ static void render_runtime(FILE *f, const struct master *m)
     fprintf(f, "hrm_store_statements_total %lld\n", st.statements);
     head(f, "hrm_store_commits_total", "counter", "Store transactions committed.");
     fprintf(f, "hrm_store_commits_total %lld\n", st.commits);
+    head(f, "hrm_store_checkpoints_total", "counter",
+         "WAL checkpoints, each run after a turn's messages have left.");
+    fprintf(f, "hrm_store_checkpoints_total %lld\n", st.checkpoints);
     head(f, "hrm_messages_received_total", "counter",
          "Messages the master handled, by type (a batch's items each count).");
     for (int t = 0; t < HRM_WIRE_COUNT; t++)

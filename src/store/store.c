@@ -6,6 +6,7 @@
 #include "hrm/alloc.h"
 #include "hrm/store.h"
 #include "store_batch.h"
+#include "store_wal.h"
 
 /* ---- schema: each migration moves the schema from version i to i+1 ---- */
 
@@ -97,6 +98,7 @@ struct hrm_store {
     /* Task rows and events of the open transaction, written at its commit (store_batch.c). */
     struct store_batch *batch;
     int batch_failed;                 /* a flush failed: the commit must fail (SQLite code) */
+    int wal_frames;                   /* in the WAL after the last commit (its hook) */
     struct hrm_store_stats stats;
 };
 
@@ -228,6 +230,14 @@ static int migrate(struct hrm_store *s, struct hrm_error *err)
     return 0;
 }
 
+static int wal_committed(void *arg, sqlite3 *db, const char *name, int frames)
+{
+    (void)db;
+    (void)name;
+    ((struct hrm_store *)arg)->wal_frames = frames;
+    return SQLITE_OK;
+}
+
 struct hrm_store *hrm_store_open(const char *path, struct hrm_error *err)
 {
     struct hrm_store *s = hrm_calloc(1, sizeof(*s));
@@ -257,8 +267,11 @@ struct hrm_store *hrm_store_open(const char *path, struct hrm_error *err)
             goto fail;
         }
     }
-    if (migrate(s, err) < 0)
+    if (migrate(s, err) < 0 || store_wal_prepare(s->db, err) < 0)
         goto fail;
+    /* Replaces SQLite's automatic checkpoint, which would run inside the commit that crosses
+     * its threshold: the master checkpoints after the turn's messages have left. */
+    sqlite3_wal_hook(s->db, wal_committed, s);
     s->batch = store_batch_new();
     for (int i = 0; i < NSTMT; i++) {
         rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i],
@@ -325,6 +338,30 @@ int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
         return rc;
     }
     s->in_txn = false;
+    /* A caller that never checkpoints still gets a bounded WAL, at a cost in this commit.  The
+     * commit is done whatever the checkpoint gives: one that fails is tried again next time. */
+    if (s->wal_frames >= 2 * STORE_WAL_CHECKPOINT_FRAMES)
+        hrm_store_checkpoint(s, NULL);
+    return 0;
+}
+
+bool hrm_store_checkpoint_due(const struct hrm_store *s)
+{
+    return s->wal_frames >= STORE_WAL_CHECKPOINT_FRAMES;
+}
+
+int hrm_store_checkpoint(struct hrm_store *s, struct hrm_error *err)
+{
+    if (s->in_txn)
+        return 0; /* not inside a transaction: the next call after its commit does it */
+    int frames = 0, copied = 0;
+    int rc = sqlite3_wal_checkpoint_v2(s->db, "main", SQLITE_CHECKPOINT_PASSIVE, &frames,
+                                       &copied);
+    if (rc != SQLITE_OK)
+        return fail(s, rc, err, "checkpoint");
+    s->stats.checkpoints++;
+    /* Everything copied: the next write transaction starts the WAL over from its beginning. */
+    s->wal_frames = copied == frames ? 0 : frames;
     return 0;
 }
 
