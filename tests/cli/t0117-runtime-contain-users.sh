@@ -69,6 +69,8 @@ until_ok 120 test -s "$TMP/bomb.rc" || fail "the fork loop never ended"
 [ "$(cat "$TMP/bomb.rc")" -ne 0 ] || fail "the fork loop ran to its end: $(marks) processes"
 n=$(marks)
 [ "$n" -ge 1 ] && [ "$n" -le "$PIDS_MAX" ] || fail "$n processes in the task, pids.max is $PIDS_MAX"
+# The outer shell writes bomb.rc just before it execs: wait for the exec, not just the file.
+until_ok 60 pgrep -f "^sleep 9752\\.$M\$" >/dev/null || fail "the task's main process is gone"
 holder=$(pgrep -f "^sleep 9752\\.$M\$") || fail "the task's main process is gone"
 p=$(sed -n 's/^[0-9]*:pids:\(.*\)/\1/p' "/proc/$holder/cgroup")
 [ "$(cat "/sys/fs/cgroup/pids$p/pids.max")" = "$PIDS_MAX" ] || fail "pids.max $(cat "/sys/fs/cgroup/pids$p/pids.max")"
