@@ -8,15 +8,8 @@
  * many small ones, 20-240 GPUs), chosen by the seed. */
 static void p1_shape(uint64_t seed, struct hrm_flowgen_sched *s)
 {
-    struct hrm_flowgen_p1 q;
-    hrm_flowgen_p1_defaults(&q);
-    q.seed = seed;
-    q.per_gpu = seed % 2 == 0;
-    q.gpus = 20 + (long long)(seed * 37 % 221);
-    q.jobs = 1 + (long long)(seed * 7 % 15);
-    q.tasks_per_job = 1 + (long long)(seed * 13 % 40);
-    q.machines_per_rack = 1 + (long long)(seed % 5);
-    hrm_flowgen_p1_build(&q, s);
+    p1_shape_of(seed, seed % 2 == 0, (struct p1_range){20, 37, 221}, (struct p1_range){1, 7, 15},
+                (struct p1_range){1, 13, 40}, (struct p1_range){1, 1, 5}, s, NULL);
 }
 
 /* The fixed-supply families, small. */

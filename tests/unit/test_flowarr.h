@@ -12,6 +12,34 @@
 #include "hrm/flowgen.h"
 #include "hrm/rng.h"
 
+/* A P1 shape drawn from a seed, so that a test sweeps a family of shapes: each count is
+ * `base + seed * mult % span` of its range {base, mult, span}; per GPU or per machine as asked. */
+struct p1_range {
+    long long base, mult, span;
+};
+
+static inline long long p1_pick(uint64_t seed, struct p1_range r)
+{
+    return r.base + (long long)(seed * (uint64_t)r.mult % (uint64_t)r.span);
+}
+
+static inline void p1_shape_of(uint64_t seed, bool per_gpu, struct p1_range gpus,
+                               struct p1_range jobs, struct p1_range tasks, struct p1_range racks,
+                               struct hrm_flowgen_sched *s, struct hrm_flowgen_p1 *out)
+{
+    struct hrm_flowgen_p1 q;
+    hrm_flowgen_p1_defaults(&q);
+    q.seed = seed;
+    q.per_gpu = per_gpu;
+    q.gpus = p1_pick(seed, gpus);
+    q.jobs = p1_pick(seed, jobs);
+    q.tasks_per_job = p1_pick(seed, tasks);
+    q.machines_per_rack = p1_pick(seed, racks);
+    hrm_flowgen_p1_build(&q, s);
+    if (out)
+        *out = q;
+}
+
 /*
  * The solution is a flow (capacities, supplies or +-value at the terminals)
  * whose potentials certify optimality: below capacity reduced cost >= 0, with

@@ -10,14 +10,8 @@
 static void batch_shape(uint64_t seed, struct hrm_flowgen_sched *s, int64_t *job_tasks)
 {
     struct hrm_flowgen_p1 q;
-    hrm_flowgen_p1_defaults(&q);
-    q.seed = seed;
-    q.per_gpu = seed % 2 == 1;
-    q.gpus = 200 + (long long)(seed * 53 % 601);
-    q.jobs = 20 + (long long)(seed * 7 % 31);
-    q.tasks_per_job = 20 + (long long)(seed * 11 % 41);
-    q.machines_per_rack = 2 + (long long)(seed % 4);
-    hrm_flowgen_p1_build(&q, s);
+    p1_shape_of(seed, seed % 2 == 1, (struct p1_range){200, 53, 601}, (struct p1_range){20, 7, 31},
+                (struct p1_range){20, 11, 41}, (struct p1_range){2, 1, 4}, s, &q);
     *job_tasks = q.jobs * q.tasks_per_job / 50;
 }
 
