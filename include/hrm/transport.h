@@ -52,9 +52,10 @@ int hrm_keys_add_node(const char *dir, const char *node, bool force, struct hrm_
  * authorized (a fleet of simulated agents); an existing pair is an error. */
 int hrm_keys_add_nodes(const char *dir, const char *prefix, int32_t count,
                        struct hrm_error *err);
-/* Adds DIR/client-NAME.key/.pub and "client KEY user=USER" to authorized, as above. */
-int hrm_keys_add_client(const char *dir, const char *name, const char *user, bool force,
-                        struct hrm_error *err);
+/* Adds DIR/client-NAME.key/.pub and "client KEY user=USER" to authorized, as above; with admin,
+ * "client KEY user=USER admin" (the key may act on every account's jobs). */
+int hrm_keys_add_client(const char *dir, const char *name, const char *user, bool admin,
+                        bool force, struct hrm_error *err);
 /* A node name or account that can be bound to a key: 1..HRM_KEY_NAME_MAX of
  * A-Z a-z 0-9 . _ -, not starting with . or -. */
 bool hrm_keys_valid_name(const char *s);
@@ -68,6 +69,8 @@ struct hrm_authz_entry {
     int role;                          /* HRM_PEER_* */
     char pub[HRM_KEY_Z85];
     char bound[HRM_KEY_NAME_MAX + 1];  /* agent: node=; client: user=; "" when not given */
+    bool admin; /* client: "admin" on its line: may cancel, and read the output and environment
+                 * of, every account's jobs (others: their own account's only) */
 };
 
 struct hrm_authz; /* the allow-list */

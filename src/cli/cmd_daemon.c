@@ -667,7 +667,8 @@ static void keygen_usage(FILE *out)
 {
     fprintf(out,
             "usage: hrm keygen [DIR] [--force] [--user ACCOUNT]\n"
-            "       hrm keygen [DIR] [--node NAME[,NAME...]]... [--client NAME [--user ACCOUNT]]\n"
+            "       hrm keygen [DIR] [--node NAME[,NAME...]]... [--client NAME [--user ACCOUNT]\n"
+            "                    [--admin]]\n"
             "       hrm keygen [DIR] --add-scheduler\n\n"
             "Writes the cluster's CURVE keys into DIR (default $HRM_STATE/keys, else\n"
             ".hrm/keys): master.key, agent.key, client.key, scheduler.key (secret, 0600),\n"
@@ -686,7 +687,11 @@ static void keygen_usage(FILE *out)
             "                    to the name it first registers as\n"
             "  --node-count N    with one --node PREFIX: add the keys of nodes PREFIX1..\n"
             "                    PREFIXN at once (simulated agents: hrm agent --count)\n"
-            "  --client NAME     add client-NAME.key, whose jobs run as --user\n"
+            "  --client NAME     add client-NAME.key, whose jobs run as --user; it may\n"
+            "                    cancel, and read the output and environment of, its\n"
+            "                    account's jobs only (client.key: every account's)\n"
+            "  --admin           with --client: the key may act on every account's jobs,\n"
+            "                    as client.key does ('admin' on its line in authorized)\n"
             "  --add-scheduler   add the scheduler key pair (hrm sched) to a folder made\n"
             "                    without it, and list it in authorized; other keys stay\n"
             "  --json            print the public keys as JSON\n"
@@ -703,9 +708,10 @@ int cmd_keygen(int argc, char **argv)
                                          {"client", required_argument, NULL, 'c'},
                                          {"user", required_argument, NULL, 'u'},
                                          {"node-count", required_argument, NULL, 'N'},
+                                         {"admin", no_argument, NULL, 'A'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    bool force = false, json = false, add = false;
+    bool force = false, json = false, add = false, admin = false;
     char *nodes[MAX_PARAMS];
     int nnodes = 0, c;
     long long node_count = 0;
@@ -719,6 +725,8 @@ int cmd_keygen(int argc, char **argv)
         }
         else if (c == 'a')
             add = true;
+        else if (c == 'A')
+            admin = true;
         else if (c == 'j')
             json = true;
         else if (c == 'n') {
@@ -770,6 +778,11 @@ int cmd_keygen(int argc, char **argv)
                         "PREFIXN), without --force or --client\n");
         return CLI_USAGE;
     }
+    if (admin && !client) {
+        fprintf(stderr, "hrm keygen: --admin marks a client key added with --client NAME (the "
+                        "default client.key is admin already)\n");
+        return CLI_USAGE;
+    }
     bool adding = nnodes > 0 || client;
     char path[1200];
     snprintf(path, sizeof(path), "%s/master.key", dir);
@@ -804,12 +817,12 @@ int cmd_keygen(int argc, char **argv)
         if (keygen_nodes(dir, nodes[i], force) < 0)
             return CLI_FAIL;
     if (client) {
-        if (hrm_keys_add_client(dir, client, user ? user : client, force, &err) < 0) {
+        if (hrm_keys_add_client(dir, client, user ? user : client, admin, force, &err) < 0) {
             fprintf(stderr, "hrm keygen: %s\n", err.text);
             return CLI_FAIL;
         }
-        printf("%s/client-%s.key: a client key whose jobs run as %s\n", dir, client,
-               user ? user : client);
+        printf("%s/client-%s.key: a client key whose jobs run as %s%s\n", dir, client,
+               user ? user : client, admin ? " (admin: it may act on every account's jobs)" : "");
     }
     return CLI_OK;
 }

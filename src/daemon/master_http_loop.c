@@ -63,9 +63,10 @@ static int read_token(const char *dir, const char *name, char *out, size_t len, 
     return 0;
 }
 
-/* The account HTTP submissions run as: the default client key's (user= in authorized), else
- * the account running the master. */
-static void http_account(struct master *m, char *out, size_t len)
+/* Who HTTP requests act as: the default client key's line (its account, user= in authorized,
+ * and whether it is admin), else the account running the master, as an admin (whoever holds
+ * the HTTP token can read the master's key folder). */
+static void http_sender(struct master *m, struct hrm_authz_entry *out)
 {
     struct hrm_keypair kp;
     struct hrm_error err;
@@ -73,11 +74,13 @@ static void http_account(struct master *m, char *out, size_t len)
     if (hrm_keys_load(m->keys_dir, "client", true, &kp, &err) == 0)
         e = hrm_authz_find(m->authz, kp.pub);
     if (e && e->bound[0]) {
-        snprintf(out, len, "%s", e->bound);
+        snprintf(out->bound, sizeof(out->bound), "%s", e->bound);
+        out->admin = e->admin;
         return;
     }
     struct passwd *pw = getpwuid(getuid());
-    snprintf(out, len, "%s", pw && pw->pw_name ? pw->pw_name : "root");
+    snprintf(out->bound, sizeof(out->bound), "%s", pw && pw->pw_name ? pw->pw_name : "root");
+    out->admin = true;
 }
 
 static int write_url(const char *path, const char *url, struct hrm_error *err)
@@ -146,7 +149,7 @@ int mhttp_start(struct master *m, struct hrm_error *err)
     struct mhttp *h = hrm_calloc(1, sizeof(*h));
     m->http = h;
     h->sender.role = HRM_PEER_CLIENT;
-    http_account(m, h->sender.bound, sizeof(h->sender.bound));
+    http_sender(m, &h->sender);
     snprintf(h->sender.pub, sizeof(h->sender.pub), "http");
     snprintf(h->url_file, sizeof(h->url_file), "%.1000s/http", m->state_dir);
     if (!(h->bridge = http_bridge_new(err)))

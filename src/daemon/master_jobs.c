@@ -908,6 +908,22 @@ static bool task_state_known(const char *s)
 /* A job and a page of its tasks: those of [from, to) in state (all by default), at most limit
  * (<= LIST_MAX_TASKS).  The job object says how many match ("tasks_matching") and where the
  * next page starts ("tasks_next", -1 at the end), so a client never shows a part as the whole. */
+/* The job's description as the sender may see it: another account's job (to a key that is not
+ * admin) without its tasks' environment, whose values may be secrets (new reference). */
+static json_t *spec_shown(const struct master *m, const struct rjob *j)
+{
+    if (keys_owns(m, j))
+        return json_incref(j->spec);
+    json_t *spec = json_deep_copy(j->spec), *g;
+    size_t i;
+    json_array_foreach(json_object_get(spec, "tasks"), i, g)
+    {
+        json_object_set_new(g, "env", json_object());
+        json_object_set_new(g, "env_hidden", json_true());
+    }
+    return spec;
+}
+
 void on_job(struct master *m, const struct peer_id *from, json_t *msg)
 {
     json_int_t id = json_integer_value(json_object_get(msg, "id"));
@@ -965,7 +981,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
     json_object_set_new(o, "tasks_matching",
                         json_integer(tasks_matching(j, (int32_t)lo, (int32_t)hi, state)));
     json_object_set_new(o, "tasks_next", json_integer(more ? i : -1));
-    json_object_set(o, "spec", j->spec);
+    json_object_set_new(o, "spec", spec_shown(m, j));
     eta_describe_job(m, j, o);
     json_t *r = hrm_wire_new(HRM_WIRE_JOB_INFO);
     json_object_set_new(r, "req", json_integer(req_of(msg)));
@@ -1048,6 +1064,8 @@ void on_cancel(struct master *m, const struct peer_id *from, json_t *msg)
         master_reply_error(m, from, HRM_WERR_NOT_FOUND, req_of(msg), "no job %lld", (long long)id);
         return;
     }
+    if (!keys_may_act_on(m, from, j, "cancel", req_of(msg)))
+        return;
     if (jobs_live(j)) {
         if (m->dist)
             dist_job_cancelled(m, j); /* before the task states change */
@@ -1162,6 +1180,8 @@ void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
                            (long long)id, (long long)task);
         return;
     }
+    if (!keys_may_act_on(m, from, j, "read the output of", req_of(msg)))
+        return;
     if (!stream)
         stream = "out";
     if (strcmp(stream, "out") != 0 && strcmp(stream, "err") != 0) {

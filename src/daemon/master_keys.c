@@ -1,4 +1,5 @@
-/* Who a peer is, from its key: the node name an agent key may register as, the account a client key's jobs run as. */
+/* Who a peer is, from its key: the node name an agent key may register as, the account a client
+ * key's jobs run as, and whose jobs it may act on. */
 #include <stdio.h>
 #include <string.h>
 
@@ -107,4 +108,23 @@ const char *keys_job_user(struct master *m, const struct peer_id *from, const js
         return NULL;
     }
     return m->sender.bound;
+}
+
+bool keys_owns(const struct master *m, const struct rjob *j)
+{
+    return m->sender.admin || strcmp(m->sender.bound, j->user) == 0;
+}
+
+bool keys_may_act_on(struct master *m, const struct peer_id *from, const struct rjob *j,
+                     const char *what, long long req)
+{
+    if (keys_owns(m, j))
+        return true;
+    master_reply_error(m, from, HRM_WERR_FORBIDDEN, req,
+                       "%s job %lld: it is %.60s's, and this client key acts for '%s' only (an "
+                       "admin key may: 'admin' on its line in keys/authorized)",
+                       what, (long long)j->id, j->user, m->sender.bound);
+    hrm_log(HRM_LOG_INFO, "refused to %s job %lld of %.60s for a key of %s", what,
+            (long long)j->id, j->user, m->sender.bound);
+    return false;
 }

@@ -408,6 +408,13 @@ bool keys_may_register(struct master *m, const struct peer_id *from, const char 
  * the description names another one. */
 const char *keys_job_user(struct master *m, const struct peer_id *from, const json_t *desc,
                           long long req);
+/* Does the sender act for job j's account (its own, or every one with an admin key)?  Only then
+ * may it cancel the job and read its output and environment. */
+bool keys_owns(const struct master *m, const struct rjob *j);
+/* keys_owns, else answers req with a refusal naming what ("cancel", "read the output of") and
+ * logs it. */
+bool keys_may_act_on(struct master *m, const struct peer_id *from, const struct rjob *j,
+                     const char *what, long long req);
 
 int32_t nodeidx_find(const struct master *m, enum nodeidx_kind kind, const void *key, size_t len);
 void nodeidx_add(struct master *m, enum nodeidx_kind kind, int32_t n); /* by its current key */

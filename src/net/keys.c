@@ -114,10 +114,11 @@ int hrm_keys_generate(const char *dir, bool force, const char *client_user,
     char path[4096], text[1024];
     snprintf(path, sizeof(path), "%s/authorized", dir);
     snprintf(text, sizeof(text),
-             "# keys the master admits: ROLE Z85-PUBLIC-KEY [node=NAME | user=ACCOUNT]\n"
+             "# keys the master admits: ROLE Z85-PUBLIC-KEY [node=NAME | user=ACCOUNT [admin]]\n"
              "# agent: node=NAME binds the key to that node name (without it, the name of its\n"
-             "#   first registration); client: user=ACCOUNT is the account its jobs run as\n"
-             "agent %s\nclient %s user=%s\nscheduler %s\n",
+             "#   first registration); client: user=ACCOUNT is the account its jobs run as, and\n"
+             "#   admin lets it cancel and read every account's jobs (others: their own only)\n"
+             "agent %s\nclient %s user=%s admin\nscheduler %s\n",
              kp[1].pub, kp[2].pub, client_user, kp[3].pub);
     int rc = write_file(path, text, 0600, force, err);
     return rc < 0 ? rc : hrm_keys_http_tokens(dir, force, err);
@@ -269,8 +270,8 @@ int hrm_keys_add_nodes(const char *dir, const char *prefix, int32_t count,
     return rc;
 }
 
-int hrm_keys_add_client(const char *dir, const char *name, const char *user, bool force,
-                        struct hrm_error *err)
+int hrm_keys_add_client(const char *dir, const char *name, const char *user, bool admin,
+                        bool force, struct hrm_error *err)
 {
     if (!hrm_keys_valid_name(name))
         return hrm_errorf(err, -EINVAL, "--client '%s': a key name is 1..%d of A-Z a-z 0-9 . _ - "
@@ -280,7 +281,7 @@ int hrm_keys_add_client(const char *dir, const char *name, const char *user, boo
                           user, HRM_KEY_NAME_MAX);
     char stem[HRM_KEY_NAME_MAX + 16], binding[HRM_KEY_NAME_MAX + 16];
     snprintf(stem, sizeof(stem), "client-%s", name);
-    snprintf(binding, sizeof(binding), "user=%s", user);
+    snprintf(binding, sizeof(binding), "user=%s%s", user, admin ? " admin" : "");
     return add_pair(dir, stem, "client", binding, force, err);
 }
 
@@ -363,17 +364,17 @@ static int by_pub(const void *a, const void *b)
                   ((const struct hrm_authz_entry *)b)->pub);
 }
 
-/* One line: "ROLE KEY [node=NAME | user=ACCOUNT]"; 0 with *e filled, 1 for a blank or comment
- * line, negative with the reason. */
+/* One line: "ROLE KEY [node=NAME | user=ACCOUNT [admin]]"; 0 with *e filled, 1 for a blank or
+ * comment line, negative with the reason. */
 static int parse_line(char *line, const char *where, struct hrm_authz_entry *e,
                       struct hrm_error *err)
 {
-    char *save = NULL, *tok[4] = {0};
+    char *save = NULL, *tok[5] = {0};
     int n = 0;
     for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
         if (n == 0 && t[0] == '#')
             return 1;
-        if (n == 4)
+        if (n == 5)
             break;
         tok[n++] = t;
     }
@@ -384,19 +385,26 @@ static int parse_line(char *line, const char *where, struct hrm_authz_entry *e,
               : strcmp(tok[0], "client") == 0    ? HRM_PEER_CLIENT
               : strcmp(tok[0], "scheduler") == 0 ? HRM_PEER_SCHED
                                                  : 0;
-    if (!e->role || n < 2 || !valid_z85(tok[1]) || n > 3)
+    int most = e->role == HRM_PEER_CLIENT ? 4 : 3;
+    if (!e->role || n < 2 || !valid_z85(tok[1]) || n > most)
         return hrm_errorf(err, -EINVAL, "%s: expected 'agent KEY [node=NAME]', "
-                          "'client KEY user=ACCOUNT' or 'scheduler KEY'", where);
+                          "'client KEY user=ACCOUNT [admin]' or 'scheduler KEY'", where);
     snprintf(e->pub, sizeof(e->pub), "%s", tok[1]);
     if (n == 3 && e->role == HRM_PEER_SCHED)
         return hrm_errorf(err, -EINVAL, "%s: '%s': a scheduler key takes nothing after it", where,
                           tok[2]);
     const char *opt = e->role == HRM_PEER_AGENT ? "node=" : "user=";
-    if (n == 3) {
+    if (n >= 3) {
         if (strncmp(tok[2], opt, 5) != 0 || !hrm_keys_valid_name(tok[2] + 5))
             return hrm_errorf(err, -EINVAL, "%s: '%s': expected %sNAME (1..%d of A-Z a-z 0-9 . _ -)",
                               where, tok[2], opt, HRM_KEY_NAME_MAX);
         snprintf(e->bound, sizeof(e->bound), "%s", tok[2] + 5);
+    }
+    if (n == 4) {
+        if (strcmp(tok[3], "admin") != 0)
+            return hrm_errorf(err, -EINVAL, "%s: '%s': the only word a client key takes after "
+                              "user=ACCOUNT is admin", where, tok[3]);
+        e->admin = true;
     }
     if (e->role == HRM_PEER_CLIENT && !e->bound[0])
         return hrm_errorf(err, -EINVAL, "%s: a client key needs the account its jobs run as: "

@@ -2,7 +2,7 @@
 . "$(dirname "$0")/rtlib.sh"
 keygen
 me=$(id -un)
-grep -Eq "^client [^ ]+ user=$me\$" "$S/keys/authorized" || fail "hrm keygen did not map the client key to $me"
+grep -Eq "^client [^ ]+ user=$me admin\$" "$S/keys/authorized" || fail "hrm keygen did not map the client key to $me"
 start_master
 start_agent n1 --cpus 2
 until_ok 60 nodes_up 1 || fail "agent did not register"

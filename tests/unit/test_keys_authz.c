@@ -82,6 +82,11 @@ Test(keys_authz, bad_lines_are_named)
     refused("scheduler " K1 " node=a\n", "authorized:1: 'node=a': a scheduler key takes nothing");
     refused("agent " K1 " node=a extra\n", "authorized:1: expected");
     refused("root " K1 "\n", "authorized:1: expected");
+    refused("client " K2 " user=bob root\n", "authorized:1: 'root': the only word a client key "
+                                            "takes after user=ACCOUNT is admin");
+    refused("client " K2 " admin\n", "authorized:1: 'admin': expected user=NAME");
+    refused("agent " K1 " node=a admin\n", "authorized:1: expected");
+    refused("client " K2 " user=bob admin more\n", "authorized:1: expected");
     refused("agent " K1 "\nagent " K1 " node=b\n", "is listed twice");
     refused("agent " K1 " node=a\nagent " K2 " node=a\n", "node=a is given to two agent keys");
 }
@@ -123,10 +128,10 @@ Test(keys_authz, keygen_writes_bound_keys)
     struct hrm_error err = {{0}};
     cr_assert_eq(hrm_keys_generate(keys, false, "alice", &err), 0, "%s", err.text);
     cr_assert_eq(hrm_keys_add_node(keys, "n1", false, &err), 0, "%s", err.text);
-    cr_assert_eq(hrm_keys_add_client(keys, "bob", "robert", false, &err), 0, "%s", err.text);
+    cr_assert_eq(hrm_keys_add_client(keys, "bob", "robert", false, false, &err), 0, "%s", err.text);
     cr_assert_eq(hrm_keys_add_node(keys, "n1", false, &err), -EEXIST);
     cr_assert_lt(hrm_keys_add_node(keys, "a/b", false, &err), 0);
-    cr_assert_lt(hrm_keys_add_client(keys, "c", "x y", false, &err), 0);
+    cr_assert_lt(hrm_keys_add_client(keys, "c", "x y", false, false, &err), 0);
     char list[400];
     snprintf(list, sizeof(list), "%s/authorized", keys);
     struct hrm_authz *a = hrm_authz_load(list, &err);
@@ -135,15 +140,23 @@ Test(keys_authz, keygen_writes_bound_keys)
     struct hrm_keypair kp;
     cr_assert_eq(hrm_keys_load(keys, "client", true, &kp, &err), 0);
     cr_assert_str_eq(hrm_authz_find(a, kp.pub)->bound, "alice");
+    cr_assert(hrm_authz_find(a, kp.pub)->admin, "the default client key acts for every account");
     cr_assert_eq(hrm_keys_load(keys, "agent-n1", false, &kp, &err), 0, "%s", err.text);
     cr_assert_str_eq(hrm_authz_find(a, kp.pub)->bound, "n1");
     cr_assert_eq(hrm_keys_load(keys, "client-bob", true, &kp, &err), 0);
     cr_assert_str_eq(hrm_authz_find(a, kp.pub)->bound, "robert");
+    cr_assert_not(hrm_authz_find(a, kp.pub)->admin, "a --client key acts for its account only");
+    hrm_authz_free(a);
+    cr_assert_eq(hrm_keys_add_client(keys, "ops", "root", true, false, &err), 0, "%s", err.text);
+    a = hrm_authz_load(list, &err);
+    cr_assert_eq(hrm_keys_load(keys, "client-ops", true, &kp, &err), 0);
+    cr_assert(hrm_authz_find(a, kp.pub)->admin, "--admin");
+    cr_assert_str_eq(hrm_authz_find(a, kp.pub)->bound, "root");
     hrm_authz_free(a);
     /* --force replaces the node's key and its line: still one line for n1, the new key. */
     cr_assert_eq(hrm_keys_add_node(keys, "n1", true, &err), 0, "%s", err.text);
     a = hrm_authz_load(list, &err);
-    cr_assert_eq(hrm_authz_count(a), 5);
+    cr_assert_eq(hrm_authz_count(a), 6);
     cr_assert_eq(hrm_keys_load(keys, "agent-n1", true, &kp, &err), 0);
     cr_assert_eq(hrm_authz_node_key(a, "n1"), hrm_authz_find(a, kp.pub));
     hrm_authz_free(a);
