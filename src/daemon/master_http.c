@@ -474,42 +474,70 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     hrm_log(HRM_LOG_INFO, "http: %s", line);
 }
 
-/* HOST:PORT with an IPv4 HOST ("localhost" is 127.0.0.1). */
-static int parse_addr(const char *addr, struct sockaddr_in *sa, struct hrm_error *err)
+/* HOST:PORT: an IPv4 HOST ("localhost" is 127.0.0.1) or an IPv6 one in brackets ("[::1]:8080";
+ * "[::]" takes IPv4 connections too).  host gets HOST without brackets. */
+static int parse_addr(const char *addr, struct sockaddr_storage *sa, char *host, size_t hostlen,
+                      struct hrm_error *err)
 {
-    char host[64];
     const char *colon = strrchr(addr, ':');
-    if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof(host))
-        return hrm_errorf(err, -EINVAL, "--http '%s': expected HOST:PORT, like 127.0.0.1:8080",
-                          addr);
-    memcpy(host, addr, (size_t)(colon - addr));
-    host[colon - addr] = '\0';
+    const char *h = addr, *h_end = colon;
+    bool v6 = addr[0] == '[';
+    if (v6) { /* [HOST]:PORT */
+        const char *close = strchr(addr, ']');
+        if (!close || close[1] != ':')
+            return hrm_errorf(err, -EINVAL, "--http '%s': expected [IPV6]:PORT, like [::1]:8080",
+                              addr);
+        h = addr + 1, h_end = close, colon = close + 1;
+    }
+    if (!colon || h_end <= h || (size_t)(h_end - h) >= hostlen)
+        return hrm_errorf(err, -EINVAL, "--http '%s': expected HOST:PORT, like 127.0.0.1:8080 "
+                          "or [::1]:8080", addr);
+    memcpy(host, h, (size_t)(h_end - h));
+    host[h_end - h] = '\0';
     char *end;
     long port = strtol(colon + 1, &end, 10);
     if (!colon[1] || *end || port < 0 || port > 65535)
         return hrm_errorf(err, -EINVAL, "--http '%s': the port must be 0..65535", addr);
     memset(sa, 0, sizeof(*sa));
-    sa->sin_family = AF_INET;
-    sa->sin_port = htons((uint16_t)port);
+    if (v6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)port);
+        if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+            return hrm_errorf(err, -EINVAL, "--http '%s': '%s' is not an IPv6 address", addr,
+                              host);
+        return 0;
+    }
+    struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons((uint16_t)port);
     if (strcmp(host, "localhost") == 0)
-        snprintf(host, sizeof(host), "127.0.0.1");
-    if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
-        return hrm_errorf(err, -EINVAL, "--http '%s': '%s' is not an IPv4 address", addr, host);
+        snprintf(host, hostlen, "127.0.0.1");
+    if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+        return hrm_errorf(err, -EINVAL, "--http '%s': '%s' is not an IPv4 address (an IPv6 one "
+                          "goes in brackets: [::1]:8080)", addr, host);
     return 0;
 }
 
 struct http_server *http_server_new(const struct http_server_config *cfg, struct http_bridge *b,
                                     struct hrm_error *err)
 {
-    struct sockaddr_in sa;
-    if (parse_addr(cfg->addr, &sa, err) < 0)
+    struct sockaddr_storage sa;
+    char host[INET6_ADDRSTRLEN + 1];
+    if (parse_addr(cfg->addr, &sa, host, sizeof(host), err) < 0)
         return NULL;
+    unsigned int flags =
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    bool v6 = sa.ss_family == AF_INET6;
+    if (v6) /* the any-address takes IPv4 connections too, as a server on 0.0.0.0 would */
+        flags |= IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&sa)->sin6_addr)
+                     ? MHD_USE_DUAL_STACK
+                     : MHD_USE_IPv6;
     struct http_server *s = hrm_calloc(1, sizeof(*s));
     s->cfg = *cfg;
     s->bridge = b;
     s->d = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-        0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
         MHD_OPTION_CONNECTION_LIMIT, cfg->conn_limit, MHD_OPTION_CONNECTION_TIMEOUT,
         cfg->timeout_s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
@@ -522,9 +550,12 @@ struct http_server *http_server_new(const struct http_server_config *cfg, struct
         return NULL;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-    char host[64];
-    inet_ntop(AF_INET, &sa.sin_addr, host, sizeof(host));
-    snprintf(s->url, sizeof(s->url), "http://%s:%u", host, info ? info->port : 0);
+    if (v6)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, host, sizeof(host));
+    else
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, host, sizeof(host));
+    snprintf(s->url, sizeof(s->url), v6 ? "http://[%s]:%u" : "http://%s:%u", host,
+             info ? info->port : 0);
     return s;
 }
 
