@@ -66,6 +66,7 @@ struct schedp {
     struct hrm_sched_config cfg;
     char name[48], endpoint[512], keys_dir[1100];
     void *zctx;
+    struct hrm_keypair mine; /* the scheduler key pair; probes borrows it */
     struct hrm_conn *conn;
     struct sched_probes *probes; /* straight to the agents that take probes directly */
     int sigfd;
@@ -839,8 +840,8 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
         snprintf(p->endpoint, sizeof(p->endpoint), "%s", cfg->master);
     else if ((rc = peer_read_endpoint(state, p->endpoint, sizeof(p->endpoint), err)) < 0)
         goto out;
-    struct hrm_keypair mine, master;
-    if ((rc = hrm_keys_load(p->keys_dir, "scheduler", false, &mine, err)) < 0) {
+    struct hrm_keypair master;
+    if ((rc = hrm_keys_load(p->keys_dir, "scheduler", false, &p->mine, err)) < 0) {
         if (rc == -ENOENT) /* a key folder made before scheduler processes existed */
             hrm_errorf(err, rc, "%s/scheduler.key: no such file (add one to the cluster's keys with "
                        "'hrm keygen --add-scheduler %s', then restart the master)", p->keys_dir,
@@ -853,11 +854,11 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
         rc = hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
         goto out;
     }
-    if (!(p->conn = hrm_conn_new(p->zctx, p->endpoint, master.pub, &mine, err))) {
+    if (!(p->conn = hrm_conn_new(p->zctx, p->endpoint, master.pub, &p->mine, err))) {
         rc = -HRM_EIO;
         goto out;
     }
-    p->probes = sched_probes_new(p->zctx, &mine, cfg->probe_via_master);
+    p->probes = sched_probes_new(p->zctx, &p->mine, cfg->probe_via_master);
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
