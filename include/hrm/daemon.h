@@ -102,6 +102,8 @@ struct hrm_sched_config {
     const char *name;      /* NULL: the host name; the master numbers instances by it */
     int32_t instances;     /* how many (default 1) */
     bool probe_via_master; /* never probe the agents directly: every hold goes through the master */
+    /* A step trace of the probing rounds (hrm sched --trace FILE, docs/runtime.md); NULL: none. */
+    const char *trace_path;
 };
 
 int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err);

@@ -389,7 +389,8 @@ static void usage(FILE *out)
             "  --log-level L    daemons' log level (default notice)\n"
             "  --drain S        give up S seconds after the last arrival if jobs are still\n"
             "                   running: an overloaded cluster (default 300)\n"
-            "  --trace FILE     the master's step trace (hrm master --trace FILE), for\n"
+            "  --trace FILE     the master's step trace (hrm master --trace FILE), and each\n"
+            "                   hrm sched process's beside it (FILE.sched1 ...), for\n"
             "                   bench/p4-testbed's 'where the time goes' (default: none)\n"
             "  -h, --help       this help\n");
 }
@@ -568,6 +569,12 @@ int bench_p4real(int argc, char **argv)
             return CLI_USAGE;
         }
         fclose(tf);
+        for (int i = 0; i < u.sched_procs; i++) { /* and so do the scheduler processes' */
+            char path[1100];
+            snprintf(path, sizeof(path), "%.1000s.sched%d", u.trace, i + 1);
+            if ((tf = fopen(path, "we")))
+                fclose(tf);
+        }
     }
     char tmp_state[64] = "";
     if (!u.state) {

@@ -572,6 +572,7 @@ int cmd_sched(int argc, char **argv)
         {"master", required_argument, NULL, 'm'},    {"name", required_argument, NULL, 'n'},
         {"instances", required_argument, NULL, 'i'}, {"log-level", required_argument, NULL, 'L'},
         {"probe-via-master", no_argument, NULL, 'V'},
+        {"trace", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
     };
     struct hrm_sched_config cfg = {.state_dir = default_state(), .instances = 1};
@@ -603,6 +604,9 @@ int cmd_sched(int argc, char **argv)
         case 'V':
             cfg.probe_via_master = true;
             break;
+        case 'T':
+            cfg.trace_path = optarg;
+            break;
         case 'L':
             if (parse_level(optarg, &level) < 0)
                 return CLI_USAGE;
@@ -625,6 +629,9 @@ int cmd_sched(int argc, char **argv)
                    "  --instances N     scheduler instances in this process (default 1)\n"
                    "  --probe-via-master  send every probe through the master, even to agents\n"
                    "                    that take them directly (default: directly)\n"
+                   "  --trace FILE      append a line per step of the probing rounds to FILE\n"
+                   "                    (job, hold, reply, run, flush; docs/runtime.md;\n"
+                   "                    default: none)\n"
                    "  --log-level L     emerg..debug (default notice)\n"
                    "  -h, --help        this help\n\n"
                    "exit status: 0 stopped by a signal, 1 failed (keys, master), 2 bad usage\n");

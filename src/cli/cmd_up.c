@@ -236,6 +236,11 @@ static void start_sched(struct up_cluster *u, int i)
     int sk = 8;
     if (u->log_level)
         sargs[sk++] = "--log-level", sargs[sk++] = (char *)u->log_level;
+    char a_trace[1100];
+    if (u->trace) { /* beside the master's: FILE.sched1 ... */
+        snprintf(a_trace, sizeof(a_trace), "%.1000s.%s", u->trace, name);
+        sargs[sk++] = "--trace", sargs[sk++] = a_trace;
+    }
     sargs[sk] = NULL;
     snprintf(a_log, sizeof(a_log), "%s/%s.log", u->logs, name);
     u->scheds[i] = spawn(u, sargs, a_log);

@@ -629,7 +629,14 @@ void agent_turn(struct agent *a)
      * so a not_registered answer to a message queued before the drop finds the registration
      * already queued, and does not queue a second one. */
     watch_link(a);
+    /* The ends reaped since the last turn (on SIGCHLD, before this turn) leave now and free
+     * their slots in the execution queues, ahead of the launches of the master's messages. */
+    anqs_drain(a);
     for (int i = 0; i < TURN_MAX_MSGS; i++) {
+        /* Probes first, and between the master's messages: a run may start a task, which
+         * blocks the agent until its execve, and a scheduler's round waits for its slowest
+         * node's reply.  A look at a socket with nothing in it costs a system call. */
+        anqs_probes_take(a);
         json_t *msg;
         struct hrm_error rerr;
         int rc = hrm_conn_recv(a->conn, 0, &msg, &rerr);

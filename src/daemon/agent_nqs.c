@@ -63,6 +63,7 @@ struct anqs {
     size_t ninbox, cap_inbox;
     bool in_role;
     const struct probe_in *direct; /* the probe being delivered came straight from its sender */
+    int64_t ends_ahead; /* flushes of task ends ahead of the launches they free slots for */
 };
 
 /* ---- local ids ---- */
@@ -311,6 +312,8 @@ void anqs_free(struct agent *a)
 {
     if (!a->nqs)
         return;
+    hrm_log(HRM_LOG_INFO, "execution queues: task ends reported ahead of the launches they "
+            "freed slots for: %lld times", (long long)a->nqs->ends_ahead);
     reset(a);
     hrm_free(a->nqs->t);
     hrm_free(a->nqs->free_ids);
@@ -339,11 +342,22 @@ void anqs_drain(struct agent *a)
     struct anqs *x = a->nqs;
     if (!x || x->in_role)
         return;
+    /* The inbox holds the executor's task ends.  Each frees a slot, and the queue starts the
+     * next task at once, which blocks this agent until that task's execve (agent_exec.c):
+     * milliseconds on a busy host, which the ends' reports (queued by exec_finish) would wait
+     * for too.  So they leave first, as they do when the master launches (a central policy):
+     * the master and the task's scheduler learn of the end without waiting for the launches. */
+    bool flushed = x->ninbox > 0 && x->q && a->noutq > 0;
+    if (flushed)
+        agent_flush(a);
+    size_t running = a->nruns;
     for (size_t i = 0; i < x->ninbox && x->q; i++) {
         struct hrm_msg m = x->inbox[i];
         deliver(a, &m);
     }
     x->ninbox = 0;
+    if (flushed && a->nruns > running) /* the ends freed slots that the queue filled */
+        x->ends_ahead++;
 }
 
 /* A role message m (wire ids) with the task's launch description, if it brings one. */

@@ -1,4 +1,5 @@
 /* hrm sched: scheduler instances of the master's distributed policy in a process of their own, talking to the master; one reactor thread. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,7 @@ struct schedp {
     struct hrm_sched_config cfg;
     char name[48], endpoint[512], keys_dir[1100];
     void *zctx;
+    struct hrm_keypair mine; /* the scheduler key pair; probes borrows it */
     struct hrm_conn *conn;
     struct sched_probes *probes; /* straight to the agents that take probes directly */
     int sigfd;
@@ -96,6 +98,8 @@ struct schedp {
     struct spost *posts;
     size_t nposts, cap_posts;
     bool draining;
+    FILE *trace; /* --trace: the probing rounds' steps (sched_trace) */
+    int64_t traced_sent; /* messages traced as sent since the last flush line */
 };
 
 static int64_t mono_us(void)
@@ -112,6 +116,24 @@ static int64_t wall_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/*
+ * The step trace (hrm sched --trace FILE): one line per step, "WALL_US STEP JOB TASK NODE" as
+ * in the master's (master_trace.c), on the same clock, so that bench p4real can put the two
+ * side by side and split the master's "handed -> run" into its hops and this process's round.
+ * Steps: job (JOB the master's id: its last chunk arrived and it joined its instance), hold
+ * (JOB the probe id, TASK the slots wanted, NODE: sent straight to the node), reply (JOB the
+ * probe id, TASK the slots held or -reason, NODE: its answer arrived), run (JOB, TASK, NODE:
+ * the instance placed the task; the run leaves for the master with the turn), and flush (JOB
+ * the messages traced in the turn, TASK -1, NODE -1: they left).
+ */
+static void sched_trace(struct schedp *p, const char *step, int64_t job, int64_t task,
+                        int32_t node)
+{
+    if (p->trace)
+        fprintf(p->trace, "%lld %s %lld %lld %d\n", (long long)wall_us(), step, (long long)job,
+                (long long)task, node);
+}
+
 /* ---- sending to the master ---- */
 
 static void send_msg(struct schedp *p, json_t *msg) /* takes msg; leaves with the turn */
@@ -122,6 +144,9 @@ static void send_msg(struct schedp *p, json_t *msg) /* takes msg; leaves with th
 static void flush(struct schedp *p)
 {
     sched_probes_flush(p->probes); /* the turn's probes straight to the nodes */
+    if (p->traced_sent > 0)
+        sched_trace(p, "flush", p->traced_sent, -1, -1);
+    p->traced_sent = 0;
     size_t n = json_array_size(p->outq);
     if (n == 0)
         return;
@@ -181,8 +206,16 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *msg
     int32_t n = to - HRM_ADDR_NODE0;
     if ((w.type == HRM_MSG_HOLD || w.type == HRM_MSG_DEL) && n >= 0 &&
         n < p->cluster->nnodes && p->node_up[n] && sched_probes_send(p->probes, n, out)) {
+        if (w.type == HRM_MSG_HOLD) {
+            sched_trace(p, "hold", w.attempt, w.status, n);
+            p->traced_sent++;
+        }
         json_decref(out);
         return;
+    }
+    if (w.type == HRM_MSG_RUN) {
+        sched_trace(p, "run", w.job, w.task, n);
+        p->traced_sent++;
     }
     if (to != HRM_ADDR_CLIENT) /* job_end goes to the master itself */
         json_object_set_new(out, "to", json_integer(to));
@@ -459,6 +492,7 @@ static void job_ready(struct schedp *p, int32_t i, int64_t id, const char *queue
         task_map_put(&p->ids, id, p->task_idx[st], st);
     }
     struct hrm_msg sub = {.type = HRM_MSG_JOB_SUBMIT, .from = HRM_ADDR_CLIENT, .job = sj};
+    sched_trace(p, "job", id, -1, -1);
     deliver(p, i, &sub);
     int32_t first = p->wl->jobs[sj].task_first;
     json_array_foreach(tasks, k, t)
@@ -643,6 +677,12 @@ static void on_node_msg(struct schedp *p, int32_t n, json_t *msg)
         /* The connection says which node answers, as the master's stamp does on a relay. */
         json_object_set_new(msg, "from", json_integer(hrm_addr_node(n)));
         json_object_set_new(msg, "node", json_integer(n));
+        if (p->trace) {
+            json_int_t held = json_integer_value(json_object_get(msg, "status")),
+                       value = json_integer_value(json_object_get(msg, "value"));
+            sched_trace(p, "reply", json_integer_value(json_object_get(msg, "attempt")),
+                        value < 0 ? value : held, n);
+        }
         on_role(p, type, msg);
         drain(p);
     } else if (type == HRM_WIRE_ERROR) {
@@ -756,6 +796,8 @@ static void schedp_free(struct schedp *p)
     roles_free(p);
     if (p->sigfd >= 0)
         close(p->sigfd);
+    if (p->trace)
+        fclose(p->trace);
     json_decref(p->outq);
     if (p->probes)
         hrm_log(HRM_LOG_INFO, "probes sent straight to the nodes: %lld",
@@ -786,12 +828,20 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
     else
         snprintf(p->keys_dir, sizeof(p->keys_dir), "%.1000s/keys", state);
     int rc = 0;
+    if (cfg->trace_path) {
+        /* Appended to: a restarted process goes on after its past, as the master's trace. */
+        if (!(p->trace = fopen(cfg->trace_path, "ae"))) {
+            rc = hrm_errorf(err, -errno, "--trace %s: %s", cfg->trace_path, strerror(errno));
+            goto out;
+        }
+        setvbuf(p->trace, NULL, _IOFBF, 1 << 16);
+    }
     if (cfg->master)
         snprintf(p->endpoint, sizeof(p->endpoint), "%s", cfg->master);
     else if ((rc = peer_read_endpoint(state, p->endpoint, sizeof(p->endpoint), err)) < 0)
         goto out;
-    struct hrm_keypair mine, master;
-    if ((rc = hrm_keys_load(p->keys_dir, "scheduler", false, &mine, err)) < 0) {
+    struct hrm_keypair master;
+    if ((rc = hrm_keys_load(p->keys_dir, "scheduler", false, &p->mine, err)) < 0) {
         if (rc == -ENOENT) /* a key folder made before scheduler processes existed */
             hrm_errorf(err, rc, "%s/scheduler.key: no such file (add one to the cluster's keys with "
                        "'hrm keygen --add-scheduler %s', then restart the master)", p->keys_dir,
@@ -804,11 +854,11 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
         rc = hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
         goto out;
     }
-    if (!(p->conn = hrm_conn_new(p->zctx, p->endpoint, master.pub, &mine, err))) {
+    if (!(p->conn = hrm_conn_new(p->zctx, p->endpoint, master.pub, &p->mine, err))) {
         rc = -HRM_EIO;
         goto out;
     }
-    p->probes = sched_probes_new(p->zctx, &mine, cfg->probe_via_master);
+    p->probes = sched_probes_new(p->zctx, &p->mine, cfg->probe_via_master);
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGINT);
@@ -872,6 +922,8 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
         if (mono >= p->next_heartbeat_us) {
             send_msg(p, hrm_wire_new(HRM_WIRE_HEARTBEAT));
             p->next_heartbeat_us = mono + HEARTBEAT_US;
+            if (p->trace)
+                fflush(p->trace); /* a process that is killed leaves its trace up to here */
         }
         flush(p);
     }

@@ -27,7 +27,7 @@ struct sprobe {
 
 struct sched_probes {
     void *zctx;
-    struct hrm_keypair mine;
+    const struct hrm_keypair *mine; /* borrowed from the process (struct schedp) */
     bool off;
     struct sprobe *nodes;
     size_t cap;
@@ -39,7 +39,7 @@ struct sched_probes *sched_probes_new(void *zctx, const struct hrm_keypair *mine
 {
     struct sched_probes *sp = hrm_calloc(1, sizeof(*sp));
     sp->zctx = zctx;
-    sp->mine = *mine;
+    sp->mine = mine;
     sp->off = off;
     return sp;
 }
@@ -105,7 +105,7 @@ bool sched_probes_send(struct sched_probes *sp, int32_t n, const json_t *msg)
     struct sprobe *s = &sp->nodes[n];
     if (!s->conn) {
         struct hrm_error err;
-        if (!(s->conn = hrm_conn_new(sp->zctx, s->ep, s->pub, &sp->mine, &err))) {
+        if (!(s->conn = hrm_conn_new(sp->zctx, s->ep, s->pub, sp->mine, &err))) {
             hrm_log(HRM_LOG_WARNING, "node %d: cannot connect to %s (%s): its probes go "
                     "through the master", n, s->ep, err.text);
             s->ep[0] = '\0';

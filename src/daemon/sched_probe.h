@@ -11,7 +11,8 @@
 
 struct sched_probes;
 
-/* zctx and mine are borrowed (mine copied); off: never direct (every probe via the master). */
+/* zctx and mine are borrowed: both outlive the returned value; off: never direct (every probe
+ * via the master). */
 struct sched_probes *sched_probes_new(void *zctx, const struct hrm_keypair *mine, bool off);
 void sched_probes_free(struct sched_probes *sp);
 /* Every node forgotten (a new sched_welcome follows). */
