@@ -767,7 +767,7 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
     /* Agents' batches first, then the clients' replies.  Each send wakes a thread (ZeroMQ's I/O
      * thread, then the peer's): a reply sent first lets the client's chain take the core before
      * the turn's launches have left, and the launch of the job just acknowledged waited for it
-     * (0.5-3 ms under load, docs/benchmarks.md, "Runtime throughput").  A peer's own messages
+     * (docs/benchmarks.md, "Runtime throughput": hop by hop).  A peer's own messages
      * keep their order; no message to a client depends on one to an agent leaving after it. */
     bool clients = false;
     size_t batches = 0;
