@@ -722,9 +722,10 @@ static void send_item(struct master *m, const struct peer_id *to, const struct h
 }
 
 /*
- * Sends the turn's messages in order.  An agent gets its messages of the turn
- * as batches (a burst of launches and acks is one frame, one encryption and one
- * wake-up of the agent instead of hundreds); clients get theirs one by one.
+ * Sends the turn's messages, each peer's in order, the agents' first.  An agent
+ * gets its messages of the turn as batches (a burst of launches and acks is one
+ * frame, one encryption and one wake-up of the agent instead of hundreds);
+ * clients get theirs one by one.
  * BATCH_MAX_ITEMS keeps a batch of launches (~0.5 KiB each) well under the
  * codec's 1 MiB frame limit; a batch of large items that would still exceed it
  * goes as single frames.
@@ -763,24 +764,27 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
     if (nout)
         link_by_peer(m, out, nout);
     struct hrm_wire_item items[BATCH_MAX_ITEMS];
+    /* Agents' batches first, then the clients' replies.  Each send wakes a thread (ZeroMQ's I/O
+     * thread, then the peer's): a reply sent first lets the client's chain take the core before
+     * the turn's launches have left, and the launch of the job just acknowledged waited for it
+     * (docs/benchmarks.md, "Runtime throughput": hop by hop).  A peer's own messages
+     * keep their order; no message to a client depends on one to an agent leaving after it. */
+    bool clients = false;
+    size_t batches = 0;
     for (size_t i = 0; i < nout && !m->stop; i++) {
         struct outmsg *o = &out[i];
         if (!o->msg && !o->text)
             continue; /* sent in an earlier batch */
-        /* Texts go to agents only (launches, acknowledgements); tree or text, a message to
-         * another peer is sent on its own. */
-        if (mhttp_peer(&o->to) && o->msg) { /* an HTTP request's answer: to its thread */
-            mhttp_reply(m, &o->to, o->msg);
-            continue;
-        }
         if (node_of_peer(m, &o->to) < 0 && !dist_is_sched_peer(m, &o->to)) {
-            send_item(m, &o->to, &(struct hrm_wire_item){o->msg, o->text, o->len});
+            clients = true; /* the second loop */
             continue;
         }
+        /* Texts go to agents only (launches, acknowledgements). */
         size_t n = 0, first = i;
         for (size_t k = i; k != SIZE_MAX && n < BATCH_MAX_ITEMS; k = m->flush_next[k])
             if (out[k].msg || out[k].text)
                 items[n++] = (struct hrm_wire_item){out[k].msg, out[k].text, out[k].len};
+        batches++;
         size_t len;
         char *text = n > 1 ? hrm_wire_batch_text(items, n, &len) : NULL;
         if (text) {
@@ -803,6 +807,21 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
             sent++;
         }
     }
+    /* Every message left is to a client (or an HTTP request), sent on its own, in order. */
+    size_t replies = 0;
+    for (size_t i = 0; clients && i < nout && !m->stop; i++) {
+        struct outmsg *o = &out[i];
+        if (!o->msg && !o->text)
+            continue;
+        replies++;
+        if (mhttp_peer(&o->to) && o->msg) /* an HTTP request's answer: to its thread */
+            mhttp_reply(m, &o->to, o->msg);
+        else
+            send_item(m, &o->to, &(struct hrm_wire_item){o->msg, o->text, o->len});
+    }
+    if (batches && replies)
+        hrm_log(HRM_LOG_DEBUG, "sent %zu agent batch%s, then %zu client message%s", batches,
+                batches == 1 ? "" : "es", replies, replies == 1 ? "" : "s");
     for (size_t i = 0; i < nout; i++) {
         json_decref(out[i].msg);
         free(out[i].text);
