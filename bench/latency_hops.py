@@ -92,6 +92,9 @@ def probes(ev, limit):
 
 
 def main():
+    if any(a in ("-h", "--help") for a in sys.argv[1:]):
+        print(__doc__.strip())
+        return
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     rows = probes(load(sys.argv[1], sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 50)
