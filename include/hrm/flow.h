@@ -108,6 +108,9 @@ struct hrm_flow_stats {
     int64_t augmentations; /* augmenting paths (SSP) or pushes (scaling) */
     int64_t laid_out;      /* residual arcs written because arcs or vertices were added (all
                             * of them when the residual graph was laid out again) */
+    int64_t arcs_read;     /* residual arcs and summary edges the shortest-path searches
+                            * read (their settled vertices' arcs up to the first without
+                            * residual capacity or hidden, see docs/flow-solver.md) */
 };
 
 /* Statistics of the last solve. */

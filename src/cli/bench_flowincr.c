@@ -107,6 +107,7 @@ static int run_kind(struct incr *x, int k, long long repeat)
 {
     struct hrm_error err = {{0}};
     double sum = 0, worst = 0, cpu;
+    int64_t phases = 0, reads = 0;
     for (long long i = 0; i < repeat; i++) {
         hrm_flowgen_change(&x->ch, (enum hrm_flowgen_change)k);
         if (solve(x, &cpu, &err) < 0) {
@@ -116,6 +117,10 @@ static int run_kind(struct incr *x, int k, long long repeat)
         }
         sum += cpu;
         worst = cpu > worst ? cpu : worst;
+        struct hrm_flow_stats one;
+        hrm_flow_stats(x->g, &one);
+        phases += one.phases;
+        reads += one.arcs_read;
     }
     struct hrm_flow_stats st;
     hrm_flow_stats(x->g, &st);
@@ -138,6 +143,10 @@ static int run_kind(struct incr *x, int k, long long repeat)
     double mean = repeat > 0 ? sum / (double)repeat : 0;
     fprintf(stderr, "flow-incr: %s %s %s: last re-solve %s, %" PRId64 " phases\n", x->family,
             x->name, hrm_flowgen_change_name((enum hrm_flowgen_change)k), st.warm ? "warm" : "cold", st.phases);
+    fprintf(stderr, "flow-incr: %s %s %s: per re-solve %.2f searches reading %.0f arcs\n",
+            x->family, x->name, hrm_flowgen_change_name((enum hrm_flowgen_change)k),
+            repeat > 0 ? (double)phases / (double)repeat : 0,
+            repeat > 0 ? (double)reads / (double)repeat : 0);
     const char *f = x->family, *nm = x->name, *kn = hrm_flowgen_change_name((enum hrm_flowgen_change)k);
     printf("BENCH flow_incr.%s.%s.%s.cpu_ms %.3f ms\n", f, nm, kn, mean);
     printf("BENCH flow_incr.%s.%s.%s.max_cpu_ms %.3f ms\n", f, nm, kn, worst);

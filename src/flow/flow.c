@@ -474,16 +474,21 @@ static void build(struct hrm_flow *g)
     g->apos = hrm_reallocarray(g->apos, g->acap_n, sizeof(*g->apos));
     int32_t *fill = g->fill;
     memset(fill, 0, (size_t)g->n * sizeof(*fill));
-    /* the arcs into tasks the shortest paths keep folded go last (ssp_sum.c) */
+    /* the arcs into tasks the shortest paths keep folded go last, and before
+     * them the arcs without residual capacity (ssp_sum.c) */
     bool part = flow_sum_keeps(g);
     int32_t *hid = part ? hrm_calloc((size_t)g->n, sizeof(*hid)) : NULL;
+    int32_t *live = part ? hrm_calloc((size_t)g->n, sizeof(*live)) : NULL;
     for (int32_t a = 0; a < g->m; a++) {
         int32_t u = g->afrom[a], v = g->ato[a];
         fill[u]++;
         fill[v]++;
         if (part) {
-            hid[u] += flow_sum_hides(g, u, v);
-            hid[v] += flow_sum_hides(g, v, u);
+            bool hu = flow_sum_hides(g, u, v), hv = flow_sum_hides(g, v, u);
+            hid[u] += hu;
+            hid[v] += hv;
+            live[u] += !hu && flow_sum_lives(g, u, g->acap[a] - g->aflow0[a]);
+            live[v] += !hv && flow_sum_lives(g, v, g->aflow0[a]);
         }
     }
     if (virt) {
@@ -493,22 +498,35 @@ static void build(struct hrm_flow *g)
     reserve_residual(g, (size_t)lay_out(g));
     const int32_t *first = g->first;
     int32_t *at = hrm_alloc(sizeof(*at) * ((size_t)g->n + 1));
+    int32_t *dead = part ? hrm_alloc(sizeof(*dead) * (size_t)g->n) : NULL;
     for (int32_t v = 0; v < g->n; v++) {
         at[v] = part ? fill[v] - hid[v] : 0; /* next hidden slot, from first[v] */
-        if (part)
-            hid[v] = fill[v] - hid[v];       /* where the hidden ones start */
+        if (part) {
+            hid[v] = fill[v] - hid[v]; /* where the hidden ones start */
+            dead[v] = live[v];         /* next slot without capacity */
+        }
     }
     memset(fill, 0, (size_t)g->n * sizeof(*fill));
     for (int32_t a = 0; a < g->m; a++) {
         int32_t u = g->afrom[a], v = g->ato[a];
-        int32_t f = part && flow_sum_hides(g, u, v) ? first[u] + at[u]++ : first[u] + fill[u]++;
-        int32_t b = part && flow_sum_hides(g, v, u) ? first[v] + at[v]++ : first[v] + fill[v]++;
+        int32_t f, b;
+        if (!part) {
+            f = first[u] + fill[u]++;
+            b = first[v] + fill[v]++;
+        } else {
+            f = first[u] + (flow_sum_hides(g, u, v) ? at[u]++
+                            : flow_sum_lives(g, u, g->acap[a] - g->aflow0[a]) ? fill[u]++
+                                                                              : dead[u]++);
+            b = first[v] + (flow_sum_hides(g, v, u) ? at[v]++
+                            : flow_sum_lives(g, v, g->aflow0[a]) ? fill[v]++ : dead[v]++);
+        }
         place_arc(g, a, f, b);
     }
     if (part)
         for (int32_t v = 0; v < g->n; v++)
-            fill[v] += at[v] - hid[v]; /* the hidden ones placed */
+            fill[v] += dead[v] - live[v] + at[v] - hid[v]; /* the other two parts placed */
     hrm_free(at);
+    hrm_free(dead);
     g->vpos = -1;
     if (virt) {
         int32_t f = first[g->vt] + fill[g->vt]++, b = first[g->vs] + fill[g->vs]++;
@@ -524,8 +542,9 @@ static void build(struct hrm_flow *g)
         for (int32_t r = first[v] + fill[v]; r < first[v + 1]; r++)
             set_inert(g, r, v);
     g->stats.laid_out = first[g->n];
-    flow_sum_relaid(g, hid);
+    flow_sum_relaid(g, hid, live);
     hrm_free(hid);
+    hrm_free(live);
     g->rn = g->n;
     g->rm = g->m;
     g->shape = false;
@@ -648,6 +667,7 @@ static void apply_dirty(struct hrm_flow *g)
         int32_t a = g->dirty[i];
         g->adirty[a] = 0;
         fix_arc(g, g->apos[a], g->acap[a], g->acost[a]);
+        flow_sum_note_arc(g, a); /* its slots may cross the live boundary (ssp_sum.c) */
     }
     g->ndirty = 0;
     if (g->vdirty && g->vpos >= 0)

@@ -206,9 +206,21 @@ void flow_sum_touch(struct hrm_flow *g, int32_t v);
  * tasks fold must be found again; with `shape`, every summary is rebuilt. */
 void flow_sum_forget(struct flow_sum *s, bool shape);
 void flow_sum_free(struct flow_sum *s); /* NULL-safe */
-/* The residual graph was laid out again; with hid (flow_sum_keeps), each
- * vertex's arcs from first[v] + hid[v] on are its hidden ones. */
-void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid);
+/* The residual graph was laid out again; with hid and live (flow_sum_keeps),
+ * each vertex's arcs from first[v] + hid[v] on are its hidden ones, and
+ * those from first[v] + live[v] to there have no residual capacity. */
+void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid, const int32_t *live);
+/* User arc a's flow or capacity changed outside flow_ssp (the patch of a
+ * changed arc): its residual slots may cross their vertices' live boundary. */
+void flow_sum_note_arc(struct hrm_flow *g, int32_t a);
+/* Brings the live parts up to date (the noted arcs, or every vertex): from
+ * then on every arc with residual capacity that is not hidden lies before
+ * live[v], and every arc before it has some.  Only between the routing's
+ * steps: it moves slots, which the search tree and current-arc pointers name. */
+void flow_sum_place(struct hrm_flow *g);
+/* Tests: the residual arcs of partitioned vertices on the wrong side of their
+ * live boundary (0 after a solve). */
+int64_t flow_sum_misplaced(const struct hrm_flow *g);
 /* Unfolds everything (flow_ssp with g->sum_off). */
 void flow_sum_drop(struct hrm_flow *g);
 /* The summary edges themselves: ssp_sum.h. */

@@ -158,8 +158,9 @@ static inline int32_t arcs_end(const struct hrm_flow *g, int32_t u, int32_t *b0)
 }
 
 /* The search's relaxation of owner u's summary edges (base: u's distance plus
- * potential): a task's potential cancels out of the path through it. */
-static void relax_summary(struct hrm_flow *g, int32_t u, int64_t base)
+ * potential): a task's potential cancels out of the path through it.  Returns
+ * the edges read. */
+static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base)
 {
     struct flow_vx *vx = g->vx;
     int32_t epoch = g->epoch, b0, nb;
@@ -179,6 +180,7 @@ static void relax_summary(struct hrm_flow *g, int32_t u, int64_t base)
         w->pred = -2 - (b0 + k);
         radix_push(g->rq, nd, bk[k].x);
     }
+    return nb;
 }
 
 /*
@@ -196,11 +198,15 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
     struct flow_radix *q = g->rq;
     int32_t *list = g->list;
     struct flow_vx *vx = g->vx;
-    const int32_t *first = g->first, *head = g->head, *lim = flow_sum_lim(g);
+    const int32_t *first = g->first, *head = g->head, *live = flow_sum_live(g);
     const int64_t *rcap = g->rcap, *rcost = g->rcost, *ex = g->ex;
     int32_t epoch = g->epoch;
     int32_t nset = 0;
-    int64_t need = 0, D = -1, dlast = -1;
+    int64_t need = 0, D = -1, dlast = -1, reads = 0;
+    /* flow_sum_place ran just before: every arc before live[u] has residual
+     * capacity, but at the terminals of the virtual arc (never partitioned)
+     * and without the summaries (live = lim): there the capacities are read */
+    bool exact = g->sum->valid;
     radix_clear(q);
     for (int32_t i = 0; i < nsrc; i++) {
         int32_t s = src[i];
@@ -232,8 +238,10 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
                 continue; /* at distance D: paths end here */
         }
         int64_t base = du + vx[u].pi;
-        for (int32_t r = first[u], end = lim[u]; r < end; r++) {
-            if (rcap[r] <= 0)
+        reads += live[u] - first[u];
+        bool check = !exact || u == g->vs || u == g->vt;
+        for (int32_t r = first[u], end = live[u]; r < end; r++) {
+            if (check && rcap[r] <= 0)
                 continue;
             int32_t v = head[r];
             struct flow_vx *w = &vx[v];
@@ -251,7 +259,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
             radix_push(q, nd, v);
         }
         if (vx[u].sum > 0)
-            relax_summary(g, u, base);
+            reads += relax_summary(g, u, base);
     }
     /* vertices left in the queue are labelled but not settled */
     for (int i = 0; i < 65; i++)
@@ -259,6 +267,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
             if (vx[q->b[i][k].v].hpos == INHEAP)
                 vx[q->b[i][k].v].hpos = LABELLED;
     g->stats.scanned += nset;
+    g->stats.arcs_read += reads;
     if (dlast < 0)
         return -1;
     if (D < 0)
@@ -309,6 +318,8 @@ static void augment_tree(struct hrm_flow *g, int32_t nset)
             if (in > 0) {
                 rcap[r] -= in;
                 rcap[rev[r]] += in;
+                flow_sum_note(g, r);
+                flow_sum_revive(g, rev[r]);
             }
         } else {
             /* a summary edge: an earlier push may have unfolded its task, and
@@ -366,6 +377,8 @@ static inline int32_t augment_path(struct hrm_flow *g, int32_t s, int32_t u, int
         }
         rcap[e] -= delta;
         rcap[rev[e]] += delta;
+        flow_sum_note(g, e);
+        flow_sum_revive(g, rev[e]);
         if (rcap[e] == 0 && cut == depth)
             cut = k;
     }
@@ -432,7 +445,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
         if (lvl[u] >= limit)
             continue;
         int64_t pu = g->vx[u].pi;
-        for (int32_t r = first[u], end = adm ? flow_sum_lim(g)[u] : first[u + 1]; r < end; r++) {
+        for (int32_t r = first[u], end = adm ? flow_sum_live(g)[u] : first[u + 1]; r < end; r++) {
             int32_t w = head[r];
             if (usable(g, r, pu, adm) && lvl[w] < 0) {
                 lvl[w] = lvl[u] + 1;
@@ -477,7 +490,7 @@ static void augment_from(struct hrm_flow *g, int32_t s, bool adm)
         }
         int32_t r = cur[u], end = first[u + 1], b0 = 0;
         int32_t send = adm ? arcs_end(g, u, &b0) : end;
-        int32_t vend = adm ? flow_sum_lim(g)[u] : end;
+        int32_t vend = adm ? flow_sum_live(g)[u] : end;
         int64_t pu = g->vx[u].pi;
         for (; r < vend; r++)
             if (lvl[head[r]] == lvl[u] + 1 && usable(g, r, pu, adm))
@@ -508,12 +521,16 @@ void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t ns
 {
     bool adm = nset >= 0;
     int32_t nq;
+    if (adm)
+        flow_sum_place(g); /* what the steps before made usable (ssp_sum.c) */
     while (level_graph(g, src, nsrc, nset, adm, &nq)) {
         for (int32_t i = 0; i < nq; i++)
             g->cur[g->queue[i]] = g->first[g->queue[i]];
         for (int32_t i = 0; i < nsrc; i++)
             if (g->ex[src[i]] > 0)
                 augment_from(g, src[i], adm);
+        if (adm)
+            flow_sum_place(g);
     }
 }
 
@@ -553,7 +570,7 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
             continue;
         }
         int32_t r = cur[u], end = first[u + 1], w = -1, b0;
-        int32_t send = arcs_end(g, u, &b0), vend = flow_sum_lim(g)[u];
+        int32_t send = arcs_end(g, u, &b0), vend = flow_sum_live(g)[u];
         if (depth < DFS_DEPTH) {
             int64_t pu = vx[u].pi;
             for (; r < vend; r++) {
@@ -629,6 +646,7 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
                 src[nsrc++] = v;
         }
         g->npend = k;
+        flow_sum_place(g);
         if (nsrc == 0) {
             flow_sum_settle(g);
             return 0;
@@ -660,6 +678,7 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
         bool routed = false;
         for (int pass = 0; pass < DFS_PASSES && work_left(g, src, nsrc, nset); pass++) {
             int64_t before = g->stats.augmentations;
+            flow_sum_place(g);
             for (int32_t i = 0; i < nset; i++)
                 g->cur[g->list[i]] = g->first[g->list[i]];
             for (int32_t i = 0; i < nsrc; i++)

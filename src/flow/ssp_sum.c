@@ -31,7 +31,7 @@ void flow_sum_free(struct flow_sum *s)
 {
     if (!s)
         return;
-    void *arrays[] = {s->grp,    s->bk,    s->it,    s->mem,     s->tit,   s->mem_of, s->lim, s->ue,
+    void *arrays[] = {s->grp,    s->bk,    s->it,    s->mem,     s->tit,   s->mem_of, s->lim, s->ue, s->live, s->note,
                       s->bmark,  s->bstamp, s->touch, s->queued, s->touched, s->queue,
                       s->unfolded, s->cand};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
@@ -57,6 +57,7 @@ static void size_vertices(struct flow_sum *s, size_t n)
     memset(s->queued + s->vn, 0, cap - s->vn);
     s->lim = hrm_reallocarray(s->lim, cap, sizeof(*s->lim));
     s->ue = hrm_reallocarray(s->ue, cap, sizeof(*s->ue));
+    s->live = hrm_reallocarray(s->live, cap, sizeof(*s->live));
     s->vn = cap;
 }
 
@@ -101,23 +102,131 @@ static bool partitioned(const struct hrm_flow *g, int32_t x)
     return x != g->vs && x != g->vt;
 }
 
-/* Arc r (at x) goes to the hidden end of x's slots, or back. */
+/*
+ * Live arcs.  Most arcs that are not hidden cannot carry flow either: the
+ * reverse arcs of placement arcs without flow (residual capacity 0) at the
+ * machines, racks and aggregators, and the saturated arcs of tasks that
+ * carry flow, were half of what a search read on the 2,000-GPU graph.  So
+ * the slots before lim[x] are in two parts too: arcs with residual capacity
+ * first, up to live[x], the others after, and the engine stops at live[x].
+ * A push changes the capacities of an arc and its partner while the search
+ * tree and the current-arc pointers name slots, so pushes only note their
+ * arc (flow_sum_note) and flow_sum_place moves the slots between the
+ * routing's steps: until then an arc saturated by the routing stays before
+ * live[x] (read and skipped, as before), and an arc that gained capacity
+ * stays after it, unseen by the rest of that step (the routing finds less,
+ * never something wrong); every search sees every arc that can carry flow.
+ */
+static void place_live(struct hrm_flow *g, int32_t r)
+{
+    struct flow_sum *s = g->sum;
+    int32_t x = g->tail[r];
+    if (!partitioned(g, x) || r >= s->lim[x])
+        return;
+    if (g->rcap[r] > 0) {
+        if (r >= s->live[x])
+            swap_slots(g, r, s->live[x]++);
+    } else if (r < s->live[x]) {
+        swap_slots(g, r, --s->live[x]);
+    }
+}
+
+/* x's arcs before lim[x]: the ones with residual capacity first, in as few
+ * swaps as there are misplaced pairs (a cold start finds most arcs in place). */
+static void partition_live(struct hrm_flow *g, int32_t x)
+{
+    struct flow_sum *s = g->sum;
+    if (!partitioned(g, x)) {
+        s->live[x] = s->lim[x];
+        return;
+    }
+    int32_t i = g->first[x], j = s->lim[x] - 1;
+    for (;;) {
+        while (i <= j && g->rcap[i] > 0)
+            i++;
+        while (i < j && g->rcap[j] <= 0)
+            j--;
+        if (i >= j)
+            break;
+        swap_slots(g, i++, j--);
+    }
+    s->live[x] = i;
+}
+
+void flow_sum_revive_slot(struct hrm_flow *g, int32_t r)
+{
+    swap_slots(g, r, g->sum->live[g->tail[r]]++);
+}
+
+void flow_sum_note_arc(struct hrm_flow *g, int32_t a)
+{
+    if (g->sum && g->sum->valid && !g->sum->live_all)
+        flow_sum_note(g, g->apos[a]);
+}
+
+void flow_sum_place(struct hrm_flow *g)
+{
+    struct flow_sum *s = g->sum;
+    if (!s || !s->valid) {
+        if (s)
+            s->nnote = 0;
+        return;
+    }
+    if (s->live_all) {
+        for (int32_t v = 0; v < g->n; v++)
+            partition_live(g, v);
+        s->live_all = false;
+        s->nnote = 0;
+        return;
+    }
+    for (size_t i = 0; i < s->nnote; i++) {
+        int32_t a = s->note[i];
+        place_live(g, g->apos[a]);
+        place_live(g, g->rev[g->apos[a]]); /* read after: the first may have moved it */
+    }
+    s->nnote = 0;
+}
+
+int64_t flow_sum_misplaced(const struct hrm_flow *g)
+{
+    const struct flow_sum *s = g->sum;
+    int64_t bad = 0;
+    if (!s || !s->valid)
+        return 0;
+    for (int32_t v = 0; v < g->n; v++) {
+        if (!partitioned(g, v))
+            continue;
+        for (int32_t p = g->first[v]; p < s->lim[v]; p++)
+            bad += (g->rcap[p] > 0) != (p < s->live[v]);
+        bad += s->live[v] > s->lim[v] || s->live[v] < g->first[v];
+    }
+    return bad;
+}
+
+/* Arc r (at x) goes to the hidden end of x's slots (through the end of its
+ * live part, if it is there), or back to the end of the arcs without
+ * capacity (noted: if it has some, flow_sum_place makes it live). */
 static void hide(struct hrm_flow *g, int32_t x, int32_t r)
 {
-    int32_t *lim = g->sum->lim;
-    if (r < lim[x]) {
-        swap_slots(g, r, lim[x] - 1);
-        lim[x]--;
+    struct flow_sum *s = g->sum;
+    if (r >= s->lim[x])
+        return;
+    if (r < s->live[x]) {
+        swap_slots(g, r, --s->live[x]);
+        r = s->live[x];
     }
+    swap_slots(g, r, --s->lim[x]);
 }
 
 static void unhide(struct hrm_flow *g, int32_t x, int32_t r)
 {
-    int32_t *lim = g->sum->lim;
-    if (r >= lim[x]) {
-        swap_slots(g, r, lim[x]);
-        lim[x]++;
-    }
+    struct flow_sum *s = g->sum;
+    if (r < s->lim[x])
+        return;
+    swap_slots(g, r, s->lim[x]);
+    r = s->lim[x]++;
+    if (g->rcap[r] > 0 && !s->live_all)
+        swap_slots(g, r, s->live[x]++);
 }
 
 /* Folds or unfolds task t: its mark, and the arcs into it hidden or not. */
@@ -147,6 +256,7 @@ static void repartition(struct hrm_flow *g, int32_t x)
                 swap_slots(g, p, k++);
     g->sum->lim[x] = partitioned(g, x) ? k : end;
     g->sum->ue[x] = end;
+    partition_live(g, x);
 }
 
 /* Arcs added at x since its partition land after its hidden ones: bring
@@ -157,7 +267,7 @@ static void take_added(struct hrm_flow *g, int32_t x)
     struct flow_sum *s = g->sum;
     int32_t end = g->first[x] + g->fill[x];
     if (!partitioned(g, x)) {
-        s->lim[x] = end;
+        s->live[x] = s->lim[x] = end;
     } else {
         for (int32_t p = s->ue[x]; p < end; p++)
             if (g->vx[g->head[p]].sum >= 0 || g->head[p] == x)
@@ -184,7 +294,8 @@ static void clear_all(struct hrm_flow *g)
     s->ngrp = s->nbk = s->nit = s->nmem = s->ntit = s->dead = 0;
     s->nunfolded = 0;
     for (int32_t v = 0; v < g->n; v++)
-        s->lim[v] = s->ue[v] = g->first[v] + g->fill[v]; /* nothing hidden */
+        s->lim[v] = s->ue[v] = s->live[v] = g->first[v] + g->fill[v]; /* nothing hidden */
+    s->nnote = 0;
 }
 
 void flow_sum_forget(struct flow_sum *s, bool shape)
@@ -205,7 +316,7 @@ void flow_sum_drop(struct hrm_flow *g)
     g->sum->valid = false;
 }
 
-void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid)
+void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid, const int32_t *live)
 {
     struct flow_sum *s = g->sum;
     if (!s)
@@ -217,6 +328,7 @@ void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid)
     size_vertices(s, (size_t)g->n);
     for (int32_t v = 0; v < g->n; v++) {
         s->lim[v] = g->first[v] + hid[v];
+        s->live[v] = partitioned(g, v) ? g->first[v] + live[v] : s->lim[v];
         s->ue[v] = g->first[v] + g->fill[v];
     }
     s->lim_n = (size_t)g->n;
@@ -560,6 +672,8 @@ void flow_sum_sync(struct hrm_flow *g)
         build_all(g);
         s->valid = true;
         s->stale = false;
+        s->live_all = true;
+        flow_sum_place(g);
         return;
     }
     /* where arcs were laid out again or added, the hidden parts are found
@@ -573,6 +687,7 @@ void flow_sum_sync(struct hrm_flow *g)
     s->relaid = false;
     s->lim_n = (size_t)g->n;
     if (s->stale) {
+        s->live_all = true; /* flows changed anywhere */
         refold_all(g);
         s->stale = false;
     }
@@ -601,6 +716,7 @@ void flow_sum_sync(struct hrm_flow *g)
         take_added(g, s->touched[i]);
     }
     s->ntouched = 0;
+    flow_sum_place(g);
 }
 
 void flow_sum_push(struct hrm_flow *g, int32_t b, int64_t delta)
@@ -613,6 +729,10 @@ void flow_sum_push(struct hrm_flow *g, int32_t b, int64_t delta)
     g->rcap[g->rev[rjt]] += delta;
     g->rcap[rtx] -= delta;
     g->rcap[g->rev[rtx]] += delta;
+    flow_sum_note(g, rjt);
+    flow_sum_note(g, rtx);
+    flow_sum_revive(g, g->rev[rjt]);
+    flow_sum_revive(g, g->rev[rtx]);
     /* both arcs of the path tight: j -> t by this, t -> x as the edge was */
     g->vx[t].pi = g->vx[j].pi + g->rcost[rjt];
     set_folded(g, t, false);

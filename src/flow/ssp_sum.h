@@ -3,6 +3,7 @@
 #define HRM_FLOW_SSP_SUM_H
 
 #include "flow_private.h"
+#include "hrm/alloc.h"
 
 struct sum_item {
     int64_t cost;
@@ -48,6 +49,11 @@ struct flow_sum {
     int32_t *touched, *queue, *unfolded;
     size_t ntouched, touched_cap, nqueue, queue_cap, nunfolded, unfolded_cap;
     int32_t *lim;  /* per vertex: its residual arcs from lim on point at folded tasks */
+    int32_t *live; /* per vertex: its arcs in [live, lim) have no residual capacity (those
+                    * before may have none too, until the next flow_sum_place) */
+    bool live_all; /* every vertex's live part must be found again (flows changed anywhere) */
+    int32_t *note; /* user arcs whose residual capacities changed since flow_sum_place */
+    size_t nnote, note_cap;
     int32_t *ue;   /* per vertex: the end of its arcs in use when lim was last found */
     bool relaid;   /* the residual graph was laid out again: every lim must be found */
     size_t lim_n;  /* vertices whose lim is kept */
@@ -66,17 +72,60 @@ static inline const struct flow_sum_bucket *flow_sum_edges(const struct hrm_flow
     return g->sum->bk + G->b0;
 }
 
-/* Per vertex, where its arcs hidden by folding start (the searches and the
- * routing stop there): arcs into a folded task can carry nothing. */
-static inline const int32_t *flow_sum_lim(const struct hrm_flow *g)
+/* Per vertex, where the arcs the searches and the routing read end: after
+ * them come the arcs without residual capacity (from live[v]), then the arcs
+ * hidden by folding (from lim[v]: arcs into a folded task carry nothing). */
+static inline const int32_t *flow_sum_live(const struct hrm_flow *g)
 {
-    return g->sum->lim;
+    return g->sum->live;
+}
+
+void flow_sum_revive_slot(struct hrm_flow *g, int32_t r);
+
+/* Residual arc r just gained capacity (the reverse arc of a push): if it lies
+ * among its tail's arcs without capacity, it moves to the end of the live
+ * ones now.  That moves no slot before live[] (it trades places with the
+ * first arc without capacity), so it is safe in the middle of the routing,
+ * and the routing finds every path the arcs allow, as before. */
+static inline void flow_sum_revive(struct hrm_flow *g, int32_t r)
+{
+    const struct flow_sum *s = g->sum;
+    if (!s || !s->valid)
+        return; /* nothing partitioned (flow_route outside flow_ssp, no summaries) */
+    int32_t x = g->tail[r];
+    if (r >= s->live[x] && r < s->lim[x])
+        flow_sum_revive_slot(g, r);
+}
+
+/* Residual arc r's capacity changed (a push): its slot (and its partner's)
+ * may have to cross the live boundary at the next flow_sum_place.  Kept by
+ * user arc, since slots move before the note is read; the virtual arc and
+ * free slots are never partitioned. */
+static inline void flow_sum_note(struct hrm_flow *g, int32_t r)
+{
+    int32_t a = g->rarc[r];
+    if (a < 0)
+        a = g->rarc[g->rev[r]];
+    struct flow_sum *s = g->sum;
+    if (a < 0 || !s || !s->valid || s->live_all)
+        return;
+    if (s->nnote == s->note_cap)
+        HRM_GROW(s->note, s->note_cap, s->nnote + 1);
+    s->note[s->nnote++] = a;
 }
 
 /* The layout may put the arcs into folded tasks last at each vertex. */
 static inline bool flow_sum_keeps(const struct hrm_flow *g)
 {
     return g->sum && g->sum->valid && !g->sum_off;
+}
+
+/* A slot at x of residual capacity rcap, not hidden, lies before live[x]
+ * (at the terminals of the virtual arc, which are not partitioned, every
+ * one: they keep user-arc order). */
+static inline bool flow_sum_lives(const struct hrm_flow *g, int32_t x, int64_t rcap)
+{
+    return rcap > 0 || x == g->vs || x == g->vt;
 }
 
 /* The slot at x of an arc to y is hidden (flow_sum_keeps): y is folded. */
