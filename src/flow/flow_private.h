@@ -238,6 +238,12 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err);
  * left are what could not be routed).
  */
 int flow_simplex(struct hrm_flow *g, struct hrm_error *err);
+/* Distinct arc costs among up to 2,048 arcs spread evenly over g (flow.c);
+ * scheduling graphs have 20-30, random families thousands.  At most
+ * FLOW_FEW_COSTS: auto runs shortest paths, and the simplex prices in smaller
+ * blocks (docs/flow-solver.md "What auto runs", "The network simplex"). */
+int32_t flow_distinct_costs(const struct hrm_flow *g);
+#define FLOW_FEW_COSTS 256
 /* Whether the next simplex solve can start from its last basis. */
 bool flow_simplex_warm_ok(const struct hrm_flow *g);
 /* Whether the simplex's big-M prices fit int64_t for this graph. */
