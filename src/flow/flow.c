@@ -13,7 +13,6 @@
  * shortest paths are chosen (scheduling graphs have 20-30, random families
  * thousands; docs/flow-solver.md "What auto runs") */
 #define AUTO_SAMPLE 2048
-#define AUTO_FEW_COSTS 256
 /* auto_algo, many distinct costs: from this many vertices on, cost scaling
  * instead of the simplex (measured crossovers: netgen ~3,000 vertices,
  * gridgen and goto ~6,000; docs/flow-solver.md "What auto runs") */
@@ -810,7 +809,7 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* Distinct arc costs among up to AUTO_SAMPLE arcs spread evenly over the graph. */
-static int32_t distinct_costs(const struct hrm_flow *g)
+int32_t flow_distinct_costs(const struct hrm_flow *g)
 {
     int64_t sample[AUTO_SAMPLE];
     int32_t k = 0;
@@ -854,7 +853,7 @@ static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
 {
     if (g->warm)
         return flow_simplex_warm_ok(g) ? HRM_FLOW_SIMPLEX : HRM_FLOW_SSP;
-    if (distinct_costs(g) <= AUTO_FEW_COSTS)
+    if (flow_distinct_costs(g) <= FLOW_FEW_COSTS)
         return HRM_FLOW_SSP;
     return g->n >= AUTO_SCALING_VERTICES && scaling_fits(g) ? HRM_FLOW_SCALING : HRM_FLOW_SIMPLEX;
 }

@@ -164,14 +164,15 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err);
  * Dinic's maximum flow from the vertices src[0 .. nsrc) that have excess to
  * the vertices with a deficit (ssp.c).  With nset >= 0 only over the arcs the
  * last search made admissible (reduced cost 0, both ends among its nset
- * settled vertices in g->list); with nset < 0 over every arc with residual
- * capacity.  Routes until no deficit is reachable from an excess.
+ * settled vertices in g->list, summaries of flow-free tasks); with nset < 0
+ * over every arc with residual capacity, which is flow_route_all.  Routes
+ * until no deficit is reachable from an excess.
  */
 void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset);
 
-/* flow_route(g, src, nsrc, -1) without what the shortest-path engine's
- * restricted routing needs: the same flow, cheaper (scale_route.c). */
-void flow_scale_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc);
+/* Dinic's algorithm over every residual arc (scale_route.c): an arc's test is
+ * its residual capacity and its head's level, nothing else. */
+void flow_route_all(struct hrm_flow *g, const int32_t *src, int32_t nsrc);
 
 /* Frees what flow_ssp keeps between solves (NULL-safe). */
 void flow_ssp_free(struct flow_radix *rq);
@@ -250,6 +251,12 @@ int flow_scaling(struct hrm_flow *g, struct hrm_error *err);
  * left are what could not be routed).
  */
 int flow_simplex(struct hrm_flow *g, struct hrm_error *err);
+/* Distinct arc costs among up to 2,048 arcs spread evenly over g (flow.c);
+ * scheduling graphs have 20-30, random families thousands.  At most
+ * FLOW_FEW_COSTS: auto runs shortest paths, and the simplex prices in smaller
+ * blocks (docs/flow-solver.md "What auto runs", "The network simplex"). */
+int32_t flow_distinct_costs(const struct hrm_flow *g);
+#define FLOW_FEW_COSTS 256
 /* Whether the next simplex solve can start from its last basis. */
 bool flow_simplex_warm_ok(const struct hrm_flow *g);
 /* Whether the simplex's big-M prices fit int64_t for this graph. */

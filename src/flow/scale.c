@@ -109,14 +109,14 @@ static void q_push(struct cs *c, int32_t v)
 }
 
 /* Routes as much of the excess to the deficits as the capacities allow (Dinic,
- * flow_scale_route) and returns the excess left. */
+ * flow_route_all) and returns the excess left. */
 static int64_t route_excess(struct hrm_flow *g)
 {
     int32_t *src = g->sc_i32, nsrc = 0;
     for (int32_t v = 0; v < g->n; v++)
         if (g->ex[v] > 0)
             src[nsrc++] = v;
-    flow_scale_route(g, src, nsrc);
+    flow_route_all(g, src, nsrc);
     int64_t left = 0;
     for (int32_t i = 0; i < nsrc; i++)
         left += g->ex[src[i]];

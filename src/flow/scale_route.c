@@ -1,26 +1,24 @@
-/* Cost scaling's first flow: Dinic's algorithm over every residual arc, lean. */
+/* Dinic's algorithm over every residual arc: flow_route's unrestricted case, cost scaling's first flow. */
 #include <stdint.h>
 #include <string.h>
 
 #include "flow_private.h"
 
 /*
- * The same blocking flows, in the same order, as flow_route(g, src, nsrc, -1)
- * (ssp.c), so the flow it leaves is the same to the unit; written apart
- * because that one also serves the shortest-path engine's restricted
- * routing (admissible arcs, summaries of flow-free tasks) and pays for that
- * generality on every arc it reads.  Here an arc's test is its residual
- * capacity and its head's level, nothing else, and the depth-first search
- * keeps the vertices of its path instead of looking each tail up.  On
- * GOTO-like graphs (one source, one sink, 2^22 units over arcs of capacity
- * <= 2^16), where cost scaling routes the supplies first, Dinic's flow was
- * 30 % of the whole solve.
+ * Dinic's blocking flows over every arc with residual capacity: flow_route's
+ * unrestricted case (flow_route(g, src, nsrc, -1) calls this).  The
+ * shortest-path engine's restricted routing (admissible arcs, summaries of
+ * flow-free tasks) stays in ssp.c, where every arc's test pays for that
+ * generality; here an arc's test is its residual capacity and its head's
+ * level, nothing else, and the depth-first search keeps the vertices of its
+ * path instead of looking each tail up.  On GOTO-like graphs (one source, one
+ * sink, 2^22 units over arcs of capacity <= 2^16), where cost scaling routes
+ * the supplies first, Dinic's flow was 30 % of the whole solve.
  */
 
 /* Levels by breadth-first search from the sources with excess over arcs with
  * residual capacity, up to the level of the nearest deficit; false when no
- * deficit is reachable.  *nq: the vertices levelled (g->queue[0 .. *nq)).
- * The levels are flow_route's to the vertex. */
+ * deficit is reachable.  *nq: the vertices levelled (g->queue[0 .. *nq)). */
 static bool levels(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t *nq)
 {
     int32_t *lvl = g->lvl, *queue = g->queue;
@@ -108,7 +106,7 @@ static void block_from(struct hrm_flow *g, int32_t s, int32_t *path, int32_t *no
     }
 }
 
-void flow_scale_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc)
+void flow_route_all(struct hrm_flow *g, const int32_t *src, int32_t nsrc)
 {
     int32_t nq;
     /* a path has at most n arcs: g->stack holds the arcs, g->list the tails */

@@ -1,6 +1,7 @@
 /* Primal network simplex with block-search pivoting: the engine for general graphs. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "flow_private.h"
@@ -39,6 +40,14 @@ enum { NS_UPPER = -1, NS_TREE = 0, NS_LOWER = 1 };
 
 #define NS_INF INT64_MAX
 #define NS_MIN_BLOCK 10
+/* The block is this fraction of sqrt(arcs) when the costs take few values
+ * (flow_distinct_costs <= FLOW_FEW_COSTS, the scheduling graphs): reduced costs
+ * then tie so often that a larger block seldom finds a better arc, and the
+ * pivots there are mostly degenerate and set by the graph, not by the choice:
+ * P1's M graphs took as many pivots (within 5 %) with blocks of 0.35 to 4 x
+ * sqrt(arcs), so the smaller block is 15-25 % less time (docs/flow-solver.md
+ * "The network simplex").  Random families keep LEMON's 1. */
+#define NS_FEW_COSTS_BLOCK 0.5
 /* |potential of the root| allowed before renormalising: leaves 2^62 of room
  * for the tree's own spread (< 2^59, see flow_simplex_fits) */
 #define NS_DRIFT ((int64_t)1 << 61)
@@ -55,11 +64,24 @@ struct flow_ns {
     int32_t *slot; /* per user arc: its index here (see load_arcs) */
     int8_t *state;
     /* the tree, over n + 1 vertices (the root is n) */
-    int32_t *parent, *pred, *thread, *rthread, *succ, *last;
+    /* parent and subtree size side by side: the apex search reads both of
+     * each vertex it climbs, one cache line instead of two */
+    struct ns_tnode {
+        int32_t parent, succ;
+    } *tn;
+    int32_t *pred, *thread, *rthread, *last;
     int32_t *path, *path2, *plast, *pprev, *pafter; /* scratch of a pivot, per path vertex */
     int8_t *up; /* the arc to the parent leaves the vertex */
+    /* per vertex, the flow and capacity of its arc to the parent (a copy that
+     * the pivots keep; the arc's own flow is written back when it leaves the
+     * tree and at the end): a pivot reads the cycle's arcs from this small
+     * array, which stays in cache, instead of from the arc arrays at random */
+    struct ns_room {
+        int64_t flow, cap;
+    } *room;
     int64_t *pi;
-    int64_t *net; /* scratch of the warm start */
+    int64_t *net; /* scratch of the warm start (and of the cold start's supplies) */
+    int32_t *adj; /* scratch of the cold start: the arcs out of the vertices with supply */
     int32_t block, next;
     int64_t visits;
     int32_t cuts; /* tree arcs the last warm start took out */
@@ -76,9 +98,9 @@ void flow_simplex_free(struct flow_ns *ns)
     if (!ns)
         return;
     void *arrays[] = {ns->src,   ns->tgt,   ns->slot,   ns->cap,    ns->cost, ns->flow, ns->state,
-                      ns->parent, ns->pred, ns->thread, ns->rthread, ns->succ, ns->last,
+                      ns->tn, ns->pred, ns->thread, ns->rthread, ns->last,
                       ns->path, ns->path2, ns->plast, ns->pprev, ns->pafter,
-                      ns->up,    ns->pi,    ns->net,   ns->audit_pos};
+                      ns->up,    ns->room,  ns->pi,    ns->net,   ns->audit_pos, ns->adj};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
     hrm_free(ns);
@@ -100,16 +122,18 @@ static void ns_size(struct flow_ns *ns, size_t arcs, size_t nodes)
         ns->cost = hrm_reallocarray(ns->cost, arcs, sizeof(*ns->cost));
         ns->flow = hrm_reallocarray(ns->flow, arcs, sizeof(*ns->flow));
         ns->state = hrm_reallocarray(ns->state, arcs, sizeof(*ns->state));
+        ns->adj = hrm_reallocarray(ns->adj, arcs, sizeof(*ns->adj));
         ns->arc_cap = arcs;
     }
     if (nodes > ns->node_cap) {
-        ns->parent = hrm_reallocarray(ns->parent, nodes, sizeof(*ns->parent));
+        ns->tn = hrm_reallocarray(ns->tn, nodes, sizeof(*ns->tn));
         ns->pred = hrm_reallocarray(ns->pred, nodes, sizeof(*ns->pred));
-        int32_t **i32[] = {&ns->thread, &ns->rthread, &ns->succ,  &ns->last,
+        int32_t **i32[] = {&ns->thread, &ns->rthread, &ns->last,
                            &ns->path,   &ns->path2, &ns->plast,   &ns->pprev, &ns->pafter};
         for (size_t i = 0; i < sizeof(i32) / sizeof(i32[0]); i++)
             *i32[i] = hrm_reallocarray(*i32[i], nodes, sizeof(int32_t));
         ns->up = hrm_reallocarray(ns->up, nodes, sizeof(*ns->up));
+        ns->room = hrm_reallocarray(ns->room, nodes, sizeof(*ns->room));
         ns->pi = hrm_reallocarray(ns->pi, nodes, sizeof(*ns->pi));
         ns->net = hrm_reallocarray(ns->net, nodes, sizeof(*ns->net));
         ns->node_cap = nodes;
@@ -173,25 +197,98 @@ static void load_arcs(struct flow_ns *ns, const struct hrm_flow *g)
     }
 }
 
-/* The star basis: every vertex hangs from the root by its artificial arc. */
+struct ns_by_cost {
+    int64_t cost;
+    int32_t e;
+};
+
+static int by_cost(const void *a, const void *b)
+{
+    const struct ns_by_cost *x = a, *y = b;
+    return x->cost < y->cost ? -1 : x->cost > y->cost ? 1 : x->e < y->e ? -1 : x->e > y->e;
+}
+
+/*
+ * The cold start's supplies, into ns->net: each vertex with supply sends it
+ * down its cheapest out-arcs, saturating each (an arc out of the tree must
+ * sit at a bound) while the supply left covers its capacity, and the heads
+ * take it on as their own.  A scheduling graph's source fans out to its jobs
+ * or tasks by arcs that together hold exactly its supply: the simplex would
+ * otherwise spend a pivot bringing each of them in (and often a degenerate
+ * one re-hanging it).  An arc saturated wrongly prices out like any other.
+ */
+static void cold_supplies(struct flow_ns *ns, const struct hrm_flow *g)
+{
+    int32_t n = ns->n, m = g->m;
+    int64_t *net = ns->net;
+    bool any = false;
+    for (int32_t v = 0; v < n; v++) {
+        net[v] = supply_of(g, v);
+        any |= net[v] > 0;
+    }
+    if (!any)
+        return;
+    /* the arcs out of each vertex with supply: off[v] .. off[v + 1) of out */
+    int32_t *off = ns->pafter, *out = ns->adj;
+    for (int32_t v = 0; v <= n; v++)
+        off[v] = 0;
+    for (int32_t e = 0; e < m; e++)
+        if (net[ns->src[e]] > 0)
+            off[ns->src[e] + 1]++;
+    for (int32_t v = 0; v < n; v++)
+        off[v + 1] += off[v];
+    int32_t *fill = ns->plast, most = 0;
+    for (int32_t v = 0; v < n; v++) {
+        fill[v] = off[v];
+        if (off[v + 1] - off[v] > most)
+            most = off[v + 1] - off[v];
+    }
+    for (int32_t e = 0; e < m; e++)
+        if (net[ns->src[e]] > 0)
+            out[fill[ns->src[e]]++] = e;
+    struct ns_by_cost *arcs = hrm_reallocarray(NULL, (size_t)most + 1, sizeof(*arcs));
+    for (int32_t u = 0; u < n; u++) {
+        if (net[u] <= 0)
+            continue;
+        int32_t k = 0;
+        for (int32_t i = off[u]; i < off[u + 1]; i++)
+            arcs[k++] = (struct ns_by_cost){ns->cost[out[i]], out[i]};
+        qsort(arcs, (size_t)k, sizeof(*arcs), by_cost);
+        for (int32_t i = 0; i < k && net[u] > 0; i++) {
+            int32_t e = arcs[i].e, v = ns->tgt[e];
+            int64_t c = ns->cap[e];
+            if (v == u || c <= 0 || c > net[u])
+                continue;
+            ns->flow[e] = c;
+            ns->state[e] = NS_UPPER;
+            net[u] -= c;
+            net[v] += c;
+        }
+    }
+    hrm_free(arcs);
+}
+
+/* The star basis: every vertex hangs from the root by its artificial arc,
+ * which carries its supply (after cold_supplies). */
 static void cold_basis(struct flow_ns *ns, const struct hrm_flow *g)
 {
     int32_t n = ns->n, root = n;
     load_arcs(ns, g);
-    ns->parent[root] = -1;
+    cold_supplies(ns, g);
+    ns->tn[root].parent = -1;
     ns->pred[root] = -1;
     ns->pi[root] = 0;
-    ns->succ[root] = n + 1;
+    ns->tn[root].succ = n + 1;
     ns->last[root] = n > 0 ? n - 1 : root;
     link(ns, root, 0 < n ? 0 : root);
     for (int32_t v = 0; v < n; v++) {
         int32_t e = ns->nsearch + v;
-        set_artificial(ns, v, supply_of(g, v));
+        set_artificial(ns, v, ns->net[v]);
         ns->cap[e] = NS_INF;
         ns->state[e] = NS_TREE;
-        ns->parent[v] = root;
+        ns->tn[v].parent = root;
         ns->pred[v] = e;
-        ns->succ[v] = 1;
+        ns->tn[v].succ = 1;
         ns->last[v] = v;
         link(ns, v, v + 1 < n ? v + 1 : root);
         ns->pi[v] = ns->up[v] ? 0 : ns->art_cost;
@@ -204,10 +301,11 @@ static void tree_potentials(struct flow_ns *ns)
 {
     int32_t root = ns->n;
     for (int32_t x = ns->thread[root]; x != root; x = ns->thread[x]) {
-        int32_t p = ns->parent[x], e = ns->pred[x];
+        int32_t p = ns->tn[x].parent, e = ns->pred[x];
         ns->pi[x] = ns->up[x] ? ns->pi[p] - ns->cost[e] : ns->pi[p] + ns->cost[e];
     }
 }
+
 
 /* The arc of most negative state x reduced cost among arcs lo .. hi, if below
  * *min.  A plain loop over one stretch of the arrays, with no test but the
@@ -268,7 +366,8 @@ __attribute__((noinline)) static int32_t find_entering(struct flow_ns *ns)
 static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t nold,
                    const int32_t *other, int32_t nother, int32_t v_in, int32_t in)
 {
-    int32_t *parent = ns->parent, *pred = ns->pred, *succ = ns->succ, *last = ns->last;
+    struct ns_tnode *tn = ns->tn;
+    int32_t *pred = ns->pred, *last = ns->last;
     int32_t *thread = ns->thread, *rthread = ns->rthread;
     int32_t *plast = ns->plast, *pprev = ns->pprev, *pafter = ns->pafter;
     int8_t *up = ns->up;
@@ -279,14 +378,14 @@ static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t n
         pprev[i] = rthread[x];
         pafter[i] = thread[last[x]];
     }
-    int32_t s = succ[u_out], oldp = parent[u_out];
+    int32_t s = tn[u_out].succ, oldp = tn[u_out].parent;
     int32_t lo = plast[k], prev_t = pprev[k], next_t = pafter[k];
     /* cut T out of the thread */
     link(ns, prev_t, next_t);
-    for (int32_t y = oldp; y >= 0 && last[y] == lo; y = parent[y])
+    for (int32_t y = oldp; y >= 0 && last[y] == lo; y = tn[y].parent)
         last[y] = prev_t;
     for (int32_t i = k + 1; i < nold; i++)
-        succ[path[i]] -= s;
+        tn[path[i]].succ -= s;
     /* T's new preorder */
     int32_t tail = plast[0];
     for (int32_t i = 1; i <= k; i++) {
@@ -300,18 +399,18 @@ static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t n
     /* sizes on the path, from u_out down, before the parents change */
     int32_t below = 0;
     for (int32_t i = k; i >= 1; i--) {
-        int32_t ns_i = succ[path[i]] - succ[path[i - 1]] + below;
-        succ[path[i]] = ns_i;
+        int32_t ns_i = tn[path[i]].succ - tn[path[i - 1]].succ + below;
+        tn[path[i]].succ = ns_i;
         below = ns_i;
     }
-    succ[u_in] = s;
+    tn[u_in].succ = s;
     /* reverse the parent links */
     int32_t newp = v_in, newpred = in;
     int8_t newup = ns->src[in] == u_in;
     for (int32_t i = 0; i <= k; i++) {
         int32_t x = path[i], opred = pred[x];
         int8_t oup = up[x];
-        parent[x] = newp;
+        tn[x].parent = newp;
         pred[x] = newpred;
         up[x] = newup;
         last[x] = tail;
@@ -323,10 +422,10 @@ static void rehang(struct flow_ns *ns, const int32_t *path, int32_t k, int32_t n
     int32_t lv = last[v_in], after = thread[lv];
     link(ns, lv, u_in);
     link(ns, tail, after);
-    for (int32_t y = v_in; y >= 0 && last[y] == lv; y = parent[y])
+    for (int32_t y = v_in; y >= 0 && last[y] == lv; y = tn[y].parent)
         last[y] = tail;
     for (int32_t i = 0; i < nother; i++)
-        succ[other[i]] += s;
+        tn[other[i]].succ += s;
 }
 
 /*
@@ -371,7 +470,7 @@ static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
         int32_t e = ns->pred[v];
         int64_t out = net[v]; /* what the subtree of v must send to its parent */
         if (e >= ns->nsearch) {
-            net[ns->parent[v]] += out;
+            net[ns->tn[v].parent] += out;
             set_artificial(ns, v, out);
             continue;
         }
@@ -386,7 +485,7 @@ static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
             cut[ncut++] = v;
             out = sent;
         }
-        net[ns->parent[v]] += out;
+        net[ns->tn[v].parent] += out;
         ns->flow[e] = f;
     }
     for (int32_t i = 0; i < ncut; i++) {
@@ -395,12 +494,27 @@ static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
         ns->state[art] = NS_TREE;
         ns->cap[art] = NS_INF;
         int32_t nold = 0;
-        for (int32_t y = v; y != root; y = ns->parent[y])
+        for (int32_t y = v; y != root; y = ns->tn[y].parent)
             ns->path[nold++] = y;
         rehang(ns, ns->path, 0, nold, NULL, 0, root, art);
     }
     ns->cuts = ncut;
     tree_potentials(ns);
+}
+
+/* The tree arcs' flows and capacities into ns->room, and their flows back. */
+static void room_load(struct flow_ns *ns)
+{
+    for (int32_t v = 0; v < ns->n; v++) {
+        int32_t e = ns->pred[v];
+        ns->room[v] = (struct ns_room){ns->flow[e], ns->cap[e]};
+    }
+}
+
+static void room_store(struct flow_ns *ns)
+{
+    for (int32_t v = 0; v < ns->n; v++)
+        ns->flow[ns->pred[v]] = ns->room[v].flow;
 }
 
 /* The cycle's bottleneck over tree path vertices p[0 .. k) (their arcs to the
@@ -411,13 +525,12 @@ static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
 static inline void bottleneck(const struct flow_ns *ns, const int32_t *p, int32_t k,
                               int8_t toward, bool last, int64_t *delta, int32_t *at)
 {
-    const int32_t *pred = ns->pred;
     const int8_t *up = ns->up;
-    const int64_t *flow = ns->flow, *cap = ns->cap;
+    const struct ns_room *room = ns->room;
     for (int32_t i = 0; i < k; i++) {
-        int32_t e = pred[p[i]];
+        int64_t f = room[p[i]].flow, c = room[p[i]].cap;
         int64_t with = -(int64_t)(up[p[i]] == toward); /* all ones when flow is the room */
-        int64_t d = (flow[e] & with) | ((cap[e] - flow[e]) & ~with);
+        int64_t d = (f & with) | ((c - f) & ~with);
         if (d < *delta || (last && d == *delta))
             *delta = d, *at = i;
     }
@@ -428,11 +541,10 @@ static inline void bottleneck(const struct flow_ns *ns, const int32_t *p, int32_
 static inline void push_side(struct flow_ns *ns, const int32_t *p, int32_t k, int8_t toward,
                              int64_t delta)
 {
-    const int32_t *pred = ns->pred;
     const int8_t *up = ns->up;
-    int64_t *flow = ns->flow;
+    struct ns_room *room = ns->room;
     for (int32_t i = 0; i < k; i++)
-        flow[pred[p[i]]] += up[p[i]] == toward ? -delta : delta;
+        room[p[i]].flow += up[p[i]] == toward ? -delta : delta;
 }
 
 /* Adds sigma to the potentials of the k vertices of the thread from `from` to
@@ -458,7 +570,7 @@ static inline void shift_stretch(struct flow_ns *ns, int32_t from, int32_t to, i
 /* One pivot on entering arc `in`; returns true when the tree changed. */
 __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
 {
-    const int32_t *parent = ns->parent, *succ = ns->succ;
+    const struct ns_tnode *tn = ns->tn;
     int32_t *pa = ns->path, *pb = ns->path2;
     int32_t first, second;
     if (ns->state[in] == NS_LOWER)
@@ -470,10 +582,10 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
      * walks below read them without chasing parent links again. */
     int32_t a = first, b = second, na = 0, nb = 0;
     while (a != b) {
-        if (succ[a] < succ[b])
-            pa[na++] = a, a = parent[a];
+        if (tn[a].succ < tn[b].succ)
+            pa[na++] = a, a = tn[a].parent;
         else
-            pb[nb++] = b, b = parent[b];
+            pb[nb++] = b, b = tn[b].parent;
     }
     /* The cycle carries flow from first over `in` to second, up to the apex
      * and down to first.  Ties: the last blocking arc in that orientation
@@ -499,8 +611,13 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
     const int32_t *path = side == 1 ? pa : pb;
     int32_t k = side == 1 ? ia : ib, u_out = path[k];
     int32_t out = pred[u_out];
+    flow[out] = ns->room[u_out].flow;
     ns->state[out] = flow[out] == 0 ? NS_LOWER : NS_UPPER;
     ns->state[in] = NS_TREE;
+    /* the arcs to the parents move one vertex down the re-hung path */
+    for (int32_t i = k; i > 0; i--)
+        ns->room[path[i]] = ns->room[path[i - 1]];
+    ns->room[path[0]] = (struct ns_room){flow[in], ns->cap[in]};
     int32_t u_in = side == 1 ? first : second, v_in = side == 1 ? second : first;
     if (side == 1)
         rehang(ns, pa, k, na, pb, nb, v_in, in);
@@ -510,7 +627,7 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
     int64_t *pi = ns->pi;
     int64_t want = up[u_in] ? pi[v_in] - ns->cost[in] : pi[v_in] + ns->cost[in];
     int64_t sigma = want - pi[u_in];
-    int32_t root = ns->n, s = succ[u_in];
+    int32_t root = ns->n, s = tn[u_in].succ;
     if (2 * s <= ns->n + 1) {
         shift_stretch(ns, u_in, ns->last[u_in], s, sigma);
         ns->visits += s;
@@ -619,28 +736,31 @@ static bool audit_tree(struct flow_ns *ns, const struct hrm_flow *g, bool strong
         pos[x] = k;
         order[k] = x;
     }
-    if (ns->succ[root] != n + 1)
-        return audit_fail(ns, "the root's subtree is not every vertex", root, ns->succ[root], 0);
+    if (ns->tn[root].succ != n + 1)
+        return audit_fail(ns, "the root's subtree is not every vertex", root, ns->tn[root].succ, 0);
     int64_t *kids = ns->net; /* sum of the children's sizes */
     for (int32_t v = 0; v <= n; v++)
         kids[v] = 0;
     for (int32_t x = 0; x < n; x++) {
-        int32_t p = ns->parent[x], e = ns->pred[x];
+        int32_t p = ns->tn[x].parent, e = ns->pred[x];
         if (p < 0 || p > n || pos[p] >= pos[x])
             return audit_fail(ns, "a parent does not come before its child", x, p, 0);
-        if (ns->succ[x] < 1 || pos[x] + ns->succ[x] > pos[p] + ns->succ[p])
-            return audit_fail(ns, "a subtree's stretch leaves its parent's", x, ns->succ[x], p);
-        kids[p] += ns->succ[x];
+        if (ns->tn[x].succ < 1 || pos[x] + ns->tn[x].succ > pos[p] + ns->tn[p].succ)
+            return audit_fail(ns, "a subtree's stretch leaves its parent's", x, ns->tn[x].succ, p);
+        kids[p] += ns->tn[x].succ;
         int32_t from = ns->up[x] ? x : p, to = ns->up[x] ? p : x;
         if (e < 0 || e >= ns->narc || ns->src[e] != from || ns->tgt[e] != to ||
             ns->state[e] != NS_TREE)
             return audit_fail(ns, "the arc to the parent is not a tree arc between them", x, e, p);
+        if (ns->room[x].cap != ns->cap[e])
+            return audit_fail(ns, "the copy of a tree arc's capacity is stale", x, ns->room[x].cap,
+                              ns->cap[e]);
     }
     for (int32_t v = 0; v <= n; v++) {
-        if (kids[v] + 1 != ns->succ[v])
-            return audit_fail(ns, "a subtree size is not 1 + its children's", v, ns->succ[v],
+        if (kids[v] + 1 != ns->tn[v].succ)
+            return audit_fail(ns, "a subtree size is not 1 + its children's", v, ns->tn[v].succ,
                               kids[v]);
-        int32_t end = order[pos[v] + ns->succ[v] - 1];
+        int32_t end = order[pos[v] + ns->tn[v].succ - 1];
         if (ns->last[v] != end)
             return audit_fail(ns, "last is not the end of the subtree's stretch", v, ns->last[v],
                               end);
@@ -688,6 +808,7 @@ static bool audit_tree(struct flow_ns *ns, const struct hrm_flow *g, bool strong
 static void audit(struct flow_ns *ns, const struct hrm_flow *g, bool strong)
 {
     if (ns->audit && !ns->audit_why[0]) {
+        room_store(ns);
         ns->audit_pos = hrm_reallocarray(ns->audit_pos, 2 * ((size_t)ns->n + 1), sizeof(int32_t));
         audit_tree(ns, g, strong);
     }
@@ -734,8 +855,11 @@ int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
         warm_basis(ns, g);
     if (!warm)
         cold_basis(ns, g);
+    room_load(ns);
     ns->valid = false;
     double b = sqrt((double)ns->nsearch);
+    if (flow_distinct_costs(g) <= FLOW_FEW_COSTS)
+        b *= NS_FEW_COSTS_BLOCK;
     ns->block = b < NS_MIN_BLOCK ? NS_MIN_BLOCK : (int32_t)b;
     if (ns->block > ns->nsearch && ns->nsearch > 0)
         ns->block = ns->nsearch;
@@ -755,6 +879,7 @@ int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
     g->stats.augmentations = changes;
     if (ns->audit_why[0]) /* tests only: a broken basis may never reach an optimum */
         return hrm_errorf(err, -HRM_ESTATE, "flow: simplex basis audit: %s", ns->audit_why);
+    room_store(ns);
     store_state(ns, g);
     g->warm = true;
     int32_t bad = -1;

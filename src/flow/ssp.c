@@ -388,15 +388,12 @@ static inline int32_t augment_path(struct hrm_flow *g, int32_t s, int32_t u, int
     return cut;
 }
 
-/* Arc r out of u (potential pu) may carry flow in the routing: residual
- * capacity and, when the routing is restricted to a phase (adm), reduced cost
- * 0 and a head settled by the phase's search. */
-static inline bool usable(const struct hrm_flow *g, int32_t r, int64_t pu, bool adm)
+/* Arc r out of u (potential pu) may carry flow in the phase's routing:
+ * residual capacity, reduced cost 0 and a head settled by the phase's search. */
+static inline bool usable(const struct hrm_flow *g, int32_t r, int64_t pu)
 {
     if (g->rcap[r] <= 0)
         return false;
-    if (!adm)
-        return true;
     const struct flow_vx *x = &g->vx[g->head[r]];
     return x->stamp == g->epoch && x->hpos == SETTLED && g->rcost[r] + pu == x->pi;
 }
@@ -415,22 +412,17 @@ static inline bool usable_sum(const struct hrm_flow *g, const struct flow_sum_bu
  * Breadth-first levels over usable arcs from the sources that still have
  * excess, up to the level of the nearest deficit (deficits are not expanded);
  * returns whether a deficit was reached.  lvl[] is valid for the vertices in
- * queue[0 .. *nq) and -1 for the other candidates (the phase's settled
- * vertices, or all when not adm).
+ * queue[0 .. *nq) and -1 for the phase's other settled vertices.
  */
 static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset,
-                        bool adm, int32_t *nq)
+                        int32_t *nq)
 {
     int32_t *lvl = g->lvl, *queue = g->queue;
     const int32_t *first = g->first, *head = g->head;
     const int64_t *ex = g->ex;
     int32_t qh = 0, qt = 0, limit = INT32_MAX;
-    if (adm)
-        for (int32_t i = 0; i < nset; i++)
-            lvl[g->list[i]] = -1;
-    else
-        for (int32_t v = 0; v < g->n; v++)
-            lvl[v] = -1;
+    for (int32_t i = 0; i < nset; i++)
+        lvl[g->list[i]] = -1;
     for (int32_t i = 0; i < nsrc; i++)
         if (ex[src[i]] > 0) {
             lvl[src[i]] = 0;
@@ -445,14 +437,14 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
         if (lvl[u] >= limit)
             continue;
         int64_t pu = g->vx[u].pi;
-        for (int32_t r = first[u], end = adm ? flow_sum_live(g)[u] : first[u + 1]; r < end; r++) {
+        for (int32_t r = first[u], end = flow_sum_live(g)[u]; r < end; r++) {
             int32_t w = head[r];
-            if (usable(g, r, pu, adm) && lvl[w] < 0) {
+            if (usable(g, r, pu) && lvl[w] < 0) {
                 lvl[w] = lvl[u] + 1;
                 queue[qt++] = w;
             }
         }
-        if (adm && g->vx[u].sum > 0) {
+        if (g->vx[u].sum > 0) {
             int32_t b0, nb;
             const struct flow_sum_bucket *bk = flow_sum_edges(g, u, &b0, &nb);
             for (int32_t k = 0; k < nb; k++) {
@@ -475,7 +467,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
  * saturated arc).  The levels keep the paths short and acyclic, and nothing
  * is given up on: a phase's last depth-first pass can miss paths.
  */
-static void augment_from(struct hrm_flow *g, int32_t s, bool adm)
+static void augment_from(struct hrm_flow *g, int32_t s)
 {
     int32_t *cur = g->cur, *stack = g->stack, *lvl = g->lvl;
     const int32_t *first = g->first, *head = g->head;
@@ -489,11 +481,10 @@ static void augment_from(struct hrm_flow *g, int32_t s, bool adm)
             continue;
         }
         int32_t r = cur[u], end = first[u + 1], b0 = 0;
-        int32_t send = adm ? arcs_end(g, u, &b0) : end;
-        int32_t vend = adm ? flow_sum_live(g)[u] : end;
+        int32_t send = arcs_end(g, u, &b0), vend = flow_sum_live(g)[u];
         int64_t pu = g->vx[u].pi;
         for (; r < vend; r++)
-            if (lvl[head[r]] == lvl[u] + 1 && usable(g, r, pu, adm))
+            if (lvl[head[r]] == lvl[u] + 1 && usable(g, r, pu))
                 break;
         if (r >= vend && r < end)
             r = end; /* past the arcs hidden at u (ssp_sum.c) */
@@ -519,18 +510,19 @@ static void augment_from(struct hrm_flow *g, int32_t s, bool adm)
 
 void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset)
 {
-    bool adm = nset >= 0;
+    if (nset < 0) { /* over every residual arc: the lean Dinic (scale_route.c) */
+        flow_route_all(g, src, nsrc);
+        return;
+    }
     int32_t nq;
-    if (adm)
-        flow_sum_place(g); /* what the steps before made usable (ssp_sum.c) */
-    while (level_graph(g, src, nsrc, nset, adm, &nq)) {
+    flow_sum_place(g); /* what the steps before made usable (ssp_sum.c) */
+    while (level_graph(g, src, nsrc, nset, &nq)) {
         for (int32_t i = 0; i < nq; i++)
             g->cur[g->queue[i]] = g->first[g->queue[i]];
         for (int32_t i = 0; i < nsrc; i++)
             if (g->ex[src[i]] > 0)
-                augment_from(g, src[i], adm);
-        if (adm)
-            flow_sum_place(g);
+                augment_from(g, src[i]);
+        flow_sum_place(g);
     }
 }
 
