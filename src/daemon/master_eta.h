@@ -105,6 +105,11 @@ struct rjob;
 /* The master's side (master_eta.c): the run-time history, the latest walk's estimates (kept
  * while nothing changes, at most ETA_MEMO_US), and the answers. */
 #define ETA_MEMO_US 1000000ll
+/* A listing finding the memo older than ETA_MEMO_US is answered from it while a new walk runs
+ * over the next turns, at most ETA_TURN_ROWS rows in each (hrm master --eta-turn-rows); a memo
+ * older than ETA_SPREAD_MAX_US that no walk refreshes is walked again at once. */
+#define ETA_TURN_ROWS 50000ll
+#define ETA_SPREAD_MAX_US 5000000ll
 struct eta_state;
 struct eta_state *eta_state_new(void);
 void eta_state_free(struct eta_state *e); /* NULL: no-op */
@@ -117,6 +122,15 @@ void eta_history_rebuild(struct master *m);
  * tasks (else both null).  Both answers walk the queue once (bounded by ETA_WORK_MAX) and keep
  * every job's estimate until a task, a node or the job table changes, or ETA_MEMO_US passes. */
 void eta_describe_job(struct master *m, const struct rjob *j, json_t *o);
+/* Every pending job's estimated start (wall-clock us into start_us[id - 1], m->njobs entries;
+ * -1 unknown) from a walk counting from the wall clock now, taken in steps of at most about
+ * rows waiting-table rows each (< 0: one step) as a listing's walk is.  Returns the steps. */
+int32_t eta_walk_run(struct master *m, int64_t now, int64_t rows, int64_t *start_us);
+/* A listing's walk under way: the master's loop takes its turns without waiting. */
+bool eta_walk_pending(const struct master *m);
+/* Takes the next step of the listing's walk under way, if any (called once a turn, after the
+ * turn's replies left): at most cfg.eta_turn_rows waiting-table rows. */
+void eta_turn(struct master *m);
 /* Adds "estimated_start_s" to each job summary of list (an array of job objects with "id"). */
 void eta_annotate_list(struct master *m, json_t *list);
 
