@@ -292,7 +292,7 @@ int cmd_master(int argc, char **argv)
                    "                      bound); the rest start in the next pass, which comes\n"
                    "                      at once, after the clients' requests waiting then\n"
                    "  --eta-turn-rows N   waiting-table rows a listing's estimate walk visits\n"
-                   "                      per turn (default 50000): hrm jobs is answered from\n"
+                   "                      per turn (default 20000): hrm jobs is answered from\n"
                    "                      the last walk while a new one runs over the turns\n"
                    "  --max-waits N       hrm wait requests one client may have pending\n"
                    "                      (default 10000); past it a wait gets an error\n"

@@ -631,8 +631,11 @@ static uint64_t nodes_key(const struct master *m)
     return h;
 }
 
-/* The finished walk w becomes the memo (w is freed). */
-static void memo_take(struct eta_memo *e, struct eta_walk *w)
+/* The finished walk w becomes the memo (w is freed), as of at_mono: a walk taken at once, when
+ * it began; one spread over the turns, when it ended, so that the next starts a memo's age
+ * later (on a loaded host a walk over the turns can take longer than ETA_MEMO_US, and the
+ * walks would follow each other without a pause). */
+static void memo_take(struct eta_memo *e, struct eta_walk *w, int64_t at_mono)
 {
     hrm_free(e->start_us);
     e->start_us = w->start_us;
@@ -640,7 +643,7 @@ static void memo_take(struct eta_memo *e, struct eta_walk *w)
     e->njobs = w->njobs;
     e->task_changes = w->task_changes;
     e->nodes_key = w->nodes_key;
-    e->at_us = w->began_mono > 0 ? w->began_mono : 1;
+    e->at_us = at_mono > 0 ? at_mono : 1;
     walk_free(w);
 }
 
@@ -676,7 +679,7 @@ static const int64_t *estimates(struct master *m, bool listing)
                 "read, %d nodes) took %lld us", (long long)w->s.work, (long long)w->s.looked,
                 m->nnodes, (long long)(master_mono_us() - mono));
     }
-    memo_take(e, w);
+    memo_take(e, w, mono);
     return e->start_us;
 }
 
@@ -713,7 +716,7 @@ void eta_turn(struct master *m)
             "%d nodes) over %d turns took %lld us", (long long)w->s.work, (long long)w->s.looked,
             m->nnodes, (int)w->turns, (long long)(master_mono_us() - w->began_mono));
     /* Kept with the nodes it saw: if they changed meanwhile, the next listing walks at once. */
-    memo_take(&m->eta->memo, w);
+    memo_take(&m->eta->memo, w, master_mono_us());
 }
 
 static json_t *seconds_or_null(int64_t start_us)

@@ -108,7 +108,7 @@ struct rjob;
 /* A listing finding the memo older than ETA_MEMO_US is answered from it while a new walk runs
  * over the next turns, at most ETA_TURN_ROWS rows in each (hrm master --eta-turn-rows); a memo
  * older than ETA_SPREAD_MAX_US that no walk refreshes is walked again at once. */
-#define ETA_TURN_ROWS 50000ll
+#define ETA_TURN_ROWS 20000ll
 #define ETA_SPREAD_MAX_US 5000000ll
 struct eta_state;
 struct eta_state *eta_state_new(void);
