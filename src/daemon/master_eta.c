@@ -16,11 +16,7 @@ void eta_sim_init(struct eta_sim *s, const struct eta_node *nodes, int32_t nnode
     *s = (struct eta_sim){.nodes = nodes, .nnodes = nnodes, .budget = budget};
     s->tables = hrm_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(*s->tables));
     s->wait = hrm_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(*s->wait));
-    for (s->size = 1; s->size < nnodes; s->size *= 2)
-        ;
-    s->best = hrm_alloc(2 * (size_t)s->size * sizeof(*s->best));
-    for (int32_t i = 0; i < 2 * s->size; i++)
-        s->best[i] = -1;
+    hrm_tourney_init(&s->best, nnodes);
     s->changed = hrm_alloc((size_t)(nnodes > 0 ? nnodes : 1) * sizeof(*s->changed));
 }
 
@@ -30,7 +26,7 @@ void eta_sim_fini(struct eta_sim *s)
         hrm_wait_table_fini(&s->tables[n]);
     hrm_free(s->tables);
     hrm_free(s->wait);
-    hrm_free(s->best);
+    hrm_tourney_fini(&s->best);
     hrm_free(s->changed);
     *s = (struct eta_sim){0};
 }
@@ -96,22 +92,12 @@ static int64_t node_wait(struct eta_sim *s, int32_t n, const struct eta_task *t)
     return wait;
 }
 
-/* Of two nodes (-1: none), the one where the last shape starts first; the lower index on a
- * tie, as a walk over the nodes in order would choose. */
-static int32_t earlier(const struct eta_sim *s, int32_t a, int32_t b)
+/* Whether the last shape starts on node b before node a (a, the lower index, keeps a tie, as a
+ * walk over the nodes in order would choose). */
+static bool starts_before(void *ctx, int32_t b, int32_t a)
 {
-    if (a < 0 || b < 0)
-        return a < 0 ? b : a;
-    return s->wait[b] < s->wait[a] || (s->wait[b] == s->wait[a] && b < a) ? b : a;
-}
-
-/* Node n's answer into the tournament, its path to the winner replayed. */
-static void best_set(struct eta_sim *s, int32_t n, int64_t wait)
-{
-    int32_t i = s->size + n;
-    s->best[i] = wait >= 0 ? n : -1;
-    for (i /= 2; i >= 1; i /= 2)
-        s->best[i] = earlier(s, s->best[2 * i], s->best[2 * i + 1]);
+    const struct eta_sim *s = ctx;
+    return s->wait[b] < s->wait[a];
 }
 
 /* The node where t starts first and its raw simulated wait (-1 and -1: none / work spent).
@@ -130,16 +116,16 @@ static int32_t best_node(struct eta_sim *s, const struct eta_task *t, int64_t *w
             s->wait[n] = -2;
         s->looked += s->nnodes;
         for (int32_t n = 0; n < s->nnodes; n++)
-            s->best[s->size + n] = node_wait(s, n, t) >= 0 ? n : -1;
-        for (int32_t i = s->size - 1; i >= 1; i--)
-            s->best[i] = earlier(s, s->best[2 * i], s->best[2 * i + 1]);
+            hrm_tourney_enter(&s->best, n, node_wait(s, n, t) >= 0);
+        hrm_tourney_play_all(&s->best, starts_before, s);
     } else {
         s->looked += s->nchanged;
         for (int32_t k = 0; k < s->nchanged; k++)
-            best_set(s, s->changed[k], node_wait(s, s->changed[k], t));
+            hrm_tourney_update(&s->best, s->changed[k], node_wait(s, s->changed[k], t) >= 0,
+                               starts_before, s);
         s->nchanged = 0;
     }
-    int32_t best = s->best[1];
+    int32_t best = hrm_tourney_winner(&s->best);
     if (best >= 0)
         *wait_out = s->wait[best];
     if (s->work > s->budget) /* spent during this very question: its answer is partial */

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hrm/resource.h"
+#include "hrm/tourney.h"
 #include "hrm/waitsim.h"
 
 /*
@@ -54,11 +55,11 @@ struct eta_sim {
     bool has_last;
     int64_t *wait;
     /* Where the last shape starts first, kept as the walk queues tasks: a tournament over the
-     * nodes' answers (best[1] the winner, best[size + n] node n; -1 none), and the nodes whose
+     * nodes' answers (entrant n: node n, present when the shape can start there), and the nodes whose
      * table changed since it was last brought up to date.  So a job of many equal tasks costs
      * O(log nodes) per task, not a read of every node's answer (O(nodes): 5,000 agents and
      * 100,000 tasks queued made a listing's walk 0.5 s of the master's CPU). */
-    int32_t *best, size;
+    struct hrm_tourney best;
     int32_t *changed, nchanged;
     int64_t looked; /* node answers read to find where a task starts first, since init */
 };
