@@ -23,9 +23,12 @@
  * handshakes and scheduling passes, at ~1 ms of work per hundred messages. */
 #define TURN_MAX_MSGS 1024
 /* Clients' requests handled first in a turn, at most; and how often a turn of agent messages
- * looks for a waiting client (which ends it: replies leave only after a turn's commit). */
+ * looks for a waiting client (which ends it: replies leave only after a turn's commit).  Often:
+ * a request waits for the agent messages before the look and for the commit of their writes,
+ * and on a loaded host 128 of them (the bound before) were hundreds of ms of wall time; a look
+ * costs a receive that finds nothing. */
 #define TURN_MAX_CLIENT_MSGS 256
-#define TURN_CHECK_EVERY 128
+#define TURN_CHECK_EVERY 16
 #define TICK_US 100000         /* housekeeping: node timeouts, reconciliation */
 /* What a registration or a heartbeat may claim (docs/protocol.md, "Agent ↔ master"). */
 #define NODE_MEM_MIN ((json_int_t)1 << 20)
@@ -888,8 +891,10 @@ static int turn(struct master *m, int64_t *next_tick)
         if ((i + 1) % TURN_CHECK_EVERY == 0) {
             hrm_server_handle_zap(m->srv); /* a long turn does not hold handshakes back */
             fill_inbox(m);
-            if (inbox_len(&m->inbox, INBOX_CLIENTS) > 0)
+            if (inbox_len(&m->inbox, INBOX_CLIENTS) > 0) {
+                hrm_log(HRM_LOG_DEBUG, "turn ends after %d agent messages: a client waits", i + 1);
                 break; /* a client waits: this turn ends here, the next answers it first */
+            }
         }
     }
     if (!m->stop)
