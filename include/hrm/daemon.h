@@ -20,6 +20,8 @@ struct hrm_master_config {
     int64_t pass_delay_us;    /* central's batching delay (default 0) */
     int32_t max_pass_starts;  /* tasks one scheduling pass may start (default 500; -1: no
                                  bound); the rest go to the next pass, after the clients */
+    int64_t eta_turn_rows;    /* waiting-table rows a listing's estimate walk visits per turn
+                                 (default 20,000; docs/runtime.md) */
     int32_t compact_tasks;    /* distributed policies: the instances' workload is rebuilt when
                                  every instance is idle and it holds this many tasks (65536) */
     const char *const *exec_queues; /* distributed policies: the nodes' execution queues, each

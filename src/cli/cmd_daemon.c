@@ -132,6 +132,7 @@ int cmd_master(int argc, char **argv)
         {"http-max-body", required_argument, NULL, 'B'},
         {"trace", required_argument, NULL, 'T'},
         {"max-pass-starts", required_argument, NULL, 'S'},
+        {"eta-turn-rows", required_argument, NULL, 'R'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -201,6 +202,14 @@ int cmd_master(int argc, char **argv)
             if (cli_parse_int("master", "--max-pass-starts", optarg, 0, INT32_MAX, &v) < 0)
                 return CLI_USAGE;
             cfg.max_pass_starts = v == 0 ? -1 : (int32_t)v;
+            break;
+        }
+        case 'R':
+        {
+            long long v;
+            if (cli_parse_int("master", "--eta-turn-rows", optarg, 1, 1000000000, &v) < 0)
+                return CLI_USAGE;
+            cfg.eta_turn_rows = v;
             break;
         }
         case 'W':
@@ -282,6 +291,9 @@ int cmd_master(int argc, char **argv)
                    "  --max-pass-starts N tasks one scheduling pass may start (default 500; 0: no\n"
                    "                      bound); the rest start in the next pass, which comes\n"
                    "                      at once, after the clients' requests waiting then\n"
+                   "  --eta-turn-rows N   waiting-table rows a listing's estimate walk visits\n"
+                   "                      per turn (default 20000): hrm jobs is answered from\n"
+                   "                      the last walk while a new one runs over the turns\n"
                    "  --max-waits N       hrm wait requests one client may have pending\n"
                    "                      (default 10000); past it a wait gets an error\n"
                    "  --events-keep N     the event log (hrm events) keeps the latest N events\n"

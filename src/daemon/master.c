@@ -23,9 +23,12 @@
  * handshakes and scheduling passes, at ~1 ms of work per hundred messages. */
 #define TURN_MAX_MSGS 1024
 /* Clients' requests handled first in a turn, at most; and how often a turn of agent messages
- * looks for a waiting client (which ends it: replies leave only after a turn's commit). */
+ * looks for a waiting client (which ends it: replies leave only after a turn's commit).  Often:
+ * a request waits for the agent messages before the look and for the commit of their writes,
+ * and on a loaded host 128 of them (the bound before) were hundreds of ms of wall time; a look
+ * costs a receive that finds nothing. */
 #define TURN_MAX_CLIENT_MSGS 256
-#define TURN_CHECK_EVERY 128
+#define TURN_CHECK_EVERY 16
 #define TICK_US 100000         /* housekeeping: node timeouts, reconciliation */
 /* What a registration or a heartbeat may claim (docs/protocol.md, "Agent ↔ master"). */
 #define NODE_MEM_MIN ((json_int_t)1 << 20)
@@ -907,8 +910,10 @@ static int turn(struct master *m, int64_t *next_tick)
         if ((i + 1) % TURN_CHECK_EVERY == 0) {
             hrm_server_handle_zap(m->srv); /* a long turn does not hold handshakes back */
             fill_inbox(m);
-            if (inbox_len(&m->inbox, INBOX_CLIENTS) > 0)
+            if (inbox_len(&m->inbox, INBOX_CLIENTS) > 0) {
+                hrm_log(HRM_LOG_DEBUG, "turn ends after %d agent messages: a client waits", i + 1);
                 break; /* a client waits: this turn ends here, the next answers it first */
+            }
         }
     }
     if (!m->stop)
@@ -955,6 +960,8 @@ static int turn(struct master *m, int64_t *next_tick)
     if (m->trace && m->nout > 0)
         trace_step(m, "flush", (int64_t)m->nout, (int32_t)(master_now_us() - turn_start_us), -1);
     flush_out(m); /* after the commit: nothing is promised that is not durable */
+    if (!m->stop)
+        eta_turn(m); /* a step of a listing's estimate walk, after the replies left */
     /* The WAL's checkpoint after the turn's replies and launches have left, not in a commit. */
     if (!m->stop && hrm_store_checkpoint_due(m->store) && hrm_store_checkpoint(m->store, &err) < 0)
         hrm_log(HRM_LOG_WARNING, "%s", err.text);
@@ -1035,6 +1042,8 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         m->cfg.compact_tasks = 65536;
     if (m->cfg.max_pass_starts == 0)
         m->cfg.max_pass_starts = MASTER_MAX_PASS_STARTS;
+    if (m->cfg.eta_turn_rows == 0)
+        m->cfg.eta_turn_rows = ETA_TURN_ROWS;
     events_defaults(&m->cfg);
     m->events_since_prune = 1; /* a retention pass at the first tick: a new bound applies at once */
     snprintf(m->state_dir, sizeof(m->state_dir), "%s", cfg->state_dir);
@@ -1151,8 +1160,9 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
             if (d < wait_us)
                 wait_us = d;
         }
-        if ((m->sched.dirty && !m->reconciling) || inbox_total(&m->inbox) > 0)
-            wait_us = 0; /* a rebuild, or messages received and not yet handled */
+        if ((m->sched.dirty && !m->reconciling) || inbox_total(&m->inbox) > 0 ||
+            eta_walk_pending(m))
+            wait_us = 0; /* a rebuild, messages received and not yet handled, a walk's steps */
         zmq_pollitem_t items[4] = {
             {hrm_server_zsock(m->srv, 0), 0, ZMQ_POLLIN, 0},
             {hrm_server_zsock(m->srv, 1), 0, ZMQ_POLLIN, 0},

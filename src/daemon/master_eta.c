@@ -16,11 +16,7 @@ void eta_sim_init(struct eta_sim *s, const struct eta_node *nodes, int32_t nnode
     *s = (struct eta_sim){.nodes = nodes, .nnodes = nnodes, .budget = budget};
     s->tables = hrm_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(*s->tables));
     s->wait = hrm_calloc((size_t)(nnodes > 0 ? nnodes : 1), sizeof(*s->wait));
-    for (s->size = 1; s->size < nnodes; s->size *= 2)
-        ;
-    s->best = hrm_alloc(2 * (size_t)s->size * sizeof(*s->best));
-    for (int32_t i = 0; i < 2 * s->size; i++)
-        s->best[i] = -1;
+    hrm_tourney_init(&s->best, nnodes);
     s->changed = hrm_alloc((size_t)(nnodes > 0 ? nnodes : 1) * sizeof(*s->changed));
 }
 
@@ -30,7 +26,7 @@ void eta_sim_fini(struct eta_sim *s)
         hrm_wait_table_fini(&s->tables[n]);
     hrm_free(s->tables);
     hrm_free(s->wait);
-    hrm_free(s->best);
+    hrm_tourney_fini(&s->best);
     hrm_free(s->changed);
     *s = (struct eta_sim){0};
 }
@@ -96,22 +92,12 @@ static int64_t node_wait(struct eta_sim *s, int32_t n, const struct eta_task *t)
     return wait;
 }
 
-/* Of two nodes (-1: none), the one where the last shape starts first; the lower index on a
- * tie, as a walk over the nodes in order would choose. */
-static int32_t earlier(const struct eta_sim *s, int32_t a, int32_t b)
+/* Whether the last shape starts on node b before node a (a, the lower index, keeps a tie, as a
+ * walk over the nodes in order would choose). */
+static bool starts_before(void *ctx, int32_t b, int32_t a)
 {
-    if (a < 0 || b < 0)
-        return a < 0 ? b : a;
-    return s->wait[b] < s->wait[a] || (s->wait[b] == s->wait[a] && b < a) ? b : a;
-}
-
-/* Node n's answer into the tournament, its path to the winner replayed. */
-static void best_set(struct eta_sim *s, int32_t n, int64_t wait)
-{
-    int32_t i = s->size + n;
-    s->best[i] = wait >= 0 ? n : -1;
-    for (i /= 2; i >= 1; i /= 2)
-        s->best[i] = earlier(s, s->best[2 * i], s->best[2 * i + 1]);
+    const struct eta_sim *s = ctx;
+    return s->wait[b] < s->wait[a];
 }
 
 /* The node where t starts first and its raw simulated wait (-1 and -1: none / work spent).
@@ -130,16 +116,16 @@ static int32_t best_node(struct eta_sim *s, const struct eta_task *t, int64_t *w
             s->wait[n] = -2;
         s->looked += s->nnodes;
         for (int32_t n = 0; n < s->nnodes; n++)
-            s->best[s->size + n] = node_wait(s, n, t) >= 0 ? n : -1;
-        for (int32_t i = s->size - 1; i >= 1; i--)
-            s->best[i] = earlier(s, s->best[2 * i], s->best[2 * i + 1]);
+            hrm_tourney_enter(&s->best, n, node_wait(s, n, t) >= 0);
+        hrm_tourney_play_all(&s->best, starts_before, s);
     } else {
         s->looked += s->nchanged;
         for (int32_t k = 0; k < s->nchanged; k++)
-            best_set(s, s->changed[k], node_wait(s, s->changed[k], t));
+            hrm_tourney_update(&s->best, s->changed[k], node_wait(s, s->changed[k], t) >= 0,
+                               starts_before, s);
         s->nchanged = 0;
     }
-    int32_t best = s->best[1];
+    int32_t best = hrm_tourney_winner(&s->best);
     if (best >= 0)
         *wait_out = s->wait[best];
     if (s->work > s->budget) /* spent during this very question: its answer is partial */
@@ -336,9 +322,13 @@ struct eta_memo {
     int64_t at_us; /* monotonic; 0: never computed */
 };
 
+struct eta_walk;
+static void walk_free(struct eta_walk *w);
+
 struct eta_state {
     struct eta_history hist;
     struct eta_memo memo;
+    struct eta_walk *spread; /* a listing's walk under way over the turns (eta_turn), or NULL */
 };
 
 struct eta_state *eta_state_new(void)
@@ -352,6 +342,7 @@ void eta_state_free(struct eta_state *e)
         return;
     hrm_free(e->hist.s);
     hrm_free(e->memo.start_us);
+    walk_free(e->spread);
     hrm_free(e);
 }
 
@@ -508,44 +499,110 @@ static void add_runs(struct master *m, struct eta_sim *s, int64_t now)
         }
 }
 
-/* Every pending job's estimated start, in one walk: wall-clock us into start_us[id - 1].
- * Returns the rows visited; the node answers read into *looked. */
-static int64_t walk(struct master *m, int64_t *start_us, int64_t *looked)
-{
-    struct eta_node *nodes = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*nodes));
-    build_nodes(m, nodes);
+/*
+ * A walk, resumable: every pending job's estimated start (wall-clock us into start_us[id - 1]),
+ * taking pending tasks in the order the cluster serves them.  A listing's walk runs over several
+ * turns (eta_turn), a bounded number of rows in each, so that no request waits for a whole walk
+ * (up to ETA_WORK_MAX rows: 20-30 ms of the master's CPU on an idle core at 5,000 agents and
+ * 100,000 tasks queued, the better part of a second on a loaded host).  Between two steps the
+ * job table may change: a job's tasks are read as they are at the step that queues them, and a
+ * job no longer at its index is passed over; the next walk starts from what is then true.
+ */
+struct eta_walk {
+    struct eta_node *nodes;
     struct eta_sim s;
-    eta_sim_init(&s, nodes, m->nnodes, ETA_WORK_MAX);
-    int64_t now = master_now_us();
-    add_runs(m, &s, now);
+    int64_t now;            /* wall clock the estimates count from */
+    int64_t *start_us;      /* per job index: the estimates so far (-1 unknown) */
+    size_t njobs;           /* the jobs it covers (the table's size when it began) */
+    size_t q;               /* the next job to look at */
+    const struct rjob *job; /* m->jobs[q] while its tasks are being queued, else NULL */
+    int64_t *gt;            /* that job's group times */
+    int32_t k;              /* its next task */
+    int32_t turns;          /* steps taken */
+    int64_t began_mono;
+    uint64_t task_changes, nodes_key; /* what it was computed from */
+};
+
+static struct eta_walk *walk_begin(struct master *m, int64_t now, uint64_t nodes_key)
+{
+    struct eta_walk *w = hrm_calloc(1, sizeof(*w));
+    w->nodes = hrm_calloc((size_t)(m->nnodes > 0 ? m->nnodes : 1), sizeof(*w->nodes));
+    build_nodes(m, w->nodes);
+    eta_sim_init(&w->s, w->nodes, m->nnodes, ETA_WORK_MAX);
+    w->now = now;
+    add_runs(m, &w->s, now);
+    w->njobs = m->njobs;
+    w->start_us = hrm_alloc((w->njobs ? w->njobs : 1) * sizeof(int64_t));
+    for (size_t k = 0; k < w->njobs; k++)
+        w->start_us[k] = -1;
+    w->began_mono = master_mono_us();
+    w->task_changes = m->task_changes;
+    w->nodes_key = nodes_key;
+    return w;
+}
+
+static void walk_free(struct eta_walk *w)
+{
+    if (!w)
+        return;
+    eta_sim_fini(&w->s);
+    hrm_free(w->nodes);
+    hrm_free(w->gt);
+    hrm_free(w->start_us);
+    hrm_free(w);
+}
+
+/* Queues pending tasks until about max_rows more waiting-table rows are visited (< 0: no
+ * bound).  True when every job is walked. */
+static bool walk_advance(struct master *m, struct eta_walk *w, int64_t max_rows)
+{
+    struct eta_sim *s = &w->s;
+    int64_t stop = max_rows < 0 ? INT64_MAX : s->work + max_rows;
+    w->turns++;
     /* Served in submission order (the job table's, and the scheduler state's arrival order,
      * which FIFO-like policies walk; no central policy reads a job's priority). */
-    for (size_t q = 0; q < m->njobs; q++) {
-        struct rjob *j = m->jobs[q];
-        if (!j || !has_pending(j))
+    while (w->q < w->njobs && w->q < m->njobs) {
+        struct rjob *j = m->jobs[w->q];
+        if (w->job && j != w->job) { /* the job went away between two steps */
+            hrm_free(w->gt);
+            w->gt = NULL;
+            w->job = NULL;
+            w->q++;
             continue;
-        int32_t node, first = 0;
-        while (j->tasks[first].state != HRM_RTASK_PENDING)
-            first++;
-        int64_t *gt = job_times(m, j);
-        struct eta_task next = {.req = j->greq[j->tasks[first].group],
-                                .time_us = gt[j->tasks[first].group]};
-        int64_t wait = eta_sim_start(&s, &next, &node);
-        start_us[j->id - 1] = wait < 0 ? -1 : now + wait;
-        for (int32_t k = first; k < j->ntasks && s.work <= s.budget; k++) {
-            const struct rtask *t = &j->tasks[k];
+        }
+        if (!w->job) {
+            if (!j || !has_pending(j)) {
+                w->q++;
+                continue;
+            }
+            if (s->work >= stop)
+                return false;
+            int32_t node, first = 0;
+            while (j->tasks[first].state != HRM_RTASK_PENDING)
+                first++;
+            w->gt = job_times(m, j);
+            struct eta_task next = {.req = j->greq[j->tasks[first].group],
+                                    .time_us = w->gt[j->tasks[first].group]};
+            int64_t wait = eta_sim_start(s, &next, &node);
+            w->start_us[j->id - 1] = wait < 0 ? -1 : w->now + wait;
+            w->job = j;
+            w->k = first;
+        }
+        for (; w->k < j->ntasks && s->work <= s->budget; w->k++) {
+            if (s->work >= stop)
+                return false;
+            const struct rtask *t = &j->tasks[w->k];
             if (t->state != HRM_RTASK_PENDING)
                 continue;
-            struct eta_task et = {.req = j->greq[t->group], .time_us = gt[t->group]};
-            eta_sim_enqueue(&s, &et);
+            struct eta_task et = {.req = j->greq[t->group], .time_us = w->gt[t->group]};
+            eta_sim_enqueue(s, &et);
         }
-        hrm_free(gt);
+        hrm_free(w->gt);
+        w->gt = NULL;
+        w->job = NULL;
+        w->q++;
     }
-    int64_t work = s.work;
-    *looked = s.looked;
-    eta_sim_fini(&s);
-    hrm_free(nodes);
-    return work;
+    return true;
 }
 
 /* What the nodes are (up, capacity), as one number: a change means a new walk. */
@@ -560,38 +617,92 @@ static uint64_t nodes_key(const struct master *m)
     return h;
 }
 
+/* The finished walk w becomes the memo (w is freed), as of at_mono: a walk taken at once, when
+ * it began; one spread over the turns, when it ended, so that the next starts a memo's age
+ * later (on a loaded host a walk over the turns can take longer than ETA_MEMO_US, and the
+ * walks would follow each other without a pause). */
+static void memo_take(struct eta_memo *e, struct eta_walk *w, int64_t at_mono)
+{
+    hrm_free(e->start_us);
+    e->start_us = w->start_us;
+    w->start_us = NULL;
+    e->njobs = w->njobs;
+    e->task_changes = w->task_changes;
+    e->nodes_key = w->nodes_key;
+    e->at_us = at_mono > 0 ? at_mono : 1;
+    walk_free(w);
+}
+
 /*
  * Every job's estimated start (wall clock, -1 unknown), from the memo while it holds.
  * listing: for `hrm jobs`, whose estimates are whole seconds, the memo holds for ETA_MEMO_US
- * even if tasks started or ended since.  While a fleet places tasks by the thousand every task
- * change made each listing walk the queue again (up to ETA_WORK_MAX rows: tens of ms of the
- * master's only thread on an idle core with 100,000 tasks queued, the better part of a second
- * on a busy host), so `hrm jobs` asked every 200 ms cost a walk each and waited for it.  Now
- * listings cost at most one walk a second; `hrm job ID` still walks after any change.
+ * even if tasks started or ended since; past that, while the jobs and the nodes are those it
+ * was computed for, the listing is still answered from it and a new walk runs over the next
+ * turns (eta_turn), so a listing never waits for a walk but the first one (no memo, or one
+ * older than ETA_SPREAD_MAX_US that no walk is refreshing).  `hrm job ID` walks at once after
+ * any change: its estimate stays exact.
  */
 static const int64_t *estimates(struct master *m, bool listing)
 {
     struct eta_memo *e = &m->eta->memo;
     uint64_t key = nodes_key(m);
     int64_t mono = master_mono_us();
-    if (e->at_us > 0 && e->njobs == m->njobs && (listing || e->task_changes == m->task_changes) &&
-        e->nodes_key == key && mono - e->at_us < ETA_MEMO_US)
+    bool same = e->at_us > 0 && e->njobs == m->njobs && e->nodes_key == key;
+    if (same && (listing || e->task_changes == m->task_changes) && mono - e->at_us < ETA_MEMO_US)
         return e->start_us;
-    hrm_free(e->start_us);
-    e->start_us = hrm_alloc((m->njobs ? m->njobs : 1) * sizeof(int64_t));
-    for (size_t k = 0; k < m->njobs; k++)
-        e->start_us[k] = -1;
-    if (!m->reconciling) {
-        int64_t looked = 0, work = walk(m, e->start_us, &looked);
-        hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows (%lld node answers "
-                "read, %d nodes) took %lld us", (long long)work, (long long)looked, m->nnodes,
-                (long long)(master_mono_us() - mono));
+    if (listing && same && !m->reconciling &&
+        (m->eta->spread || mono - e->at_us < ETA_SPREAD_MAX_US)) {
+        if (!m->eta->spread)
+            m->eta->spread = walk_begin(m, master_now_us(), key);
+        return e->start_us;
     }
-    e->njobs = m->njobs;
-    e->task_changes = m->task_changes;
-    e->nodes_key = key;
-    e->at_us = mono > 0 ? mono : 1;
+    walk_free(m->eta->spread); /* this walk is newer than the one under way */
+    m->eta->spread = NULL;
+    struct eta_walk *w = walk_begin(m, master_now_us(), key);
+    if (!m->reconciling) {
+        walk_advance(m, w, -1);
+        hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows (%lld node answers "
+                "read, %d nodes) took %lld us", (long long)w->s.work, (long long)w->s.looked,
+                m->nnodes, (long long)(master_mono_us() - mono));
+    }
+    memo_take(e, w, mono);
     return e->start_us;
+}
+
+int32_t eta_walk_run(struct master *m, int64_t now, int64_t rows, int64_t *start_us)
+{
+    struct eta_walk *w = walk_begin(m, now, 0);
+    while (!walk_advance(m, w, rows))
+        ;
+    memcpy(start_us, w->start_us, w->njobs * sizeof(int64_t));
+    int32_t steps = w->turns;
+    walk_free(w);
+    return steps;
+}
+
+bool eta_walk_pending(const struct master *m)
+{
+    return m->eta->spread != NULL;
+}
+
+void eta_turn(struct master *m)
+{
+    struct eta_walk *w = m->eta->spread;
+    if (!w)
+        return;
+    if (m->reconciling || w->s.nnodes != m->nnodes) { /* its nodes are not the cluster's now */
+        walk_free(w);
+        m->eta->spread = NULL;
+        return;
+    }
+    if (!walk_advance(m, w, m->cfg.eta_turn_rows > 0 ? m->cfg.eta_turn_rows : ETA_TURN_ROWS))
+        return;
+    m->eta->spread = NULL;
+    hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows (%lld node answers read, "
+            "%d nodes) over %d turns took %lld us", (long long)w->s.work, (long long)w->s.looked,
+            m->nnodes, (int)w->turns, (long long)(master_mono_us() - w->began_mono));
+    /* Kept with the nodes it saw: if they changed meanwhile, the next listing walks at once. */
+    memo_take(&m->eta->memo, w, master_mono_us());
 }
 
 static json_t *seconds_or_null(int64_t start_us)

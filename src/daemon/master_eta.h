@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "hrm/resource.h"
+#include "hrm/tourney.h"
 #include "hrm/waitsim.h"
 
 /*
@@ -54,11 +55,11 @@ struct eta_sim {
     bool has_last;
     int64_t *wait;
     /* Where the last shape starts first, kept as the walk queues tasks: a tournament over the
-     * nodes' answers (best[1] the winner, best[size + n] node n; -1 none), and the nodes whose
+     * nodes' answers (entrant n: node n, present when the shape can start there), and the nodes whose
      * table changed since it was last brought up to date.  So a job of many equal tasks costs
      * O(log nodes) per task, not a read of every node's answer (O(nodes): 5,000 agents and
      * 100,000 tasks queued made a listing's walk 0.5 s of the master's CPU). */
-    int32_t *best, size;
+    struct hrm_tourney best;
     int32_t *changed, nchanged;
     int64_t looked; /* node answers read to find where a task starts first, since init */
 };
@@ -105,6 +106,11 @@ struct rjob;
 /* The master's side (master_eta.c): the run-time history, the latest walk's estimates (kept
  * while nothing changes, at most ETA_MEMO_US), and the answers. */
 #define ETA_MEMO_US 1000000ll
+/* A listing finding the memo older than ETA_MEMO_US is answered from it while a new walk runs
+ * over the next turns, at most ETA_TURN_ROWS rows in each (hrm master --eta-turn-rows); a memo
+ * older than ETA_SPREAD_MAX_US that no walk refreshes is walked again at once. */
+#define ETA_TURN_ROWS 20000ll
+#define ETA_SPREAD_MAX_US 5000000ll
 struct eta_state;
 struct eta_state *eta_state_new(void);
 void eta_state_free(struct eta_state *e); /* NULL: no-op */
@@ -117,6 +123,15 @@ void eta_history_rebuild(struct master *m);
  * tasks (else both null).  Both answers walk the queue once (bounded by ETA_WORK_MAX) and keep
  * every job's estimate until a task, a node or the job table changes, or ETA_MEMO_US passes. */
 void eta_describe_job(struct master *m, const struct rjob *j, json_t *o);
+/* Every pending job's estimated start (wall-clock us into start_us[id - 1], m->njobs entries;
+ * -1 unknown) from a walk counting from the wall clock now, taken in steps of at most about
+ * rows waiting-table rows each (< 0: one step) as a listing's walk is.  Returns the steps. */
+int32_t eta_walk_run(struct master *m, int64_t now, int64_t rows, int64_t *start_us);
+/* A listing's walk under way: the master's loop takes its turns without waiting. */
+bool eta_walk_pending(const struct master *m);
+/* Takes the next step of the listing's walk under way, if any (called once a turn, after the
+ * turn's replies left): at most cfg.eta_turn_rows waiting-table rows. */
+void eta_turn(struct master *m);
 /* Adds "estimated_start_s" to each job summary of list (an array of job objects with "id"). */
 void eta_annotate_list(struct master *m, json_t *list);
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
+#include "hrm/tourney.h"
 #include "policy/hrm_private.h"
 
 /*
@@ -50,9 +51,9 @@ struct hrmp_choice {
     uint64_t epoch;  /* p->choice_epoch when made */
     uint64_t used;   /* p->choice_clock at its last use */
     struct leaf *leaf; /* per node */
-    /* The tournament: slot 1 the root, slots size..2 size-1 the nodes (n - size); per slot,
-     * the node of its least cost and the first node with a unit taken at once (-1: none). */
-    int32_t *win, *taken;
+    /* Two tournaments over the nodes: of their least costs, and of the first node with a unit
+     * taken at once. */
+    struct hrm_tourney win, taken;
 };
 
 static int64_t unit_spare(const struct hrm_ru *ru)
@@ -138,14 +139,6 @@ void hrmp_choices_reset(struct hrmp *p)
     p->choice_epoch++;
 }
 
-static int32_t tree_size(const struct hrmp *p)
-{
-    int32_t size = 1;
-    while (size < p->nnodes)
-        size *= 2;
-    return size;
-}
-
 void hrmp_choices_build(struct hrmp *p)
 {
     p->node_cversion = hrm_calloc((size_t)p->nnodes + 1, sizeof(*p->node_cversion));
@@ -159,8 +152,10 @@ void hrmp_choices_fini(struct hrmp *p)
 {
     for (int i = 0; p->choices && i < NCHOICES; i++) {
         hrm_free(p->choices[i].leaf);
-        hrm_free(p->choices[i].win);
-        hrm_free(p->choices[i].taken);
+        if (p->choices[i].leaf) {
+            hrm_tourney_fini(&p->choices[i].win);
+            hrm_tourney_fini(&p->choices[i].taken);
+        }
     }
     hrm_free(p->choices);
     hrm_free(p->changes);
@@ -203,41 +198,47 @@ static bool leaf_beats(struct hrmp *p, const struct hrm_state *s, int32_t task, 
     return hrm_ru_prefer(&b->pk.cost, &a->pk.cost);
 }
 
-static void play(struct hrmp *p, const struct hrm_state *s, int32_t task, struct hrmp_choice *c,
-                 int32_t slot)
+/* What the tournament of least costs compares with (leaf_beats). */
+struct match {
+    struct hrmp *p;
+    const struct hrm_state *s;
+    int32_t task;
+    struct hrmp_choice *c;
+};
+
+static bool node_beats(void *ctx, int32_t b, int32_t a)
 {
-    int32_t l = 2 * slot, r = l + 1;
-    c->taken[slot] = c->taken[l] >= 0 ? c->taken[l] : c->taken[r];
-    int32_t a = c->win[l], b = c->win[r];
-    c->win[slot] = a < 0 ? b
-                   : b < 0 ? a
-                   : leaf_beats(p, s, task, &c->leaf[b], &c->leaf[a]) ? b
-                                                                      : a;
+    struct match *m = ctx;
+    return leaf_beats(m->p, m->s, m->task, &m->c->leaf[b], &m->c->leaf[a]);
 }
 
-static void set_leaf(struct hrmp_choice *c, int32_t size, int32_t node)
+/* Node's leaf into both tournaments; its paths replayed when replay. */
+static void enter_leaf(struct match *m, int32_t node, bool replay)
 {
-    const struct leaf *lf = &c->leaf[node];
-    c->win[size + node] = lf->pk.best >= 0 ? node : -1;
-    c->taken[size + node] = lf->taken >= 0 ? node : -1;
+    const struct leaf *lf = &m->c->leaf[node];
+    if (replay) {
+        hrm_tourney_update(&m->c->taken, node, lf->taken >= 0, NULL, NULL);
+        hrm_tourney_update(&m->c->win, node, lf->pk.best >= 0, node_beats, m);
+    } else {
+        hrm_tourney_enter(&m->c->taken, node, lf->taken >= 0);
+        hrm_tourney_enter(&m->c->win, node, lf->pk.best >= 0);
+    }
 }
 
 static void make(struct hrmp *p, const struct hrm_state *s, int32_t task, struct hrmp_choice *c)
 {
-    int32_t size = tree_size(p);
     if (!c->leaf) {
         c->leaf = hrm_alloc((size_t)(p->nnodes ? p->nnodes : 1) * sizeof(*c->leaf));
-        c->win = hrm_alloc((size_t)2 * (size_t)size * sizeof(*c->win));
-        c->taken = hrm_alloc((size_t)2 * (size_t)size * sizeof(*c->taken));
+        hrm_tourney_init(&c->win, p->nnodes);
+        hrm_tourney_init(&c->taken, p->nnodes);
     }
-    for (int32_t i = size; i < 2 * size; i++)
-        c->win[i] = c->taken[i] = -1;
+    struct match m = {p, s, task, c};
     for (int32_t n = 0; n < p->nnodes; n++) {
         weigh_leaf(p, s, task, n, &c->leaf[n]);
-        set_leaf(c, size, n);
+        enter_leaf(&m, n, false);
     }
-    for (int32_t slot = size - 1; slot >= 1; slot--)
-        play(p, s, task, c, slot);
+    hrm_tourney_play_all(&c->taken, NULL, NULL);
+    hrm_tourney_play_all(&c->win, node_beats, &m);
     c->rep = task;
     c->epoch = p->choice_epoch;
     c->seen = p->nchanges;
@@ -246,15 +247,13 @@ static void make(struct hrmp *p, const struct hrm_state *s, int32_t task, struct
 /* Weighs again the nodes that changed since the memo was brought up to date. */
 static void catch_up(struct hrmp *p, const struct hrm_state *s, int32_t task, struct hrmp_choice *c)
 {
-    int32_t size = tree_size(p);
+    struct match m = {p, s, task, c};
     for (uint64_t k = c->seen; k < p->nchanges; k++) {
         int32_t n = p->changes[k % CHANGES_RING];
         if (c->leaf[n].version == p->node_cversion[n] + 1)
             continue; /* weighed since its last change */
         weigh_leaf(p, s, task, n, &c->leaf[n]);
-        set_leaf(c, size, n);
-        for (int32_t slot = (size + n) / 2; slot >= 1; slot /= 2)
-            play(p, s, task, c, slot);
+        enter_leaf(&m, n, true);
     }
     c->seen = p->nchanges;
 }
@@ -287,9 +286,8 @@ int32_t hrmp_choose(struct hrmp *p, const struct hrm_state *s, int32_t task, int
     }
     struct hrmp_choice *c = choice_for(p, s, task);
     c->used = ++p->choice_clock;
-    int32_t u = c->taken[1] >= 0   ? c->leaf[c->taken[1]].taken
-                : c->win[1] >= 0 ? c->leaf[c->win[1]].pk.best
-                                 : -1;
+    int32_t taken = hrm_tourney_winner(&c->taken), win = hrm_tourney_winner(&c->win);
+    int32_t u = taken >= 0 ? c->leaf[taken].taken : win >= 0 ? c->leaf[win].pk.best : -1;
     /* The test build checks the memo against the scan on every choice. */
     assert(u == hrmp_choose_scan(p, s, task, now));
     return u;
