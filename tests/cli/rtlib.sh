@@ -60,6 +60,25 @@ start_agent() { # name flags...: with a key of its own, made if missing (the mas
   eval "AGENT_$name=$pid"
 }
 nodes_up() { [ "$("$HRM" nodes --json 2>/dev/null | grep -c '"state": "up"')" -ge "$1" ]; }
+# start_fleet N PREFIX AGENT-FLAGS...: N simulated agents PREFIX1..PREFIXN (their keys made here)
+# in one process (pid in FLEET), logging to $TMP/fleet.log; waits until all N are up
+start_fleet() {
+  local n=$1 prefix=$2; shift 2
+  "$HRM" keygen --node "$prefix" --node-count "$n" "$S/keys" >/dev/null || fail "keygen --node-count"
+  "$HRM" agent --state "$S" --simulate-exec --count "$n" --name-prefix "$prefix" "$@" \
+    >>"$TMP/fleet.log" 2>&1 &
+  FLEET=$!; PIDS+=("$FLEET")
+  until_ok 120 nodes_up "$n" || fail "not all $n agents registered"
+}
+# direct_probes NODE...: each node's agent (started by start_agent) takes probes from scheduler
+# processes on a listener of its own
+direct_probes() {
+  local n
+  for n in "$@"; do
+    until_ok 60 grep -q "probes from scheduler processes taken on tcp://127.0.0.1:" "$TMP/$n.log" ||
+      fail "$n does not take probes directly: $(tail -5 "$TMP/$n.log")"
+  done
+}
 # hrm up with two scheduler processes (sched1, sched2) in $TMP/up (HRM_STATE points there):
 # waits until NODES agents are up and both processes have registered with the master.
 up_two_scheds() { # NODES up-flags...

@@ -3,12 +3,8 @@
 N=50
 K=12
 keygen
-"$HRM" keygen --node f --node-count $N "$S/keys" >/dev/null || fail "keygen --node-count"
 start_master --log-level debug --node-timeout 600s
-"$HRM" agent --state "$S" --simulate-exec --count $N --name-prefix f --cpus 4 --mem 8G \
-  --log-level warning >>"$TMP/fleet.log" 2>&1 &
-PIDS+=("$!")
-until_ok 120 nodes_up $N || fail "not all $N agents registered"
+start_fleet $N f --cpus 4 --mem 8G --log-level warning
 # 200 slots, 100,000 tasks of 100 ms: tasks start and end all through the listings below.
 job=$("$HRM" submit --count 100000 --cpus 1 -- sleep 0.1) || fail "submit"
 flooding() { "$HRM" job "$job" --json | python3 -c 'import json, sys

@@ -10,12 +10,8 @@ bounded() { grep -c "scheduling pass: $1 starts, the bound (--max-pass-starts $1
 fleet() { # N CPUS master-flags...
   local n=$1 cpus=$2; shift 2
   keygen
-  "$HRM" keygen --node f --node-count "$n" "$S/keys" >/dev/null || fail "keygen --node-count"
   start_master --log-level debug --node-timeout 600s "$@"
-  "$HRM" agent --state "$S" --simulate-exec --count "$n" --name-prefix f --cpus "$cpus" \
-    --mem 64G --log-level warning >>"$TMP/fleet.log" 2>&1 &
-  PIDS+=("$!")
-  until_ok 120 nodes_up "$n" || fail "not all $n agents registered"
+  start_fleet "$n" f --cpus "$cpus" --mem 64G --log-level warning
 }
 
 # hrm, a bound of 7: 2 agents of 40 cores, 100 tasks of one core that hold it for 10 minutes.

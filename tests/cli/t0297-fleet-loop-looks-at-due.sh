@@ -2,12 +2,8 @@
 . "$(dirname "$0")/rtlib.sh"
 N=200
 keygen
-"$HRM" keygen --node f --node-count $N "$S/keys" >/dev/null || fail "keygen --node-count"
 start_master --node-timeout 600s
-"$HRM" agent --state "$S" --simulate-exec --count $N --name-prefix f --cpus 1 --mem 1G \
-  --log-level notice >>"$TMP/fleet.log" 2>&1 &
-FLEET=$!; PIDS+=("$FLEET")
-until_ok 120 nodes_up $N || fail "not all $N agents registered"
+start_fleet $N f --cpus 1 --mem 1G --log-level notice
 # Some seconds of heartbeats and usage reports (two a second per agent), then a task per agent.
 job=$("$HRM" submit --count $N --cpus 1 -- sleep 1) || fail "submit"
 expect_exit 0 timeout 120 "$HRM" wait "$job"

@@ -11,12 +11,8 @@ P=3000
 fleet_of_one_cpu() {
   local n=$1
   keygen
-  "$HRM" keygen --node w --node-count "$n" "$S/keys" >/dev/null || fail "keygen --node-count"
   start_master --log-level debug --node-timeout 600s
-  "$HRM" agent --state "$S" --simulate-exec --count "$n" --name-prefix w --cpus 1 --mem 8G \
-    --log-level warning >>"$TMP/fleet.log" 2>&1 &
-  PIDS+=("$!")
-  until_ok 120 nodes_up "$n" || fail "not all $n agents registered"
+  start_fleet "$n" w --cpus 1 --mem 8G --log-level warning
 }
 fleet_of_one_cpu $N
 # Every CPU busy for an hour, then P one-CPU tasks of 10 s that all wait.

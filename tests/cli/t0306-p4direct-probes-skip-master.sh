@@ -14,10 +14,7 @@ start_agent n2 --cpus 2
 PIDS+=("$!")
 until_ok 60 nodes_up 2 || fail "the agents did not register"
 until_ok 60 grep -q "registered with the master" "$TMP/s1.log" || fail "s1 did not register"
-for n in n1 n2; do
-  until_ok 60 grep -q "probes from scheduler processes taken on tcp://127.0.0.1:" "$TMP/$n.log" \
-    || fail "$n does not take probes directly: $(tail -5 "$TMP/$n.log")"
-done
+direct_probes n1 n2
 mkdir -p "$TMP/runs"
 j=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/d-\$HRM_TASK_ID") || fail "submit"
 expect_exit 0 timeout 120 "$HRM" wait "$j"

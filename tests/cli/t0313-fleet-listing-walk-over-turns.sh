@@ -7,12 +7,8 @@
 N=50
 ROWS=20000
 keygen
-"$HRM" keygen --node jw --node-count $N "$S/keys" >/dev/null || fail "keygen --node-count"
 start_master --log-level debug --node-timeout 600s --eta-turn-rows $ROWS
-"$HRM" agent --state "$S" --simulate-exec --count $N --name-prefix jw --cpus 4 --mem 8G \
-  --log-level warning >>"$TMP/fleet.log" 2>&1 &
-PIDS+=("$!")
-until_ok 120 nodes_up $N || fail "not all $N agents registered"
+start_fleet $N jw --cpus 4 --mem 8G --log-level warning
 # 200 slots, 100,000 tasks of 100 ms: tasks start and end all through the listings below, and
 # a walk of the queue reaches its bound of a million rows (50 turns of $ROWS at least).
 job=$("$HRM" submit --count 100000 --cpus 1 -- sleep 0.1) || fail "submit"

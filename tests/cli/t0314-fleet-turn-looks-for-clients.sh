@@ -8,12 +8,8 @@
 . "$(dirname "$0")/rtlib.sh"
 N=200
 keygen
-"$HRM" keygen --node tl --node-count $N "$S/keys" >/dev/null || fail "keygen --node-count"
 start_master --log-level debug --node-timeout 600s
-"$HRM" agent --state "$S" --simulate-exec --count $N --name-prefix tl --cpus 1 --mem 8G \
-  --log-level warning >>"$TMP/fleet.log" 2>&1 &
-PIDS+=("$!")
-until_ok 120 nodes_up $N || fail "not all $N agents registered"
+start_fleet $N tl --cpus 1 --mem 8G --log-level warning
 ends() { grep -o "turn ends after [0-9]* agent messages: a client waits" "$TMP/master.log" || true; }
 # Stops the master for 3 s (a backlog of some 1,200 heartbeats and usage reports), starts a
 # listing, wakes the master: true once a turn has ended for a waiting client between two of the
