@@ -413,6 +413,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                 "tokens are in the state folder's keys/http.token and "
                                 "keys/http-ro.token)");
         }
+        rq->reader = level > 0;
         if (rq->post && level > 0)
             return http_error(c, MHD_HTTP_FORBIDDEN, "forbidden", url,
                               "this token is read-only: %s needs the read-write token "

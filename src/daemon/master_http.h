@@ -59,8 +59,9 @@ int http_bridge_fd(const struct http_bridge *b); /* readable when the loop has w
  * time (it is asked to); a new reference, or NULL when the master stops. */
 struct http_snapshot *http_bridge_snapshot(struct http_bridge *b, int64_t max_age_us);
 /* Hands req (a wire request, taken) to the loop and waits up to timeout_us for its answer (a
- * wire reply, new reference).  NULL: no answer in time, or the master stops. */
-json_t *http_bridge_call(struct http_bridge *b, json_t *req, int64_t timeout_us);
+ * wire reply, new reference).  NULL: no answer in time, or the master stops.  reader: the
+ * request came with the read-only token, so it never acts as an admin key (master_http_loop.c). */
+json_t *http_bridge_call(struct http_bridge *b, json_t *req, bool reader, int64_t timeout_us);
 /* Waits until the event log's last sequence number differs from seen, or timeout_us passes;
  * returns it (-1 when the master stops). */
 int64_t http_bridge_wait_events(struct http_bridge *b, int64_t seen, int64_t timeout_us);
@@ -69,6 +70,7 @@ int64_t http_bridge_wait_events(struct http_bridge *b, int64_t seen, int64_t tim
 struct http_call_in {
     uint64_t id;
     json_t *req; /* owned by the taker */
+    bool reader; /* with the read-only token */
 };
 /* Takes up to max queued requests (and clears the wake-up). */
 size_t http_bridge_take(struct http_bridge *b, struct http_call_in *out, size_t max);

@@ -68,6 +68,7 @@ struct call {
     uint64_t id;
     json_t *req;   /* until the loop takes it */
     json_t *reply; /* once answered */
+    bool reader;   /* with the read-only token */
     bool taken, done, abandoned;
     struct call *next;
 };
@@ -192,10 +193,11 @@ static void unlink_call(struct http_bridge *b, struct call *c)
         }
 }
 
-json_t *http_bridge_call(struct http_bridge *b, json_t *req, int64_t timeout_us)
+json_t *http_bridge_call(struct http_bridge *b, json_t *req, bool reader, int64_t timeout_us)
 {
     struct call *c = hrm_calloc(1, sizeof(*c));
     c->req = req;
+    c->reader = reader;
     pthread_mutex_lock(&b->mu);
     if (b->closed) {
         pthread_mutex_unlock(&b->mu);
@@ -249,6 +251,7 @@ size_t http_bridge_take(struct http_bridge *b, struct http_call_in *out, size_t 
         c->taken = true;
         out[got].id = c->id;
         out[got].req = c->req;
+        out[got].reader = c->reader;
         c->req = NULL;
         got++;
     }

@@ -240,6 +240,7 @@ void mhttp_turn(struct master *m)
                                "the HTTP server sent a bad request");
         } else {
             m->sender = h->sender;
+            m->sender.admin = h->sender.admin && !in[i].reader; /* the read-only token: never */
             calls[k].handle(m, &from, in[i].req);
             h->publish |= calls[k].write;
         }

@@ -32,6 +32,7 @@ struct http_request {
     enum http_route route;
     int64_t job, task;
     bool post;
+    bool reader; /* with the read-only token: never acts as an admin key */
     char path[256];
     char *body; /* POST: what came, up to the limit */
     size_t len, cap;

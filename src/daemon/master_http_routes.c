@@ -62,10 +62,11 @@ static enum MHD_Result send_reply_error(struct MHD_Connection *c, const char *pa
 
 /* Sends the request and returns the reply of the expected type, or NULL after answering the
  * error. */
-static json_t *call(struct http_bridge *b, struct MHD_Connection *c, const char *path,
+static json_t *call(struct http_bridge *b, struct MHD_Connection *c, const struct http_request *rq,
                     json_t *req, const char *want, enum MHD_Result *ret)
 {
-    json_t *r = http_bridge_call(b, req, HTTP_CALL_TIMEOUT_US);
+    const char *path = rq->path;
+    json_t *r = http_bridge_call(b, req, rq->reader, HTTP_CALL_TIMEOUT_US);
     if (!r || is_error(r) || strcmp(reply_type(r), want) != 0) {
         *ret = send_reply_error(c, path, r);
         return NULL;
@@ -103,7 +104,7 @@ enum MHD_Result http_route_submit(struct http_bridge *b, struct MHD_Connection *
     if (key)
         json_object_set_new(req, "key", json_string(key));
     enum MHD_Result ret;
-    json_t *r = call(b, c, rq->path, req, "submitted", &ret);
+    json_t *r = call(b, c, rq, req, "submitted", &ret);
     if (!r)
         return ret;
     json_int_t id = json_integer_value(json_object_get(r, "id"));
@@ -162,7 +163,7 @@ static enum MHD_Result get_job(struct http_bridge *b, struct MHD_Connection *c,
     const char *state = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "state");
     if (state)
         json_object_set_new(req, "state", json_string(state));
-    json_t *r = call(b, c, rq->path, req, "job_info", &ret);
+    json_t *r = call(b, c, rq, req, "job_info", &ret);
     if (!r)
         return ret;
     ret = http_send_json(c, MHD_HTTP_OK, json_incref(json_object_get(r, "job")));
@@ -176,7 +177,7 @@ static enum MHD_Result cancel_job(struct http_bridge *b, struct MHD_Connection *
     json_t *req = request(HRM_WIRE_CANCEL);
     json_object_set_new(req, "id", json_integer(rq->job));
     enum MHD_Result ret;
-    json_t *r = call(b, c, rq->path, req, "cancelled", &ret);
+    json_t *r = call(b, c, rq, req, "cancelled", &ret);
     if (!r)
         return ret;
     ret = http_send_json(c, MHD_HTTP_OK,
@@ -237,7 +238,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     struct sse *s = cls;
     while (s->pos == s->len) {
-        json_t *page = http_bridge_call(s->b, events_req(s->since, SSE_PAGE),
+        json_t *page = http_bridge_call(s->b, events_req(s->since, SSE_PAGE), false,
                                         HTTP_CALL_TIMEOUT_US);
         if (!page || is_error(page)) {
             json_decref(page);
@@ -288,7 +289,7 @@ static enum MHD_Result get_events(struct http_bridge *b, struct MHD_Connection *
         return bad_query(c, rq->path, "limit", 1, 10000);
     enum MHD_Result ret;
     if (!wants_sse(c)) {
-        json_t *r = call(b, c, rq->path, events_req(since < 0 ? 0 : since, limit), "events_list",
+        json_t *r = call(b, c, rq, events_req(since < 0 ? 0 : since, limit), "events_list",
                          &ret);
         if (!r)
             return ret;
@@ -307,7 +308,7 @@ static enum MHD_Result get_events(struct http_bridge *b, struct MHD_Connection *
                               "Last-Event-ID: expected an event's id, got '%.40s'", lei);
         since = v;
     }
-    json_t *first = call(b, c, rq->path, events_req(since < 0 ? 0 : since, 1), "events_list",
+    json_t *first = call(b, c, rq, events_req(since < 0 ? 0 : since, 1), "events_list",
                          &ret);
     if (!first)
         return ret;
@@ -329,6 +330,7 @@ static enum MHD_Result get_events(struct http_bridge *b, struct MHD_Connection *
 
 struct log_stream {
     struct http_bridge *b;
+    bool reader;      /* with the read-only token */
     int64_t job, task;
     char stream[4];   /* "out" or "err" */
     int64_t next;     /* the offset to read next */
@@ -353,7 +355,8 @@ static json_t *log_req(const struct log_stream *ls, int64_t offset, int64_t max)
  * or drop) in *bad. */
 static int log_fetch(struct log_stream *ls, int64_t max, json_t **bad, int64_t *size)
 {
-    json_t *r = http_bridge_call(ls->b, log_req(ls, ls->next, max), HTTP_CALL_TIMEOUT_US);
+    json_t *r =
+        http_bridge_call(ls->b, log_req(ls, ls->next, max), ls->reader, HTTP_CALL_TIMEOUT_US);
     const json_t *chunk = r ? json_object_get(r, "chunk") : NULL;
     if (!r || is_error(r) || !json_is_string(chunk)) {
         *bad = r;
@@ -458,7 +461,7 @@ static enum MHD_Result get_log(struct http_bridge *b, struct MHD_Connection *c,
     if (stream && strcmp(stream, "stdout") != 0 && strcmp(stream, "stderr") != 0)
         return http_error(c, MHD_HTTP_BAD_REQUEST, "bad_field", rq->path,
                           "stream: expected stdout or stderr, got '%.40s'", stream);
-    int64_t offset = 0, length = -1, a, z, suffix;
+    int64_t offset = 0, length = -1, a = -1, z = -1, suffix = -1; /* parse_range sets them */
     if (http_query_int(c, "offset", 0, INT64_MAX / 2, &offset) < 0)
         return bad_query(c, rq->path, "offset", 0, INT64_MAX / 2);
     if (http_query_int(c, "length", 1, INT64_MAX / 2, &length) < 0)
@@ -469,6 +472,7 @@ static enum MHD_Result get_log(struct http_bridge *b, struct MHD_Connection *c,
                           "Range: expected bytes=A-B, bytes=A- or bytes=-N, got '%.60s'", range);
     struct log_stream *ls = hrm_calloc(1, sizeof(*ls));
     ls->b = b;
+    ls->reader = rq->reader;
     ls->job = rq->job;
     ls->task = rq->task;
     snprintf(ls->stream, sizeof(ls->stream), "%s", stream && strcmp(stream, "stderr") == 0

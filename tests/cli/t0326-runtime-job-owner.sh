@@ -1,8 +1,9 @@
-# A client key acts on its own account's jobs only: another account's key may list a job but not cancel it, read its output or see its environment; an admin key (the default client.key, or --client NAME --admin) may do all of it; HTTP requests act as the default client key, so without its admin word they may not either; a bad word on a client line of authorized is refused with its line.
+# A client key acts on its own account's jobs only: another account's key may list a job but not cancel it, read its output or see its environment; an admin key (the default client.key, or --client NAME --admin) may do all of it; HTTP requests act as the default client key, so without its admin word they may not either, and with the read-only token never as an admin; a bad word on a client line of authorized is refused with its line.
 . "$(dirname "$0")/http-lib.sh"
 need python3
 keygen
-start_master
+start_master --http 127.0.0.1:0
+until_ok 60 test -s "$S/http" || fail "no DIR/http"
 start_agent n1 --cpus 4
 until_ok 60 nodes_up 1 || fail "agent did not register"
 
@@ -27,6 +28,17 @@ job=$(as bob submit --env TOKEN=s3cr3t-0326 -- sh -c 'echo out-0326; exec sleep 
 until_ok 60 started "$job" 1 || fail "bob's job did not start"
 printed() { [ "$(as bob logs "$job" --task 0)" = "out-0326" ]; }
 until_ok 60 printed || fail "bob cannot read his own job's output"
+
+# HTTP requests act as the default client key (admin) with the read-write token, and never as an
+# admin key with the read-only one (a dashboard's): that one sees no other account's environment
+# or output.
+[ "$(api GET "/api/v1/jobs/$job")" = 200 ] || fail "HTTP GET of bob's job: $(cat "$TMP/resp")"
+grep -q "s3cr3t-0326" "$TMP/resp" || fail "the read-write token does not see bob's environment"
+[ "$(api GET "/api/v1/jobs/$job/tasks/0/log")" = 200 ] || fail "the read-write token cannot read bob's output"
+[ "$(api GET "/api/v1/jobs/$job" --token ro)" = 200 ] || fail "HTTP GET with the read-only token"
+grep -q "s3cr3t-0326" "$TMP/resp" && fail "the read-only token sees bob's environment"
+[ "$(field spec tasks 0 env_hidden)" = True ] || fail "env_hidden for the read-only token"
+[ "$(api GET "/api/v1/jobs/$job/tasks/0/log" --token ro)" = 403 ] || fail "the read-only token read bob's output"
 
 # Eve lists it, but may not cancel it, read its output or see its environment.
 as eve jobs --all --json | grep -q "\"id\": *$job" || fail "eve cannot list bob's job"

@@ -49,7 +49,7 @@ Test(http_bridge, calls_are_answered_from_another_thread_in_order_of_their_ids)
     pthread_t t;
     pthread_create(&t, NULL, loop, &a);
     for (int i = 0; i < 50; i++) {
-        json_t *r = http_bridge_call(b, json_pack("{s:i}", "n", i), 60000000);
+        json_t *r = http_bridge_call(b, json_pack("{s:i}", "n", i), false, 60000000);
         cr_assert(r, "call %d unanswered", i);
         cr_assert_eq(json_integer_value(json_object_get(r, "echo")), i);
         json_decref(r);
@@ -62,7 +62,7 @@ Test(http_bridge, calls_are_answered_from_another_thread_in_order_of_their_ids)
     pthread_join(t, NULL);
     cr_assert_eq(a.answered, 50);
     http_bridge_close(b);
-    cr_assert_null(http_bridge_call(b, json_object(), 1000000), "a closed bridge takes no call");
+    cr_assert_null(http_bridge_call(b, json_object(), false, 1000000), "a closed bridge takes no call");
     cr_assert_null(http_bridge_snapshot(b, 0));
     cr_assert_eq(http_bridge_wait_events(b, 0, 1000000), -1);
     http_bridge_free(b);
@@ -72,7 +72,7 @@ Test(http_bridge, an_unanswered_call_times_out_and_a_late_answer_is_dropped)
 {
     struct hrm_error err;
     struct http_bridge *b = http_bridge_new(&err);
-    cr_assert_null(http_bridge_call(b, json_pack("{s:i}", "n", 1), 1000));
+    cr_assert_null(http_bridge_call(b, json_pack("{s:i}", "n", 1), false, 1000));
     struct http_call_in in[2];
     cr_assert_eq(http_bridge_take(b, in, 2), 0, "an abandoned call is not handed to the loop");
     http_bridge_free(b); /* frees the abandoned call: ASan sees no leak */
