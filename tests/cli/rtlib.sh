@@ -70,6 +70,23 @@ start_fleet() {
   FLEET=$!; PIDS+=("$FLEET")
   until_ok 120 nodes_up "$n" || fail "not all $n agents registered"
 }
+# start_sched NAME SCHED-FLAGS...: an hrm sched process (pid in SCHED, log $TMP/NAME.log), once it
+# has registered with the master
+start_sched() {
+  local name=$1; shift
+  "$HRM" sched --state "$S" --name "$name" --log-level info "$@" >>"$TMP/$name.log" 2>&1 &
+  SCHED=$!; PIDS+=("$SCHED")
+  until_ok 60 grep -q "registered with the master" "$TMP/$name.log" || fail "$name did not register"
+}
+# run_tasks PREFIX N WHAT: a job of N one-CPU tasks, each appending a line to
+# $TMP/runs/PREFIX-<task>, waited for; each ran exactly once (ran_once).  Its id in JOB.
+run_tasks() {
+  mkdir -p "$TMP/runs"
+  JOB=$("$HRM" submit --count "$2" --cpus 1 -- sh -c "echo x >> $TMP/runs/$1-\$HRM_TASK_ID") ||
+    fail "submit"
+  expect_exit 0 timeout 120 "$HRM" wait "$JOB"
+  ran_once "$1" "$2" "$3"
+}
 # direct_probes NODE...: each node's agent (started by start_agent) takes probes from scheduler
 # processes on a listener of its own
 direct_probes() {

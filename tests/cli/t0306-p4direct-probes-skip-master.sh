@@ -10,15 +10,11 @@ matches -- "--probe-listen: 'udp://x'" <"$TMP/err" || fail "a bad --probe-listen
 start_master --policy dhrm-nego --local-instances 0 --trace "$TMP/trace"
 start_agent n1 --cpus 2
 start_agent n2 --cpus 2
-"$HRM" sched --state "$S" --name s1 --instances 2 --log-level info >>"$TMP/s1.log" 2>&1 &
-PIDS+=("$!")
+start_sched s1 --instances 2
 until_ok 60 nodes_up 2 || fail "the agents did not register"
-until_ok 60 grep -q "registered with the master" "$TMP/s1.log" || fail "s1 did not register"
 direct_probes n1 n2
-mkdir -p "$TMP/runs"
-j=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/d-\$HRM_TASK_ID") || fail "submit"
-expect_exit 0 timeout 120 "$HRM" wait "$j"
-ran_once d 12 "the job placed with direct probes"
+run_tasks d 12 "the job placed with direct probes"
+j=$JOB
 kill -TERM "$MASTER"; wait "$MASTER" 2>/dev/null || true # the trace is complete once it stops
 python3 - "$TMP/trace" "$j" 12 <<'PY' || fail "probes went through the master: $(grep -E ' (probe|reply) ' "$TMP/trace" | head -5)"
 import sys

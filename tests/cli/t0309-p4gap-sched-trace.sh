@@ -9,16 +9,11 @@ matches -- "--trace $TMP/no/such/dir/t" <"$TMP/err" || fail "a bad --trace is no
 start_master --policy dhrm-nego --local-instances 0
 start_agent n1 --cpus 2
 start_agent n2 --cpus 2
-"$HRM" sched --state "$S" --name s1 --instances 1 --trace "$TMP/s1.trace" --log-level info \
-  >>"$TMP/s1.log" 2>&1 &
-SCHED=$!; PIDS+=("$SCHED")
+start_sched s1 --instances 1 --trace "$TMP/s1.trace"
 until_ok 60 nodes_up 2 || fail "the agents did not register"
-until_ok 60 grep -q "registered with the master" "$TMP/s1.log" || fail "s1 did not register"
 direct_probes n1 n2
-mkdir -p "$TMP/runs"
-j=$("$HRM" submit --count 6 --cpus 1 -- sh -c "echo x >> $TMP/runs/t-\$HRM_TASK_ID") || fail "submit"
-expect_exit 0 timeout 120 "$HRM" wait "$j"
-ran_once t 6 "the job"
+run_tasks t 6 "the job"
+j=$JOB
 kill -TERM "$SCHED"; wait "$SCHED" 2>/dev/null || true # the trace is complete once it stops
 python3 - "$TMP/s1.trace" "$j" 6 <<'PY' || fail "the trace: $(head -20 "$TMP/s1.trace")"
 import sys
