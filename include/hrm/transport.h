@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hrm/error.h"
 
@@ -96,6 +97,9 @@ int hrm_authz_role(const struct hrm_authz *a, const char *z85);
 /* The agent key bound to node by node=, or NULL. */
 const struct hrm_authz_entry *hrm_authz_node_key(const struct hrm_authz *a, const char *node);
 size_t hrm_authz_count(const struct hrm_authz *a);
+/* Changes each time the list is replaced (a reload or hrm_authz_set), so a holder of what was
+ * derived from it knows when to derive it again. */
+uint64_t hrm_authz_version(const struct hrm_authz *a);
 
 /* One ZeroMQ context per process, shared by its sockets, with one I/O thread. */
 void *hrm_zctx_new(void);
@@ -138,6 +142,10 @@ const char *hrm_server_endpoint(const struct hrm_server *s); /* as bound, with t
 void *hrm_server_zsock(struct hrm_server *s, int which);
 /* Answers pending handshakes (allow or refuse, refusals logged).  Never blocks. */
 void hrm_server_handle_zap(struct hrm_server *s);
+/* Re-reads the allow-list if its file changed (logged either way).  The handshakes do it; a
+ * holder calls it too where a change must take effect though no peer hand-shakes (a key
+ * removed while its peer stays connected). */
+void hrm_server_refresh_authz(struct hrm_server *s);
 /* Next message, without blocking: 0, -EAGAIN when none, other negative on error. */
 int hrm_server_recv(struct hrm_server *s, struct hrm_inmsg *m);
 /* Sends msg to a peer; never blocks: a peer that is gone or too far behind

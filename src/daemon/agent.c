@@ -293,8 +293,11 @@ static void on_message(struct agent *a, json_t *msg)
                 send_register(a);
             }
         } else if (code && strcmp(code, "forbidden") == 0 &&
-                   strcmp(json_string_value(json_object_get(msg, "about")) ?: "", "register") == 0) {
-            /* The key does not match the name: retrying cannot help. */
+                   (strcmp(json_string_value(json_object_get(msg, "about")) ?: "", "register") == 0 ||
+                    strcmp(json_string_value(json_object_get(msg, "about")) ?: "", "key") == 0)) {
+            /* The key does not match the name, or was removed from the allow-list: retrying
+             * cannot help.  The tasks go on; an agent started again with a listed key
+             * reconciles them. */
             hrm_errorf(&a->fatal, -EACCES, "the master refused this node: %s",
                        json_string_value(json_object_get(msg, "message")));
             a->stop = true;

@@ -80,6 +80,7 @@ struct mdist {
     struct dprobe *probe; /* per node */
     size_t cap_probe;
     json_t *keysets; /* each set of scheduler keys declared to agents so far (arrays of Z85) */
+    uint64_t keys_version; /* the allow-list's version the nodes were last brought up to */
 };
 
 /* master_dist.c */

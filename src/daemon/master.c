@@ -286,6 +286,11 @@ static void send_welcome(struct master *m, int32_t n, const struct peer_id *to)
     m->nodes[n].welcome_turn = m->turns;
 }
 
+void master_welcome_again(struct master *m, int32_t n)
+{
+    send_welcome(m, n, &m->nodes[n].peer);
+}
+
 /*
  * A registration sent again on the connection whose earlier registration this master answered
  * (the node is up on it): the agent resent it because the answer was slow (thousands of agents
@@ -609,8 +614,10 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
     memcpy(from.id, in->id, in->idlen);
     m->sender = in->key;
     if (!in->role && in->data) { /* an empty frame is answered by the codec below */
-        master_reply_error(m, &from, HRM_WERR_FORBIDDEN, -1,
-                           "this key was removed from the allow-list");
+        json_t *e = hrm_wire_error(HRM_WERR_FORBIDDEN, -1,
+                                   "this key was removed from the allow-list");
+        json_object_set_new(e, "about", json_string("key")); /* a daemon stops on it */
+        master_send(m, &from, e);
         return;
     }
     if (in->extra_frames) {
@@ -670,6 +677,9 @@ static void node_down(struct master *m, int32_t n, const char *why, const char *
 
 static void housekeeping(struct master *m)
 {
+    /* The handshakes re-read the allow-list too, but a key removed while its peer stays
+     * connected must lose its role though nobody hand-shakes. */
+    hrm_server_refresh_authz(m->srv);
     int64_t now = master_mono_us();
     for (int32_t n = 0; n < m->nnodes; n++)
         if (m->nodes[n].up && now - m->nodes[n].last_seen_us > m->cfg.node_timeout_us)

@@ -327,6 +327,9 @@ void trace_step(struct master *m, const char *step, int64_t job, int32_t task, i
 int64_t master_now_us(void);  /* wall clock, µs */
 int64_t master_mono_us(void);
 void master_send(struct master *m, const struct peer_id *to, json_t *msg); /* takes msg */
+/* Node n (up) is sent its welcome again, as on its registration: an agent takes a welcome as
+ * the master's current word on its configuration (the scheduler keys of its probe listener). */
+void master_welcome_again(struct master *m, int32_t n);
 void master_send_node(struct master *m, int32_t node, json_t *msg);       /* takes msg */
 /* The same with the message's JSON text (takes text, from free()'s heap): what the master sends
  * for every task is encoded directly, without a tree (docs/protocol.md, "Framing"). */

@@ -273,11 +273,50 @@ void remote_probe_fields(const struct mdist *d, const struct rsched *r, int32_t 
     }
 }
 
+/*
+ * The allow-list changed: each node that takes probes straight from scheduler processes is
+ * welcomed again with the scheduler keys listed now, and the processes are told the nodes
+ * again (a process whose key was added gets their endpoints).  Without it a removed key could
+ * still hold queue slots on a node until the node registered again, and an added one probed
+ * every node through the master until then.
+ */
+static void follow_keys(struct master *m)
+{
+    struct mdist *d = m->dist;
+    uint64_t version = hrm_authz_version(m->authz);
+    if (version == d->keys_version)
+        return;
+    d->keys_version = version;
+    int32_t now = -1;
+    size_t told = 0;
+    for (size_t n = 0; n < d->cap_probe && (int32_t)n < m->nnodes; n++) {
+        struct dprobe *p = &d->probe[n];
+        if (!p->ep[0])
+            continue;
+        if (now < 0)
+            now = current_keyset(m);
+        if (p->keyset == now)
+            continue;
+        p->keyset = now;
+        if (!m->nodes[n].up)
+            continue; /* its next registration's welcome declares them */
+        master_welcome_again(m, (int32_t)n);
+        if ((int32_t)n < d->cluster->nnodes && d->node_up[n])
+            remote_node(m, (int32_t)n, true);
+        told++;
+    }
+    if (told)
+        hrm_log(HRM_LOG_NOTICE, "the scheduler keys changed: %zu node%s told the %zu listed now",
+                told, told == 1 ? "" : "s", json_array_size(json_array_get(d->keysets, (size_t)now)));
+}
+
 void dist_housekeeping(struct master *m)
 {
     struct mdist *d = m->dist;
     if (d->shared)
         shared_housekeeping(m);
+    else
+        follow_keys(m);
     int64_t now = master_mono_us();
     for (size_t i = 0; i < d->nrs; i++)
         if (d->rs[i].up && now - d->rs[i].last_seen_us > m->cfg.node_timeout_us)

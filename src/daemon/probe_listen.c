@@ -124,10 +124,13 @@ void probe_listen_admit(struct probe_listen *pl, const json_t *keys, int32_t nqu
         snprintf(e[k].pub, sizeof(e[k].pub), "%s", z);
         k++;
     }
+    bool same = hrm_authz_count(pl->keys) == k;
+    for (size_t j = 0; same && j < k; j++)
+        same = hrm_authz_find(pl->keys, e[j].pub) != NULL;
     hrm_authz_set(pl->keys, e, k);
     hrm_free(e);
     pl->nqueues = nqueues > 0 ? nqueues : 1;
-    if (!pl->admitted)
+    if (!pl->admitted || !same) /* said again when a welcome changes them */
         hrm_log(HRM_LOG_INFO, "probes from scheduler processes taken on %s (%zu scheduler key%s)",
                 pl->endpoint, k, k == 1 ? "" : "s");
     pl->admitted = true;

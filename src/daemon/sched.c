@@ -741,8 +741,11 @@ static void on_message(struct schedp *p, json_t *msg)
                 roles_free(p);
                 send_register(p);
             }
-        } else if (!p->registered && code && strcmp(code, "forbidden") == 0) {
-            /* A master that schedules centrally, or a key that is not a scheduler's. */
+        } else if (code && strcmp(code, "forbidden") == 0 &&
+                   (!p->registered ||
+                    strcmp(json_string_value(json_object_get(msg, "about")) ?: "", "key") == 0)) {
+            /* A master that schedules centrally, or a key that is not a scheduler's (or no
+             * longer is: removed from the allow-list; the master gives its jobs to others). */
             hrm_log(HRM_LOG_ERR, "the master refuses this process: %s",
                     json_string_value(json_object_get(msg, "message")));
             p->refused = true;

@@ -23,6 +23,7 @@ struct hrm_authz {
     size_t n, cap;
     struct stat loaded;           /* the file as it was when keys were read */
     struct stat refused;          /* the last version that failed to parse (logged once) */
+    uint64_t version;             /* counts the lists taken (hrm_authz_version) */
 };
 
 static int write_file(const char *path, const char *text, mode_t mode, bool force,
@@ -465,6 +466,7 @@ static int authz_read(struct hrm_authz *a, struct hrm_error *err)
     a->n = n;
     a->cap = cap;
     a->loaded = st;
+    a->version++;
     return 0;
 }
 
@@ -493,6 +495,12 @@ void hrm_authz_set(struct hrm_authz *a, const struct hrm_authz_entry *keys, size
     a->cap = n ? n : 1;
     if (n > 1)
         qsort(a->keys, n, sizeof(*a->keys), by_pub);
+    a->version++;
+}
+
+uint64_t hrm_authz_version(const struct hrm_authz *a)
+{
+    return a->version;
 }
 
 const struct hrm_authz_entry *hrm_authz_at(const struct hrm_authz *a, size_t i)

@@ -178,6 +178,17 @@ static void zap_one(struct hrm_server *s)
         zmq_send(s->zap, reply[i], rlen[i], i < 5 ? ZMQ_SNDMORE : 0);
 }
 
+void hrm_server_refresh_authz(struct hrm_server *s)
+{
+    struct hrm_error err;
+    int rc = hrm_authz_refresh(s->authz, &err);
+    if (rc > 0)
+        hrm_log(HRM_LOG_NOTICE, "the allow-list changed: %zu keys admitted",
+                hrm_authz_count(s->authz));
+    else if (rc < 0)
+        hrm_log(HRM_LOG_ERR, "%s; the previous allow-list stays", err.text);
+}
+
 void hrm_server_handle_zap(struct hrm_server *s)
 {
     /* Bounded, but wide: an answer costs a key lookup, and every peer's handshake waits for
@@ -189,15 +200,8 @@ void hrm_server_handle_zap(struct hrm_server *s)
         zmq_getsockopt(s->zap, ZMQ_EVENTS, &ev, &len);
         if (!(ev & ZMQ_POLLIN))
             return;
-        if (i == 0) { /* a key added since (hrm keygen --node) is admitted without a restart */
-            struct hrm_error err;
-            int rc = hrm_authz_refresh(s->authz, &err);
-            if (rc > 0)
-                hrm_log(HRM_LOG_NOTICE, "the allow-list changed: %zu keys admitted",
-                        hrm_authz_count(s->authz));
-            else if (rc < 0)
-                hrm_log(HRM_LOG_ERR, "%s; the previous allow-list stays", err.text);
-        }
+        if (i == 0) /* a key added since (hrm keygen --node) is admitted without a restart */
+            hrm_server_refresh_authz(s);
         zap_one(s);
     }
 }
