@@ -1,5 +1,5 @@
 # Helpers for the runtime tests: daemons on 127.0.0.1 with state in $TMP, every wait bounded, all stopped on exit.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh" || exit 1 # beside this file, wherever it is sourced from
 need pgrep python3
 S="$TMP/state"
 export HRM_STATE="$S"
@@ -12,6 +12,27 @@ rt_cleanup() {
     kill -KILL "$p" 2>/dev/null || true
   done
   wait 2>/dev/null || true
+  rt_cgroups_clean
+}
+# The cgroups of this test's clusters (hrm/<sha256 of master.pub, 12 hex digits>/...): an agent
+# killed with SIGKILL leaves its tasks and their folders, and every test has a cluster of its
+# own, so no later agent sweeps them.  Their processes are killed (thawed first) and the folders
+# removed, deepest first, for a bounded while.
+rt_cgroups_clean() {
+  local pub id d f tries
+  for pub in $(find "$TMP" -name master.pub 2>/dev/null); do
+    id=$(tr -d '\n' <"$pub" | sha256sum | cut -c1-12)
+    for d in /sys/fs/cgroup/*/hrm/"$id"; do
+      [ -d "$d" ] || continue
+      for f in $(find "$d" -name freezer.state 2>/dev/null); do echo THAWED >"$f" 2>/dev/null || true; done
+      for tries in $(seq 20); do
+        find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
+        find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
+        [ -d "$d" ] || break
+        sleep 0.1
+      done
+    done
+  done
 }
 trap 'rt_cleanup; rm -rf "$TMP"' EXIT
 # on_fail: show the daemons' logs when a test fails
