@@ -113,9 +113,12 @@ static int v2_prepare(struct agent *a)
         if (p)
             *p = '\0';
         /* One by one: a write naming a controller the level lacks fails as a whole. */
-        cg_write_file(level, "cgroup.subtree_control", "+cpu");
-        cg_write_file(level, "cgroup.subtree_control", "+memory");
-        cg_write_file(level, "cgroup.subtree_control", "+pids");
+        if (a->hw.cg_cpu)
+            cg_write_file(level, "cgroup.subtree_control", "+cpu");
+        if (a->hw.cg_mem)
+            cg_write_file(level, "cgroup.subtree_control", "+memory");
+        if (a->hw.cg_pids)
+            cg_write_file(level, "cgroup.subtree_control", "+pids");
         if (a->hw.cg_cpuset)
             cg_write_file(level, "cgroup.subtree_control", "+cpuset");
         if (!p)
@@ -215,7 +218,7 @@ int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
         r->cg = true; /* from here on, removal has something to do */
         snprintf(procs[c], 1200, "%s/cgroup.procs", dir);
         bool v2 = a->hw.cg == CG_V2;
-        if (c == CG_CPU) {
+        if (c == CG_CPU && a->hw.cg_cpu) {
             if (v2) {
                 snprintf(val, sizeof(val), "%lld %d",
                          (long long)(cpu_milli * CPU_PERIOD_US / 1000), CPU_PERIOD_US);
@@ -227,11 +230,11 @@ int cg_setup(struct agent *a, struct arun *r, int64_t cpu_milli, int64_t mem,
                 cg_write_file(dir, "cpu.cfs_quota_us", val);
             }
         }
-        if ((c == CG_MEM || v2) && mem > 0) {
+        if ((c == CG_MEM || v2) && mem > 0 && a->hw.cg_mem) {
             snprintf(val, sizeof(val), "%lld", (long long)mem);
             cg_write_file(dir, v2 ? "memory.max" : "memory.limit_in_bytes", val);
         }
-        if ((c == CG_PIDS || v2) && a->cfg.task_pids > 0) {
+        if ((c == CG_PIDS || v2) && a->cfg.task_pids > 0 && a->hw.cg_pids) {
             snprintf(val, sizeof(val), "%lld", (long long)a->cfg.task_pids);
             if (cg_write_file(dir, "pids.max", val) < 0 && c == CG_PIDS)
                 goto fail;

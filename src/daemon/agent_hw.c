@@ -198,8 +198,9 @@ static bool probe_dir(const char *parent, const char *name)
     return true;
 }
 
-/* v2: the cpuset controller is offered to the delegated parent. */
-static bool v2_has_cpuset(const char *root)
+/* v2: whether the delegated parent is offered a controller (a word of cgroup.controllers).  A
+ * controller bound to a v1 hierarchy on the same host, or not delegated, is missing there. */
+static bool v2_has(const char *root, const char *name)
 {
     char path[600], text[256] = "";
     snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
@@ -209,8 +210,9 @@ static bool v2_has_cpuset(const char *root)
     if (!fgets(text, sizeof(text), f))
         text[0] = '\0';
     fclose(f);
-    for (char *p = strstr(text, "cpuset"); p; p = strstr(p + 1, "cpuset"))
-        if ((p == text || p[-1] == ' ') && (p[6] == ' ' || p[6] == '\n' || p[6] == '\0'))
+    size_t n = strlen(name);
+    for (char *p = strstr(text, name); p; p = strstr(p + 1, name))
+        if ((p == text || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
             return true;
     return false;
 }
@@ -238,10 +240,25 @@ static void cgroup_probe(struct hw_info *hw, const char *name, bool probe)
         snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", hw->cg_root);
         if (access(ctl, W_OK) == 0 && (!probe || probe_dir(hw->cg_root, "hrm-probe"))) {
             hw->cg = CG_V2;
-            hw->cg_cpuset = v2_has_cpuset(hw->cg_root);
-            snprintf(hw->cg_why, sizeof(hw->cg_why),
-                     "v2 under %.90s/hrm/CLUSTER (cpu.max, memory.max, pids.max, cgroup.kill%s)",
-                     hw->cg_root, hw->cg_cpuset ? ", cpuset" : "");
+            hw->cg_cpuset = v2_has(hw->cg_root, "cpuset");
+            hw->cg_cpu = v2_has(hw->cg_root, "cpu");
+            hw->cg_mem = v2_has(hw->cg_root, "memory");
+            hw->cg_pids = v2_has(hw->cg_root, "pids");
+            /* Say what is not enforced: a limit written to a group without its controller
+             * is no limit, and nothing else would tell. */
+            char missing[64] = "";
+            const char *names[3] = {"cpu", "memory", "pids"};
+            bool have[3] = {hw->cg_cpu, hw->cg_mem, hw->cg_pids};
+            for (int i = 0; i < 3; i++)
+                if (!have[i])
+                    snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+                             "%s%s", missing[0] ? ", " : "", names[i]);
+            snprintf(hw->cg_why, sizeof(hw->cg_why), "v2 under %.90s/hrm/CLUSTER (%s%s%scgroup.kill%s)",
+                     hw->cg_root, hw->cg_cpu ? "cpu.max, " : "", hw->cg_mem ? "memory.max, " : "",
+                     hw->cg_pids ? "pids.max, " : "", hw->cg_cpuset ? ", cpuset" : "");
+            if (missing[0])
+                snprintf(hw->cg_why + strlen(hw->cg_why), sizeof(hw->cg_why) - strlen(hw->cg_why),
+                         "; %s limits not enforced: no such controller there", missing);
         } else {
             snprintf(hw->cg_why, sizeof(hw->cg_why),
                      "none: cgroup v2 is mounted but %.80s is not delegated to this user",
@@ -255,6 +272,7 @@ static void cgroup_probe(struct hw_info *hw, const char *name, bool probe)
         if (!probe || (probe_dir("/sys/fs/cgroup/cpu", "hrm-probe") &&
                        probe_dir("/sys/fs/cgroup/memory", "hrm-probe"))) {
             hw->cg = CG_V1;
+            hw->cg_cpu = hw->cg_mem = true;
             /* Optional: without pids no pids.max, without freezer a group kill cannot stop
              * a task that forks while it is being killed (it retries instead). */
             hw->cg_pids = stat("/sys/fs/cgroup/pids/cgroup.procs", &st) == 0;

@@ -29,7 +29,10 @@ struct hw_info {
     enum cg_mode cg;
     char cg_why[200];               /* why that mode (for --check) */
     char cg_root[512];              /* v2: the delegated parent; v1: unused */
-    bool cg_pids, cg_freezer;       /* v1: those hierarchies are mounted (pids.max, group kill) */
+    bool cg_cpu, cg_mem;            /* cpu and memory limits take: v1 always; v2 when the
+                                       delegated parent has those controllers */
+    bool cg_pids, cg_freezer;       /* pids.max takes (v1: the hierarchy is mounted; v2: the
+                                       controller); v1: freezer mounted (group kill) */
     bool cg_cpuacct;                /* v1: cpuacct is a hierarchy of its own, not cpu's */
     bool cg_cpuset;                 /* the cpuset controller binds tasks' cores (v1 hierarchy,
                                        or v2's cpuset controller) */
