@@ -108,6 +108,26 @@ run_tasks() {
   expect_exit 0 timeout 120 "$HRM" wait "$JOB"
   ran_once "$1" "$2" "$3"
 }
+# sigkill_sweep PID NODE N1 N2 RESTART-CMD...: a task with a background grandchild (sleep N1.M)
+# and a setsid'ed one (sleep N2.M; M=$$$RANDOM, unique to the test) runs on agent PID; the agent
+# is SIGKILLed and both live on (the task's main process dies with the agent); the task is
+# cancelled (else the master places it again) and RESTART-CMD starts the agent again, which
+# kills them and reports the group it swept.
+sigkill_sweep() {
+  local pid=$1 node=$2 n1=$3 n2=$4 m="$$$RANDOM" j; shift 4
+  left() { pgrep -fc "^sleep ($n1|$n2)\\.$m\$" || true; }
+  left_is() { [ "$(left)" -eq "$1" ]; }
+  j=$("$HRM" submit -- sh -c "sleep $n1.$m & setsid sleep $n2.$m & wait") || fail "submit"
+  until_ok 60 left_is 2 || fail "the grandchildren never ran ($(left))"
+  kill -KILL "$pid"
+  { wait "$pid"; } 2>/dev/null || true
+  left_is 2 || fail "expected both grandchildren alive after the agent's SIGKILL, found $(left)"
+  expect_exit 0 "$HRM" cancel "$j"
+  "$@"
+  until_ok 60 left_is 0 || fail "$(left) grandchild(ren) of the killed agent's task survived its restart"
+  until_ok 30 grep -q "removed 1 task cgroup(s) a previous agent named $node left" "$TMP/$node.log" ||
+    fail "the restarted agent did not report the cgroup it swept"
+}
 # direct_probes NODE...: each node's agent (started by start_agent) takes probes from scheduler
 # processes on a listener of its own
 direct_probes() {

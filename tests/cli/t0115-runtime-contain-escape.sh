@@ -27,16 +27,7 @@ until_ok 60 alive_is 0 || fail "$(alive) grandchild(ren) outlived their task's e
 
 # Agent SIGKILL: the main process dies with it (parent-death signal), the grandchildren do
 # not; the restarted agent kills them.
-j=$("$HRM" submit -- sh -c "$(grandkids 9731 9732) wait") || fail "submit"
-until_ok 60 alive_is 2 || fail "the grandchildren never ran ($(alive))"
-kill -KILL "$AGENT_n1"
-{ wait "$AGENT_n1"; } 2>/dev/null || true
-alive_is 2 || fail "expected both grandchildren alive after the agent's SIGKILL, found $(alive)"
-expect_exit 0 "$HRM" cancel "$j" # or the master would place the task again on the new agent
-start_agent n1 --cpus 2
-until_ok 60 alive_is 0 || fail "$(alive) grandchild(ren) of the killed agent's task survived its restart"
-until_ok 30 grep -q "removed 1 task cgroup(s) a previous agent named n1 left" "$TMP/n1.log" ||
-  fail "the restarted agent did not report the cgroup it swept"
+sigkill_sweep "$AGENT_n1" n1 9731 9732 start_agent n1 --cpus 2
 
 # Many short tasks, some leaving a process behind: no task cgroup remains once they end.
 until_ok 30 nodes_up 1 || fail "n1 did not come back"

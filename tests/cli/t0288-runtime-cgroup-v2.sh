@@ -57,16 +57,7 @@ until_ok 60 alive_is 0 || fail "$(alive) grandchild(ren) outlived hrm cancel"
 
 # The agent is SIGKILLed: the grandchildren live on; the agent started again kills them and
 # removes their group.
-j=$("$HRM" submit -- sh -c "sleep 9821.$M & setsid sleep 9822.$M & wait") || fail "submit"
-until_ok 60 alive_is 2 || fail "the grandchildren never ran ($(alive))"
-kill -KILL "$AGENT"
-{ wait "$AGENT"; } 2>/dev/null || true
-alive_is 2 || fail "expected both grandchildren alive after the agent's SIGKILL, found $(alive)"
-expect_exit 0 "$HRM" cancel "$j" # or the master would place the task again on the new agent
-start_v2_agent
-until_ok 60 alive_is 0 || fail "$(alive) grandchild(ren) of the killed agent's task survived its restart"
-until_ok 30 grep -q "removed 1 task cgroup(s) a previous agent named w left" "$TMP/w.log" ||
-  fail "the restarted agent did not report the cgroup it swept"
+sigkill_sweep "$AGENT" w 9821 9822 start_v2_agent
 
 # A stopped agent removes its node's folders, and its cluster's when nothing else is there.
 until_ok 60 nodes_up 1 || fail "the agent did not come back"
