@@ -367,9 +367,13 @@ int64_t nqs_pt_min(const struct hrm_nqs *q, int32_t qi, int64_t now)
         const struct nqs_entry *e = &q->e[i];
         if (own && e->queue != qi)
             continue;
+        /* A run past its estimate by x is expected to take about x more: the estimate no
+         * longer says when it ends, and the time it has overrun is the best evidence left
+         * (it doubles as it goes on).  Counting 0 instead made a node whose task overran
+         * look free for ever: probes chose it and queued tasks there never asked to move. */
         int64_t r = e->start_us + e->est_us - now;
         if (r < 0)
-            r = 0; /* overran its estimate: it may end any moment */
+            r = -r;
         if (r < pt)
             pt = r;
     }

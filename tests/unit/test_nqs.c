@@ -121,6 +121,50 @@ Test(nqs, wait_is_zero_with_a_free_slot_then_remaining_time_then_plus_queued_wor
     world_fini(&w);
 }
 
+/* A run past its estimate by x counts x more (it doubles as it goes on), never 0: a node whose
+ * task overran must not look free to probes. */
+Test(nqs, a_run_past_its_estimate_counts_its_overrun_as_remaining_time)
+{
+    struct world w;
+    int ms[] = {100, 100};
+    world_init(&w, 1, 1, ms, 2);
+    struct hrm_nqs *q = nqs(&w, 0, NULL);
+    run(q, &w.f, 0, 0, -1, 0);
+    w.f.now = 100 * MS;
+    cr_assert_eq(wait1(q, &w.f), 0, "at its estimate: it may end now");
+    w.f.now = 130 * MS;
+    cr_assert_eq(wait1(q, &w.f), 30 * MS);
+    w.f.now = 5000 * MS;
+    cr_assert_eq(wait1(q, &w.f), 4900 * MS);
+    run(q, &w.f, 1, 0, -1, 0);
+    cr_assert_eq(wait1(q, &w.f), 5000 * MS, "plus the queued task's estimate");
+    struct hrm_msg r = hold(q, &w.f, 1, 1, GIB);
+    cr_assert_eq(r.value, 5000 * MS, "what a probe is told");
+    hrm_nqs_free(q);
+    world_fini(&w);
+}
+
+/* A task queued behind a run that overran its estimate asks to move once its expected wait
+ * passes hw, though no event happens on the node: the request timer fires. */
+Test(nqs, a_task_behind_an_overrunning_run_asks_to_move)
+{
+    struct world w;
+    int ms[] = {100, 100};
+    world_init(&w, 6, 1, ms, 2);
+    struct hrm_nqs_config cfg = {.balance = true, .hw_us = 50 * MS, .lw_us = 0};
+    struct hrm_nqs *q = nqs(&w, 0, &cfg);
+    run(q, &w.f, 0, 0, -1, 0);
+    w.f.now = 200 * MS; /* 100 ms past its estimate */
+    fenv_clear(&w.f);
+    run(q, &w.f, 1, 0, -1, 0);
+    const struct fenv_sent *req = fenv_find(&w.f, HRM_MSG_MIGRATE_REQUEST, 0);
+    cr_assert_not_null(req, "task 1 expects 100 ms > hw behind the overrun: asks to move");
+    cr_assert_eq(req->m.task, 1);
+    cr_assert_eq(req->m.value, 100 * MS);
+    hrm_nqs_free(q);
+    world_fini(&w);
+}
+
 /* The paper's example: two queued tasks of 100 ms (200 ms) against one of
  * 300 ms.  The shorter queue (length 1) is the worse choice; the wait
  * estimate ranks the longer queue first. */
