@@ -14,17 +14,22 @@ mkdir -p "$TMP/runs"
 until_gate() { echo "while [ ! -e $TMP/$1 ]; do sleep 0.05; done"; }
 node_is_down() { "$HRM" nodes | matches "$1 .*down"; }
 
-# The negotiator moves work: one node is busy with a long task while tasks queue behind it and
-# the others go idle.  (First, while every estimate is still the 1 s default.)  The long task
+# The negotiator moves work.  Three tasks of two cores fill the three nodes, started in one
+# pass so that they have run about as long; the 12 tasks of mv queue behind them, spread by
+# their waits.  Then two of the three end: tasks queued behind the third (past its estimate,
+# still running) are expected to wait longer than hw and move to the idle nodes.  The third
 # holds its node until a task has moved away from behind it.
-long=$("$HRM" submit --cpus 2 -- sh -c "$(until_gate long-go)") || fail "submit long"
-until_ok 60 started "$long" 1 || fail "long never started"
+fill=$("$HRM" submit --count 3 --cpus 2 -- sh -c "$(until_gate 'fill-go-$HRM_TASK_ID')") || fail "submit fill"
+until_ok 60 started "$fill" 3 || fail "the three filling tasks never all started"
 mv=$("$HRM" submit --count 12 --cpus 1 -- sh -c "echo x >> $TMP/runs/m-\$HRM_TASK_ID; sleep 0.2") || fail "submit mv"
+queued_all() { "$HRM" nodes --json | python3 -c 'import json,sys; sys.exit(0 if sum(x["queued"] for x in json.load(sys.stdin)) >= 12 else 1)'; }
+until_ok 60 queued_all || { "$HRM" nodes --json >&2; fail "mv's tasks did not all queue"; }
+touch "$TMP/fill-go-1" "$TMP/fill-go-2"
 moved() { "$HRM" nodes --json | python3 -c 'import json,sys; n=json.load(sys.stdin); i=sum(x["moved_in"] for x in n); o=sum(x["moved_out"] for x in n); sys.exit(0 if i >= 1 and i == o else 1)'; }
 until_ok 120 moved || { "$HRM" nodes --json >&2; fail "the negotiator moved no task (or moves in != moves out)"; }
-touch "$TMP/long-go"
+touch "$TMP/fill-go-0"
 expect_exit 0 timeout 120 "$HRM" wait "$mv"
-expect_exit 0 timeout 120 "$HRM" wait "$long"
+expect_exit 0 timeout 120 "$HRM" wait "$fill"
 ran_once m 12 "the job the negotiator balanced"
 
 # A job that fails for good skips its tasks that have not started, those waiting in a node's
