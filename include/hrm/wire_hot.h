@@ -25,18 +25,17 @@ struct hrm_hot_msg {
 };
 
 /*
- * A frame of an agent read without building its tree, when it is a batch whose items are all
- * task_started and task_end messages in the form our agents write (keys of their schemas
- * only, integers and booleans, no escapes, no null):
- *   1: read; out[0, *n) its items in order (at most cap).  The generic decoder would accept
- *      the frame and each of its items with the same values: no error to report.
+ * A frame of an agent read without building its tree, when it is a task_started or a task_end
+ * alone, or a batch whose items are all task_started and task_end messages, in the form our
+ * agents write (keys of their schemas only, integers and booleans, no escapes, no null):
+ *   1: read; out[0, *n) its messages in order (at most cap).  The generic decoder would accept
+ *      the frame and each of a batch's items with the same values: no error to report.
  *   0: not read (anything else, valid or not: another type, an unknown field, a string with
  *      an escape, more than cap items, a text that is not JSON).  *n is 0; the caller decodes
  *      the frame the usual way, which words any error (docs/protocol.md).
- * Why: decoding the agents' batches into trees, checking and freeing them was a sixth of the
+ * Why: decoding the agents' reports into trees, checking and freeing them was a sixth of the
  * master's CPU per task (docs/benchmarks.md, "Runtime throughput").
  */
-int hrm_wire_read_hot_batch(const char *buf, size_t len, struct hrm_hot_msg *out, size_t cap,
-                            size_t *n);
+int hrm_wire_read_hot(const char *buf, size_t len, struct hrm_hot_msg *out, size_t cap, size_t *n);
 
 #endif

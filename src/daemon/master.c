@@ -645,16 +645,18 @@ static void dispatch_msg(struct master *m, const struct peer_id *from, int role,
 #define HOT_BATCH_MAX 256
 
 /*
- * An agent's batch of task_started and task_end messages read without a tree (wire_hot.h):
- * each item goes through the steps dispatch_msg takes for it.  False: not such a batch, to be
- * decoded the usual way (which answers any error).
+ * An agent's task_started or task_end, alone or a batch of them, read without a tree
+ * (wire_hot.h): each goes through the steps dispatch_msg takes for it.  False: not such a
+ * frame, to be decoded the usual way (which answers any error).
  */
 static bool dispatch_hot(struct master *m, const struct peer_id *from, const struct hrm_inmsg *in)
 {
     struct hrm_hot_msg items[HOT_BATCH_MAX];
     size_t n;
     if (in->role != HRM_PEER_AGENT || !(hrm_wire_senders(HRM_WIRE_BATCH) & in->role) ||
-        !hrm_wire_read_hot_batch(in->data, in->len, items, HOT_BATCH_MAX, &n))
+        !(hrm_wire_senders(HRM_WIRE_TASK_END) & hrm_wire_senders(HRM_WIRE_TASK_STARTED) &
+          in->role) ||
+        !hrm_wire_read_hot(in->data, in->len, items, HOT_BATCH_MAX, &n))
         return false;
     for (size_t i = 0; i < n; i++) {
         metrics_message(&m->counters, items[i].type);

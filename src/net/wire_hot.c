@@ -1,4 +1,4 @@
-/* The agents' task_started and task_end batches read from their text in one pass, declining anything unusual to the generic decoder. */
+/* The agents' task_started and task_end messages and batches read from their text in one pass, declining anything unusual to the generic decoder. */
 #include <stdint.h>
 #include <string.h>
 
@@ -130,8 +130,9 @@ static bool in_kind(char kind, int64_t v)
     }
 }
 
-/* One item: an object of known fields, each once, of its kind, then the type's own rules. */
-static bool item(struct cur *c, struct hrm_hot_msg *m)
+/* One item: an object of known fields, each once, of its kind, then the type's own rules.
+ * alone: the whole frame, whose "v" the generic decoder checks (a batch's items' it does not). */
+static bool item(struct cur *c, struct hrm_hot_msg *m, bool alone)
 {
     *m = (struct hrm_hot_msg){0};
     int64_t val[F_COUNT] = {0};
@@ -177,6 +178,8 @@ static bool item(struct cur *c, struct hrm_hot_msg *m)
     }
     if ((seen & ~allowed) || (seen & needed) != needed)
         return false;
+    if (alone && (!(seen & BIT(F_V)) || val[F_V] != HRM_WIRE_VERSION))
+        return false;
     m->job = val[F_JOB];
     m->task = val[F_TASK];
     m->attempt = val[F_ATTEMPT];
@@ -200,51 +203,62 @@ static bool items(struct cur *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
     if (eat(c, ']'))
         return true;
     do {
-        if (*n >= cap || !item(c, &out[*n]))
+        if (*n >= cap || !item(c, &out[*n], false))
             return false;
         ++*n;
     } while (eat(c, ','));
     return eat(c, ']');
 }
 
-int hrm_wire_read_hot_batch(const char *buf, size_t len, struct hrm_hot_msg *out, size_t cap,
-                            size_t *n)
+/* The frame as a batch of hot items. */
+static bool batch(struct cur *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
 {
-    *n = 0;
-    if (!buf || len > HRM_WIRE_MAX_BYTES)
-        return 0;
-    struct cur c = {buf, buf + len};
     bool v = false, type = false, msgs = false;
-    if (!eat(&c, '{'))
-        return 0;
+    if (!eat(c, '{'))
+        return false;
     do {
         const char *k, *s;
         size_t kn, sn;
         int64_t x;
-        if (!plain_string(&c, &k, &kn) || !eat(&c, ':'))
-            goto declined;
+        if (!plain_string(c, &k, &kn) || !eat(c, ':'))
+            return false;
         if (kn == 1 && k[0] == 'v' && !v) {
             v = true;
-            if (!integer(&c, &x) || x != HRM_WIRE_VERSION)
-                goto declined;
+            if (!integer(c, &x) || x != HRM_WIRE_VERSION)
+                return false;
         } else if (kn == 4 && memcmp(k, "type", 4) == 0 && !type) {
-            type = true;
-            if (!plain_string(&c, &s, &sn) || sn != 5 || memcmp(s, "batch", 5) != 0)
-                goto declined;
+            type = true; /* declines a lone message at its first field but "v" */
+            if (!plain_string(c, &s, &sn) || sn != 5 || memcmp(s, "batch", 5) != 0)
+                return false;
         } else if (kn == 4 && memcmp(k, "msgs", 4) == 0 && !msgs) {
             msgs = true;
-            if (!items(&c, out, cap, n))
-                goto declined;
+            if (!items(c, out, cap, n))
+                return false;
         } else {
-            goto declined; /* a "req", another field, a duplicate */
+            return false; /* a "req", another field, a duplicate */
         }
-    } while (eat(&c, ','));
-    if (!eat(&c, '}') || !v || !type || !msgs)
-        goto declined;
-    ws(&c);
-    if (c.p == c.end)
-        return 1;
-declined:
+    } while (eat(c, ','));
+    return eat(c, '}') && v && type && msgs;
+}
+
+int hrm_wire_read_hot(const char *buf, size_t len, struct hrm_hot_msg *out, size_t cap, size_t *n)
+{
+    *n = 0;
+    if (!buf || len > HRM_WIRE_MAX_BYTES || cap == 0)
+        return 0;
+    struct cur c = {buf, buf + len};
+    bool ok = batch(&c, out, cap, n);
+    if (!ok) { /* an agent sends a turn's only message alone */
+        c = (struct cur){buf, buf + len};
+        *n = 0;
+        ok = item(&c, &out[0], true);
+        *n = ok;
+    }
+    if (ok) {
+        ws(&c);
+        if (c.p == c.end)
+            return 1;
+    }
     *n = 0;
     return 0;
 }

@@ -123,6 +123,10 @@ static void random_frame(struct hrm_rng *r, struct text *t)
         "{\"v\":1,\"type\":\"batch\",\"req\":3,\"msgs\":[", "{\"v\":1,\"msgs\":[",
         "{\"v\":1,\"type\":\"batch\",\"type\":\"batch\",\"msgs\":[", "{\"v\":1,\"type\":\"batches\",\"msgs\":[",
         "{\"v\":1.0,\"type\":\"batch\",\"msgs\":[", "[", "{\"v\":1,\"type\":\"batch\",\"msgs\":{"};
+    if (pick(r, 4) == 0) { /* a message alone, as an agent sends a turn's only one */
+        random_item(r, t);
+        return;
+    }
     bool plain = pick(r, 4) != 0;
     put(t, plain ? heads[0] : heads[pick(r, sizeof(heads) / sizeof(heads[0]))]);
     for (uint64_t i = pick(r, 5); i > 0; i--) {
@@ -152,7 +156,7 @@ static bool same_as_generic(const char *text, size_t len, const char *what)
 {
     struct hrm_hot_msg out[CAP];
     size_t n = 999;
-    int hot = hrm_wire_read_hot_batch(text, len, out, CAP, &n);
+    int hot = hrm_wire_read_hot(text, len, out, CAP, &n);
     cr_assert(hot == 0 || hot == 1);
     json_t *msg = NULL;
     struct hrm_wire_fault f;
@@ -162,14 +166,20 @@ static bool same_as_generic(const char *text, size_t len, const char *what)
         json_decref(msg);
         return false;
     }
-    cr_assert_eq(type, HRM_WIRE_BATCH, "%s: the reader took %.*s, the decoder said %s", what,
-                 (int)len, text, f.message);
-    const json_t *items = json_object_get(msg, "msgs");
+    cr_assert_geq(type, 0, "%s: the reader took %.*s, the decoder said %s", what, (int)len,
+                  text, f.message);
+    json_t *items = json_object_get(msg, "msgs");
+    if (type != HRM_WIRE_BATCH) { /* a message alone: the decoder checked it whole */
+        cr_assert_eq(n, 1, "%s", what);
+        items = json_pack("[O]", msg);
+    } else {
+        json_incref(items);
+    }
     cr_assert_eq(json_array_size(items), n, "%s: %.*s", what, (int)len, text);
     for (size_t i = 0; i < n; i++) {
         const json_t *it = json_array_get(items, i);
         const struct hrm_hot_msg *h = &out[i];
-        int t = hrm_wire_check_item(it, &f);
+        int t = type == HRM_WIRE_BATCH ? hrm_wire_check_item(it, &f) : type;
         cr_assert_eq(t, h->type, "%s: item %zu of %.*s: %s", what, i, (int)len, text, f.message);
         cr_assert_eq(h->job, geti(it, "job"));
         cr_assert_eq(h->task, geti(it, "task"));
@@ -188,6 +198,7 @@ static bool same_as_generic(const char *text, size_t len, const char *what)
         cr_assert_null(h->error);
         cr_assert_not(h->has_error);
     }
+    json_decref(items);
     json_decref(msg);
     return true;
 }
@@ -206,7 +217,7 @@ Test(onehost6_hot, takes_only_what_the_generic_decoder_takes)
             taken++;
             struct hrm_hot_msg out[CAP];
             size_t n;
-            hrm_wire_read_hot_batch(t.p, t.len, out, CAP, &n);
+            hrm_wire_read_hot(t.p, t.len, out, CAP, &n);
             items += n;
         }
         /* The same text damaged: a byte changed, cut short, a NUL inside. */
@@ -243,12 +254,15 @@ Test(onehost6_hot, reads_the_agents_batches_and_declines_the_rest)
         "\"attempt\":0,\"status\":1,\"exit\":-9223372036854775808,\"oom\":true}]}",
         " {\"msgs\" :[ {\"type\":\"task_end\",\"status\":2,\"attempt\":3,\"task\":1,\"job\":9} ] ,"
         "\"type\":\"batch\",\"v\":1}\n",
+        "{\"v\":1,\"type\":\"task_started\",\"job\":7,\"task\":4,\"attempt\":1,\"pid\":4242,"
+        "\"start_us\":1764151234568000}",
+        "{\"type\":\"task_end\",\"job\":7,\"task\":3,\"attempt\":1,\"status\":0,\"v\":1}",
     };
     for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
         cr_assert(same_as_generic(taken[i], strlen(taken[i]), "taken"), "text %zu declined", i);
     struct hrm_hot_msg out[CAP];
     size_t n;
-    cr_assert_eq(hrm_wire_read_hot_batch(taken[0], strlen(taken[0]), out, CAP, &n), 1);
+    cr_assert_eq(hrm_wire_read_hot(taken[0], strlen(taken[0]), out, CAP, &n), 1);
     cr_assert_eq(n, 2);
     cr_assert_eq(out[0].type, HRM_WIRE_TASK_END);
     cr_assert_eq(out[0].end_us, 1764151234569001);
@@ -257,7 +271,7 @@ Test(onehost6_hot, reads_the_agents_batches_and_declines_the_rest)
     cr_assert_eq(out[1].type, HRM_WIRE_TASK_STARTED);
     cr_assert_eq(out[1].pid, 4242);
     /* More items than the caller's room: declined, not cut short. */
-    cr_assert_eq(hrm_wire_read_hot_batch(taken[0], strlen(taken[0]), out, 1, &n), 0);
+    cr_assert_eq(hrm_wire_read_hot(taken[0], strlen(taken[0]), out, 1, &n), 0);
     cr_assert_eq(n, 0);
 
 #define END(fields) "{\"v\":1,\"type\":\"batch\",\"msgs\":[{\"v\":1,\"type\":\"task_end\"," fields "}]}"
@@ -289,14 +303,18 @@ Test(onehost6_hot, reads_the_agents_batches_and_declines_the_rest)
         "{\"v\":1,\"type\":\"batch\",\"msgs\":[],\"req\":4}",
         "{\"v\":1,\"type\":\"batch\",\"msgs\":[]} x",
         "{\"v\":1,\"type\":\"batch\",\"msgs\":[]",
-        "{\"v\":1,\"type\":\"task_end\",\"job\":7,\"task\":3,\"attempt\":1,\"status\":0}",
+        "{\"v\":2,\"type\":\"task_end\",\"job\":7,\"task\":3,\"attempt\":1,\"status\":0}",
+        "{\"type\":\"task_end\",\"job\":7,\"task\":3,\"attempt\":1,\"status\":0}",
+        "{\"v\":1,\"type\":\"task_end\",\"job\":7,\"task\":3,\"attempt\":1,\"status\":0,"
+        "\"req\":5}",
+        "{\"v\":1,\"type\":\"task_end_ack\",\"job\":7,\"task\":3,\"attempt\":1}",
         "",
     };
 #undef END
     for (size_t i = 0; i < sizeof(declined) / sizeof(declined[0]); i++) {
-        cr_assert_eq(hrm_wire_read_hot_batch(declined[i], strlen(declined[i]), out, CAP, &n), 0,
+        cr_assert_eq(hrm_wire_read_hot(declined[i], strlen(declined[i]), out, CAP, &n), 0,
                      "taken: %s", declined[i]);
         cr_assert_eq(n, 0);
     }
-    cr_assert_eq(hrm_wire_read_hot_batch(NULL, 0, out, CAP, &n), 0);
+    cr_assert_eq(hrm_wire_read_hot(NULL, 0, out, CAP, &n), 0);
 }
