@@ -51,4 +51,11 @@ json_t *hrm_json_loadb(const char *buf, size_t len, size_t flags, json_error_t *
  */
 int hrm_json_parse_fast(const char *buf, size_t len, size_t flags, json_t **out);
 
+/*
+ * An integer at p (before end) as jansson reads one into a json_int_t: an optional '-', no
+ * leading zero, within json_int_t.  Returns the end of its digits and *v; NULL for anything
+ * else a number may be (a fraction or an exponent: a real; too large: jansson's error).
+ */
+const char *hrm_json_scan_integer(const char *p, const char *end, json_int_t *v);
+
 #endif

@@ -14,6 +14,7 @@
 #include "hrm/alloc.h"
 #include "hrm/jsontext.h"
 #include "hrm/log.h"
+#include "hrm/wire_hot.h"
 #include "master_eta.h"
 #include "master_private.h"
 #include "statedir.h"
@@ -170,12 +171,28 @@ static json_int_t geti(const json_t *o, const char *k)
     return json_integer_value(json_object_get(o, k));
 }
 
+/* A task_end's tree (or a registration's "finished" entry, which no schema checks) as the
+ * fields read straight from an agent's batch: what the tree lacks reads 0 / absent. */
+static struct hrm_hot_msg task_end_of_json(const json_t *e)
+{
+    return (struct hrm_hot_msg){
+        .type = HRM_WIRE_TASK_END, .job = geti(e, "job"), .task = geti(e, "task"),
+        .attempt = geti(e, "attempt"), .status = geti(e, "status"), .exit = geti(e, "exit"),
+        .signal = geti(e, "signal"), .oom = json_is_true(json_object_get(e, "oom")),
+        .start_us = geti(e, "start_us"), .has_start = json_object_get(e, "start_us") != NULL,
+        .end_us = geti(e, "end_us"), .has_end = json_object_get(e, "end_us") != NULL,
+        .cpu_us = geti(e, "cpu_us"), .rss = geti(e, "rss"),
+        .error = json_string_value(json_object_get(e, "error")),
+        .has_error = json_object_get(e, "error") != NULL};
+}
+
 /* A run ended on node (a task_end message, or a "finished" entry of a
  * registration).  Idempotent: a report about a run that is no longer the
  * task's live one is acknowledged and otherwise ignored. */
-static void task_ended(struct master *m, int32_t node, const struct peer_id *from, const json_t *e)
+static void task_ended_fields(struct master *m, int32_t node, const struct peer_id *from,
+                              const struct hrm_hot_msg *e)
 {
-    json_int_t job = geti(e, "job"), task = geti(e, "task"), attempt = geti(e, "attempt");
+    json_int_t job = e->job, task = e->task, attempt = e->attempt;
     struct rjob *j = jobs_find(m, job);
     ack_task(m, from, job, task, attempt);
     if (!j || task < 0 || task >= j->ntasks)
@@ -183,20 +200,20 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
     struct rtask *t = &j->tasks[task];
     if (t->state != HRM_RTASK_RUNNING || t->attempt != attempt || t->node != node)
         return;
-    t->exit = (int)geti(e, "exit");
-    t->signal = (int)geti(e, "signal");
-    t->oom = json_is_true(json_object_get(e, "oom"));
-    t->end_us = json_object_get(e, "end_us") ? geti(e, "end_us") : master_now_us();
+    t->exit = (int)e->exit;
+    t->signal = (int)e->signal;
+    t->oom = e->oom;
+    t->end_us = e->has_end ? e->end_us : master_now_us();
     /* A run whose task_started was left out (its end came in the same batch): known now. */
-    if (!t->pid && !json_object_get(e, "error"))
+    if (!t->pid && !e->has_error)
         trace_step(m, "started", j->id, (int32_t)task, node);
     trace_step(m, "ended", j->id, (int32_t)task, node);
-    if (json_object_get(e, "start_us"))
-        task_set_start(m, j, (int32_t)task, geti(e, "start_us"));
-    t->cpu_us = geti(e, "cpu_us");
-    t->rss = geti(e, "rss");
-    jobs_set_task_error(t, json_string_value(json_object_get(e, "error")));
-    bool ok = geti(e, "status") == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
+    if (e->has_start)
+        task_set_start(m, j, (int32_t)task, e->start_us);
+    t->cpu_us = e->cpu_us;
+    t->rss = e->rss;
+    jobs_set_task_error(t, e->error);
+    bool ok = e->status == HRM_OUTCOME_DONE && t->exit == 0 && t->signal == 0;
     events_task_ended(m, j, (int32_t)task, ok);
     fgm_task_end(m, j, (int32_t)task, ok);
     if (j->kind == HRM_JOB_STREAM && jobs_live(j)) {
@@ -230,6 +247,12 @@ static void task_ended(struct master *m, int32_t node, const struct peer_id *fro
                 HRM_TASK_ARGS(job, task, attempt), m->nodes[node].name, t->exit, t->signal,
                 t->oom ? " (out of memory)" : "", t->error ? ": " : "",
                 t->error ? t->error : "");
+}
+
+static void task_ended(struct master *m, int32_t node, const struct peer_id *from, const json_t *e)
+{
+    struct hrm_hot_msg f = task_end_of_json(e);
+    task_ended_fields(m, node, from, &f);
 }
 
 /*
@@ -482,19 +505,26 @@ static void on_heartbeat(struct master *m, int32_t n, const struct peer_id *from
     rn->moved_out = geti(msg, "moved_out");
 }
 
+static void task_started(struct master *m, int32_t n, const struct hrm_hot_msg *e)
+{
+    struct rjob *j = jobs_find(m, e->job);
+    if (!j || e->task >= j->ntasks)
+        return;
+    struct rtask *t = &j->tasks[e->task];
+    if (t->state == HRM_RTASK_RUNNING && t->attempt == e->attempt && t->node == n) {
+        t->pid = (int32_t)e->pid;
+        task_set_start(m, j, (int32_t)e->task, e->start_us);
+        trace_step(m, "started", j->id, (int32_t)e->task, n);
+    }
+}
+
 static void on_task_started(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
 {
     (void)from;
-    struct rjob *j = jobs_find(m, geti(msg, "job"));
-    json_int_t task = geti(msg, "task");
-    if (!j || task >= j->ntasks)
-        return;
-    struct rtask *t = &j->tasks[task];
-    if (t->state == HRM_RTASK_RUNNING && t->attempt == geti(msg, "attempt") && t->node == n) {
-        t->pid = (int32_t)geti(msg, "pid");
-        task_set_start(m, j, (int32_t)task, geti(msg, "start_us"));
-        trace_step(m, "started", j->id, (int32_t)task, n);
-    }
+    struct hrm_hot_msg e = {.job = geti(msg, "job"), .task = geti(msg, "task"),
+                            .attempt = geti(msg, "attempt"), .pid = geti(msg, "pid"),
+                            .start_us = geti(msg, "start_us")};
+    task_started(m, n, &e);
 }
 
 static void on_task_end(struct master *m, int32_t n, const struct peer_id *from, json_t *msg)
@@ -570,6 +600,21 @@ static const struct handler {
     [HRM_WIRE_MIGRATE_CANCEL] = {.node = on_role_msg},
 };
 
+/* The node of an agent's message of the given type; -1, answered not_registered, if the
+ * sender is no node that is up. */
+static int32_t sending_node(struct master *m, const struct peer_id *from, int type)
+{
+    int32_t n = node_of_peer(m, from);
+    if (n < 0 || !m->nodes[n].up) {
+        m->not_registered_answers++;
+        master_reply_error(m, from, HRM_WERR_NOT_REGISTERED, -1,
+                           "'%s' from an agent that is not registered", hrm_wire_name(type));
+        return -1;
+    }
+    m->nodes[n].last_seen_us = master_mono_us();
+    return n;
+}
+
 /* One decoded message of a peer with the given role (a frame or a batch item). */
 static void dispatch_msg(struct master *m, const struct peer_id *from, int role, int type,
                          json_t *msg)
@@ -594,17 +639,41 @@ static void dispatch_msg(struct master *m, const struct peer_id *from, int role,
     } else if (h->peer) {
         h->peer(m, from, msg);
     } else {
-        int32_t n = node_of_peer(m, from);
-        if (n < 0 || !m->nodes[n].up) {
-            m->not_registered_answers++;
-            master_reply_error(m, from, HRM_WERR_NOT_REGISTERED, -1,
-                               "'%s' from an agent that is not registered",
-                               hrm_wire_name(type));
-        } else {
-            m->nodes[n].last_seen_us = master_mono_us();
+        int32_t n = sending_node(m, from, type);
+        if (n >= 0)
             h->node(m, n, from, msg);
-        }
     }
+}
+
+/* Up to this many items of an agent's batch are read without a tree (a larger batch, rare: a
+ * turn's reports of that many ends, takes the generic path). */
+#define HOT_BATCH_MAX 256
+
+/*
+ * An agent's task_started or task_end, alone or a batch of them, read without a tree
+ * (wire_hot.h): each goes through the steps dispatch_msg takes for it.  False: not such a
+ * frame, to be decoded the usual way (which answers any error).
+ */
+static bool dispatch_hot(struct master *m, const struct peer_id *from, const struct hrm_inmsg *in)
+{
+    struct hrm_hot_msg items[HOT_BATCH_MAX];
+    size_t n;
+    if (in->role != HRM_PEER_AGENT || !(hrm_wire_senders(HRM_WIRE_BATCH) & in->role) ||
+        !(hrm_wire_senders(HRM_WIRE_TASK_END) & hrm_wire_senders(HRM_WIRE_TASK_STARTED) &
+          in->role) ||
+        !hrm_wire_read_hot(in->data, in->len, items, HOT_BATCH_MAX, &n))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        metrics_message(&m->counters, items[i].type);
+        int32_t node = sending_node(m, from, items[i].type);
+        if (node < 0)
+            continue;
+        if (items[i].type == HRM_WIRE_TASK_END)
+            task_ended_fields(m, node, from, &items[i]);
+        else
+            task_started(m, node, &items[i]);
+    }
+    return true;
 }
 
 static void dispatch(struct master *m, const struct hrm_inmsg *in)
@@ -624,6 +693,8 @@ static void dispatch(struct master *m, const struct hrm_inmsg *in)
         master_reply_error(m, &from, HRM_WERR_BAD_JSON, -1, "a message is exactly one frame");
         return;
     }
+    if (dispatch_hot(m, &from, in))
+        return;
     json_t *msg;
     struct hrm_wire_fault f;
     int type = hrm_wire_decode_from(in->data ? in->data : "", in->len, in->role, &msg, &f);

@@ -340,31 +340,36 @@ static bool read_string(struct in *in, const char **s, size_t *n)
     return false;
 }
 
-/* An integer as jansson reads it (no leading zero, within json_int_t); false for anything else
- * a number may be (a fraction, an exponent: reals are left to jansson). */
-static bool read_integer(struct in *in, json_int_t *v)
+const char *hrm_json_scan_integer(const char *p, const char *end, json_int_t *v)
 {
-    const char *p = in->p;
     bool neg = false;
-    if (p < in->end && *p == '-') {
+    if (p < end && *p == '-') {
         neg = true;
         p++;
     }
-    if (p >= in->end || *p < '0' || *p > '9')
-        return false;
-    if (*p == '0' && p + 1 < in->end && p[1] >= '0' && p[1] <= '9')
-        return false;
+    if (p >= end || *p < '0' || *p > '9')
+        return NULL;
+    if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
+        return NULL;
     unsigned long long u = 0, limit = neg ? (unsigned long long)INT64_MAX + 1 : INT64_MAX;
-    while (p < in->end && *p >= '0' && *p <= '9') {
+    while (p < end && *p >= '0' && *p <= '9') {
         unsigned d = (unsigned)(*p - '0');
         if (u > (limit - d) / 10)
-            return false;
+            return NULL;
         u = u * 10 + d;
         p++;
     }
-    if (p < in->end && (*p == '.' || *p == 'e' || *p == 'E'))
-        return false;
+    if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
+        return NULL;
     *v = neg ? (json_int_t)(0ull - u) : (json_int_t)u;
+    return p;
+}
+
+static bool read_integer(struct in *in, json_int_t *v)
+{
+    const char *p = hrm_json_scan_integer(in->p, in->end, v);
+    if (!p)
+        return false;
     in->p = p;
     return true;
 }

@@ -1,0 +1,264 @@
+/* The agents' task_started and task_end messages and batches read from their text in one pass, declining anything unusual to the generic decoder. */
+#include <stdint.h>
+#include <string.h>
+
+#include "hrm/jsontext.h"
+#include "hrm/wire.h"
+#include "hrm/wire_hot.h"
+
+/*
+ * The fields the two messages may carry, and each one's kind as the schema of wire.h says
+ * (tests/unit/test_onehost6_hot.c compares every verdict with the generic decoder's):
+ *   i  integer >= 0     u  integer 0 .. INT32_MAX     z  any integer     b  boolean
+ * "v" of an item is not checked by the generic decoder (only the frame's): any integer.
+ */
+enum hot_field {
+    F_V, F_TYPE, F_JOB, F_TASK, F_ATTEMPT, F_PID, F_STATUS, F_EXIT, F_SIGNAL, F_OOM,
+    F_START_US, F_END_US, F_CPU_US, F_RSS, F_COUNT
+};
+
+static const struct {
+    const char *name;
+    char kind;
+} fields[F_COUNT] = {
+    [F_V] = {"v", 'z'},           [F_TYPE] = {"type", 's'},       [F_JOB] = {"job", 'i'},
+    [F_TASK] = {"task", 'u'},     [F_ATTEMPT] = {"attempt", 'u'}, [F_PID] = {"pid", 'u'},
+    [F_STATUS] = {"status", 'u'}, [F_EXIT] = {"exit", 'z'},       [F_SIGNAL] = {"signal", 'u'},
+    [F_OOM] = {"oom", 'b'},       [F_START_US] = {"start_us", 'i'}, [F_END_US] = {"end_us", 'i'},
+    [F_CPU_US] = {"cpu_us", 'i'}, [F_RSS] = {"rss", 'i'},
+};
+
+#define BIT(f) (1u << (f))
+#define COMMON (BIT(F_V) | BIT(F_TYPE) | BIT(F_JOB) | BIT(F_TASK) | BIT(F_ATTEMPT))
+/* task_started: "job:i task:u attempt:u pid:u start_us:i"; task_end: "job:i task:u attempt:u
+ * status:u exit:z? signal:u? oom:b? start_us:i? end_us:i? cpu_us:i? rss:i? error:s?" (an
+ * error text, written by the agent with escapes of its own choosing, is left to jansson). */
+#define STARTED_ALLOWED (COMMON | BIT(F_PID) | BIT(F_START_US))
+#define STARTED_NEEDED (STARTED_ALLOWED & ~BIT(F_V))
+#define END_ALLOWED                                                                            \
+    (COMMON | BIT(F_STATUS) | BIT(F_EXIT) | BIT(F_SIGNAL) | BIT(F_OOM) | BIT(F_START_US) |     \
+     BIT(F_END_US) | BIT(F_CPU_US) | BIT(F_RSS))
+#define END_NEEDED (BIT(F_TYPE) | BIT(F_JOB) | BIT(F_TASK) | BIT(F_ATTEMPT) | BIT(F_STATUS))
+
+struct cur {
+    const char *p, *end;
+};
+
+static void ws(struct cur *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
+        c->p++;
+}
+
+static bool eat(struct cur *c, char ch)
+{
+    ws(c);
+    if (c->p >= c->end || *c->p != ch)
+        return false;
+    c->p++;
+    return true;
+}
+
+/* A string of printable ASCII without escapes: *s, *n its bytes in the text.  Anything else
+ * (an escape, a control character, a byte over 0x7E, no end) is declined. */
+static bool plain_string(struct cur *c, const char **s, size_t *n)
+{
+    if (!eat(c, '"'))
+        return false;
+    const char *start = c->p;
+    while (c->p < c->end && *c->p != '"') {
+        unsigned char ch = (unsigned char)*c->p;
+        if (ch < 0x20 || ch > 0x7E || ch == '\\')
+            return false;
+        c->p++;
+    }
+    if (c->p >= c->end)
+        return false;
+    *s = start;
+    *n = (size_t)(c->p - start);
+    c->p++;
+    return true;
+}
+
+/* An integer as jansson reads one (a real, which the schema refuses, is declined). */
+static bool integer(struct cur *c, int64_t *v)
+{
+    ws(c);
+    json_int_t x;
+    const char *p = hrm_json_scan_integer(c->p, c->end, &x);
+    if (!p)
+        return false;
+    *v = x;
+    c->p = p;
+    return true;
+}
+
+static bool boolean(struct cur *c, bool *v)
+{
+    ws(c);
+    size_t left = (size_t)(c->end - c->p);
+    if (left >= 4 && memcmp(c->p, "true", 4) == 0) {
+        *v = true;
+        c->p += 4;
+        return true;
+    }
+    if (left >= 5 && memcmp(c->p, "false", 5) == 0) {
+        *v = false;
+        c->p += 5;
+        return true;
+    }
+    return false;
+}
+
+static int field_of(const char *s, size_t n)
+{
+    for (int f = 0; f < F_COUNT; f++)
+        if (strlen(fields[f].name) == n && memcmp(fields[f].name, s, n) == 0)
+            return f;
+    return -1;
+}
+
+static bool in_kind(char kind, int64_t v)
+{
+    switch (kind) {
+    case 'i':
+        return v >= 0;
+    case 'u':
+        return v >= 0 && v <= INT32_MAX;
+    default:
+        return true;
+    }
+}
+
+/* One item: an object of known fields, each once, of its kind, then the type's own rules.
+ * alone: the whole frame, whose "v" the generic decoder checks (a batch's items' it does not). */
+static bool item(struct cur *c, struct hrm_hot_msg *m, bool alone)
+{
+    *m = (struct hrm_hot_msg){0};
+    int64_t val[F_COUNT] = {0};
+    unsigned seen = 0;
+    const char *type = NULL;
+    size_t type_len = 0;
+    if (!eat(c, '{'))
+        return false;
+    if (eat(c, '}'))
+        return false; /* no type */
+    do {
+        const char *k;
+        size_t kn;
+        if (!plain_string(c, &k, &kn) || !eat(c, ':'))
+            return false;
+        int f = field_of(k, kn);
+        if (f < 0 || (seen & BIT(f)))
+            return false; /* a field of another message, or a duplicate: jansson judges */
+        seen |= BIT(f);
+        if (f == F_TYPE) {
+            if (!plain_string(c, &type, &type_len))
+                return false;
+        } else if (fields[f].kind == 'b') {
+            if (!boolean(c, &m->oom))
+                return false;
+        } else if (!integer(c, &val[f]) || !in_kind(fields[f].kind, val[f])) {
+            return false;
+        }
+    } while (eat(c, ','));
+    if (!eat(c, '}') || !type)
+        return false;
+    unsigned allowed, needed;
+    if (type_len == 12 && memcmp(type, "task_started", 12) == 0) {
+        m->type = HRM_WIRE_TASK_STARTED;
+        allowed = STARTED_ALLOWED;
+        needed = STARTED_NEEDED;
+    } else if (type_len == 8 && memcmp(type, "task_end", 8) == 0) {
+        m->type = HRM_WIRE_TASK_END;
+        allowed = END_ALLOWED;
+        needed = END_NEEDED;
+    } else {
+        return false;
+    }
+    if ((seen & ~allowed) || (seen & needed) != needed)
+        return false;
+    if (alone && (!(seen & BIT(F_V)) || val[F_V] != HRM_WIRE_VERSION))
+        return false;
+    m->job = val[F_JOB];
+    m->task = val[F_TASK];
+    m->attempt = val[F_ATTEMPT];
+    m->pid = val[F_PID];
+    m->status = val[F_STATUS];
+    m->exit = val[F_EXIT];
+    m->signal = val[F_SIGNAL];
+    m->start_us = val[F_START_US];
+    m->end_us = val[F_END_US];
+    m->cpu_us = val[F_CPU_US];
+    m->rss = val[F_RSS];
+    m->has_start = seen & BIT(F_START_US);
+    m->has_end = seen & BIT(F_END_US);
+    return true;
+}
+
+static bool items(struct cur *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
+{
+    if (!eat(c, '['))
+        return false;
+    if (eat(c, ']'))
+        return true;
+    do {
+        if (*n >= cap || !item(c, &out[*n], false))
+            return false;
+        ++*n;
+    } while (eat(c, ','));
+    return eat(c, ']');
+}
+
+/* The frame as a batch of hot items. */
+static bool batch(struct cur *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
+{
+    bool v = false, type = false, msgs = false;
+    if (!eat(c, '{'))
+        return false;
+    do {
+        const char *k, *s;
+        size_t kn, sn;
+        int64_t x;
+        if (!plain_string(c, &k, &kn) || !eat(c, ':'))
+            return false;
+        if (kn == 1 && k[0] == 'v' && !v) {
+            v = true;
+            if (!integer(c, &x) || x != HRM_WIRE_VERSION)
+                return false;
+        } else if (kn == 4 && memcmp(k, "type", 4) == 0 && !type) {
+            type = true; /* declines a lone message at its first field but "v" */
+            if (!plain_string(c, &s, &sn) || sn != 5 || memcmp(s, "batch", 5) != 0)
+                return false;
+        } else if (kn == 4 && memcmp(k, "msgs", 4) == 0 && !msgs) {
+            msgs = true;
+            if (!items(c, out, cap, n))
+                return false;
+        } else {
+            return false; /* a "req", another field, a duplicate */
+        }
+    } while (eat(c, ','));
+    return eat(c, '}') && v && type && msgs;
+}
+
+int hrm_wire_read_hot(const char *buf, size_t len, struct hrm_hot_msg *out, size_t cap, size_t *n)
+{
+    *n = 0;
+    if (!buf || len > HRM_WIRE_MAX_BYTES || cap == 0)
+        return 0;
+    struct cur c = {buf, buf + len};
+    bool ok = batch(&c, out, cap, n);
+    if (!ok) { /* an agent sends a turn's only message alone */
+        c = (struct cur){buf, buf + len};
+        *n = 0;
+        ok = item(&c, &out[0], true);
+        *n = ok;
+    }
+    if (ok) {
+        ws(&c);
+        if (c.p == c.end)
+            return 1;
+    }
+    *n = 0;
+    return 0;
+}
