@@ -38,6 +38,10 @@ enum inbox_class inbox_class_of(const struct hrm_inmsg *in);
 int inbox_push(struct inbox *ib, const struct hrm_inmsg *in);
 /* Takes the oldest message of class c into out (its data owned by the caller now: inbox_done);
  * false when that queue is empty. */
+/* The same whatever the inbox holds (messages that were received already). */
+void inbox_push_any(struct inbox *ib, const struct hrm_inmsg *in);
+/* Puts src's messages ahead of dst's, each class in order, and empties src. */
+void inbox_move(struct inbox *dst, struct inbox *src);
 bool inbox_pop(struct inbox *ib, enum inbox_class c, struct hrm_inmsg *out);
 void inbox_done(struct hrm_inmsg *in); /* frees a popped message's data */
 size_t inbox_len(const struct inbox *ib, enum inbox_class c);
