@@ -569,6 +569,7 @@ static void job_done_reply(struct master *m, const struct peer_id *to, long long
     json_object_set_new(r, "state", json_string(hrm_job_state_name(j->state)));
     json_object_set_new(r, "exit", json_integer(j->exit));
     master_send(m, to, r);
+    snap_client_wrote(m); /* a client that heard the job ended lists it ended */
 }
 
 /* The job ended: its own waiters hear it (nobody else's list is looked at). */

@@ -20,8 +20,8 @@
  * requests from the snapshot, and keeps every other message, in order, for the loop, which
  * takes them back with its socket.  A `jobs` request is answered by the reader only when:
  *   - the snapshot is at most --snapshot-max-age-ms old (SNAP_MAX_AGE_DEFAULT_US);
- *   - no submission or cancellation was acknowledged after it was built (a client that was
- *     told its job exists sees it listed);
+ *   - no submission or cancellation was acknowledged, and no `wait` told a job ended, after
+ *     it was built (a client that was told its job exists, or ended, sees it so listed);
  *   - the request is well formed (the loop answers errors, with the text it always had), and
  *     its sender has no earlier message waiting for the loop (a peer's answers keep its order).
  * Otherwise it waits for the loop, as before.  The loop publishes a snapshot after a commit
@@ -48,7 +48,8 @@ void snap_lend(struct master *m);
 void snap_reclaim(struct master *m);
 /* A listing was asked of the loop: snapshots are kept fresh for a while. */
 void snap_listing_asked(struct master *m);
-/* A client's submission or cancellation was handled in this turn. */
+/* A client's submission or cancellation was handled in this turn, or a client told a job ended
+ * (hrm wait): what it heard, a listing shows. */
 void snap_client_wrote(struct master *m);
 /* After the turn's commit, before its replies leave: publishes a snapshot if one is due. */
 void snap_after_commit(struct master *m);
