@@ -138,9 +138,6 @@ const char *hrm_server_endpoint(const struct hrm_server *s); /* as bound, with t
 void *hrm_server_zsock(struct hrm_server *s, int which);
 /* Answers pending handshakes (allow or refuse, refusals logged).  Never blocks. */
 void hrm_server_handle_zap(struct hrm_server *s);
-/* The same with the allow-list as it is, never re-read: for a thread other than the one that
- * owns the list (which may read it meanwhile); the owner's next call picks changes up. */
-void hrm_server_handle_zap_cached(struct hrm_server *s);
 /* Next message, without blocking: 0, -EAGAIN when none, other negative on error. */
 int hrm_server_recv(struct hrm_server *s, struct hrm_inmsg *m);
 /* Sends msg to a peer; never blocks: a peer that is gone or too far behind

@@ -300,7 +300,9 @@ static bool still_lent(struct snap_reader *r, uint64_t lends)
 static void serve(struct snap_reader *r, uint64_t lends)
 {
     while (still_lent(r, lends)) {
-        hrm_server_handle_zap_cached(r->srv); /* a new client's handshake */
+        /* A new client's handshake.  The allow-list it may re-read is the loop's, which reads it
+         * only while it holds the socket (a registration), never in a section it lends. */
+        hrm_server_handle_zap(r->srv);
         int got = 0;
         for (; got < READER_BURST; got++) {
             pthread_mutex_lock(&r->mu);

@@ -178,7 +178,7 @@ static void zap_one(struct hrm_server *s)
         zmq_send(s->zap, reply[i], rlen[i], i < 5 ? ZMQ_SNDMORE : 0);
 }
 
-static void handle_zap(struct hrm_server *s, bool refresh)
+void hrm_server_handle_zap(struct hrm_server *s)
 {
     /* Bounded, but wide: an answer costs a key lookup, and every peer's handshake waits for
      * it (ZeroMQ holds the connection until then).  After a master restart every agent
@@ -189,7 +189,7 @@ static void handle_zap(struct hrm_server *s, bool refresh)
         zmq_getsockopt(s->zap, ZMQ_EVENTS, &ev, &len);
         if (!(ev & ZMQ_POLLIN))
             return;
-        if (i == 0 && refresh) { /* a key added since (hrm keygen --node) is admitted without a restart */
+        if (i == 0) { /* a key added since (hrm keygen --node) is admitted without a restart */
             struct hrm_error err;
             int rc = hrm_authz_refresh(s->authz, &err);
             if (rc > 0)
@@ -200,16 +200,6 @@ static void handle_zap(struct hrm_server *s, bool refresh)
         }
         zap_one(s);
     }
-}
-
-void hrm_server_handle_zap(struct hrm_server *s)
-{
-    handle_zap(s, true);
-}
-
-void hrm_server_handle_zap_cached(struct hrm_server *s)
-{
-    handle_zap(s, false);
 }
 
 int hrm_server_recv(struct hrm_server *s, struct hrm_inmsg *m)
