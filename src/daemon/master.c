@@ -902,8 +902,10 @@ static int turn(struct master *m, int64_t *next_tick)
      * committed (listings, a job, the nodes), so the answers leave now, not after this turn's
      * agent messages, scheduling pass and commit.  A write (a submission, a cancel) holds them
      * until the commit, as every reply. */
-    if (clients && !hrm_store_txn_open(m->store))
+    if (clients && !hrm_store_txn_open(m->store)) {
         flush_out(m);
+        snap_turn_start(m); /* their replies left: a listing beside the loop may follow them */
+    }
     for (int i = 0; i < TURN_MAX_MSGS && !m->stop; i++) {
         if (!inbox_pop(&m->inbox, INBOX_PEERS, &in)) {
             flush_relays(m, turn_start_us); /* what was received so far is relayed: it goes */

@@ -66,22 +66,26 @@ void inbox_push_any(struct inbox *ib, const struct hrm_inmsg *in)
     q->len++;
 }
 
+void inbox_move_class(struct inbox *dst, struct inbox *src, enum inbox_class c)
+{
+    struct inbox_queue *d = &dst->q[c], *s = &src->q[c];
+    if (s->len == 0)
+        return;
+    /* src's messages go first: s's ring, then d's after it. */
+    while (s->cap < s->len + d->len)
+        queue_grow(s);
+    for (size_t i = 0; i < d->len; i++)
+        s->items[(s->head + s->len + i) % s->cap] = d->items[(d->head + i) % d->cap];
+    s->len += d->len;
+    struct inbox_queue t = *d;
+    *d = *s;
+    *s = (struct inbox_queue){.items = t.items, .cap = t.cap};
+}
+
 void inbox_move(struct inbox *dst, struct inbox *src)
 {
-    for (int c = 0; c < INBOX_CLASSES; c++) {
-        struct inbox_queue *d = &dst->q[c], *s = &src->q[c];
-        if (s->len == 0)
-            continue;
-        /* src's messages go first: s's ring, then d's after it. */
-        while (s->cap < s->len + d->len)
-            queue_grow(s);
-        for (size_t i = 0; i < d->len; i++)
-            s->items[(s->head + s->len + i) % s->cap] = d->items[(d->head + i) % d->cap];
-        s->len += d->len;
-        struct inbox_queue t = *d;
-        *d = *s;
-        *s = (struct inbox_queue){.items = t.items, .cap = t.cap};
-    }
+    for (int c = 0; c < INBOX_CLASSES; c++)
+        inbox_move_class(dst, src, (enum inbox_class)c);
 }
 
 bool inbox_pop(struct inbox *ib, enum inbox_class c, struct hrm_inmsg *out)

@@ -42,6 +42,7 @@ int inbox_push(struct inbox *ib, const struct hrm_inmsg *in);
 void inbox_push_any(struct inbox *ib, const struct hrm_inmsg *in);
 /* Puts src's messages ahead of dst's, each class in order, and empties src. */
 void inbox_move(struct inbox *dst, struct inbox *src);
+void inbox_move_class(struct inbox *dst, struct inbox *src, enum inbox_class c); /* class c only */
 bool inbox_pop(struct inbox *ib, enum inbox_class c, struct hrm_inmsg *out);
 void inbox_done(struct hrm_inmsg *in); /* frees a popped message's data */
 size_t inbox_len(const struct inbox *ib, enum inbox_class c);

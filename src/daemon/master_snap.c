@@ -46,10 +46,13 @@ struct snap_reader {
     pthread_cond_t cond;
     bool stop;
     uint64_t lends;         /* odd while lent */
+    int64_t lend_us;        /* when the latest lend began (monotonic) */
     bool serving;           /* the reader holds the socket */
-    struct inbox kept;      /* received by the reader for the loop, in order */
+    struct inbox pending;   /* clients' requests the loop had received when it lent: the
+                             * reader looks at them first, in order */
+    struct inbox kept;      /* looked at or received by the reader, for the loop, in order */
     size_t kept_max;        /* the room left in the loop's inbox when it lent */
-    struct peer_id busy[BUSY_PEERS_MAX]; /* clients with requests in the loop's inbox */
+    struct peer_id busy[BUSY_PEERS_MAX]; /* clients whose replies may wait for the commit */
     size_t nbusy;
     bool busy_all;          /* more of them than busy[] holds */
     struct jobs_snap *snap; /* the latest published, or NULL */
@@ -296,9 +299,29 @@ static bool still_lent(struct snap_reader *r, uint64_t lends)
     return lent;
 }
 
+/* Answers or keeps (in order) the requests the loop had received when it lent the socket. */
+static void serve_pending(struct snap_reader *r, uint64_t lends)
+{
+    while (still_lent(r, lends)) {
+        struct hrm_inmsg in;
+        pthread_mutex_lock(&r->mu);
+        bool got = inbox_pop(&r->pending, INBOX_CLIENTS, &in);
+        pthread_mutex_unlock(&r->mu);
+        if (!got)
+            return;
+        if (!answer(r, &in)) {
+            pthread_mutex_lock(&r->mu);
+            inbox_push_any(&r->kept, &in);
+            pthread_mutex_unlock(&r->mu);
+        }
+        inbox_done(&in);
+    }
+}
+
 /* Receives what comes while the socket is lent (lends), answering what it may. */
 static void serve(struct snap_reader *r, uint64_t lends)
 {
+    serve_pending(r, lends); /* first: they came before anything still in the socket */
     while (still_lent(r, lends)) {
         /* A new client's handshake.  The allow-list it may re-read is the loop's, which reads it
          * only while it holds the socket (a registration), never in a section it lends. */
@@ -347,19 +370,19 @@ static struct timespec deadline_in(int64_t us)
     return ts;
 }
 
-/* Wakes every reader period; serves a lend that lasted since the previous wake at least. */
+/* Wakes every reader period, and when the loop lends its socket with requests waiting; serves
+ * a lend with requests waiting, or one that lasted a reader period. */
 static void *reader_main(void *arg)
 {
     struct snap_reader *r = arg;
-    uint64_t seen = 0;
     pthread_mutex_lock(&r->mu);
     while (!r->stop) {
         struct timespec until = deadline_in(SNAP_READER_PERIOD_US);
         pthread_cond_timedwait(&r->cond, &r->mu, &until);
         uint64_t lends = r->lends;
-        bool long_lend = (lends & 1) && lends == seen && !r->stop;
-        seen = lends;
-        if (!long_lend)
+        bool lent = (lends & 1) && !r->stop;
+        if (!lent || (inbox_total(&r->pending) == 0 &&
+                      mono_us() - r->lend_us < SNAP_READER_PERIOD_US))
             continue;
         pthread_mutex_unlock(&r->mu);
         if (pthread_mutex_trylock(&r->sock_mu) == 0) {
@@ -416,16 +439,13 @@ void snap_client_handled(struct master *m, const struct hrm_inmsg *in)
         remember(r->turn_clients, &r->nturn_clients, &r->turn_clients_all, in);
 }
 
-/* The clients the reader leaves to the loop while lent: those with a request in the loop's
- * inbox, and those this turn answered (their replies may wait for its commit). */
-static void lend_busy(struct snap_reader *r, const struct inbox *ib)
+/* The clients the reader leaves to the loop while lent: those this turn answered (their
+ * replies may wait for its commit). */
+static void lend_busy(struct snap_reader *r)
 {
     memcpy(r->busy, r->turn_clients, r->nturn_clients * sizeof(*r->busy));
     r->nbusy = r->nturn_clients;
     r->busy_all = r->turn_clients_all;
-    const struct inbox_queue *q = &ib->q[INBOX_CLIENTS];
-    for (size_t i = 0; !r->busy_all && i < q->len; i++)
-        remember(r->busy, &r->nbusy, &r->busy_all, &q->items[(q->head + i) % q->cap]);
 }
 
 void snap_lend(struct master *m)
@@ -435,7 +455,13 @@ void snap_lend(struct master *m)
         return;
     size_t held = inbox_total(&m->inbox);
     pthread_mutex_lock(&r->mu);
-    lend_busy(r, &m->inbox);
+    lend_busy(r);
+    /* The clients' requests the loop received and did not handle yet (one came while it
+     * handled agents' messages, which ended the turn for it): the reader's to look at. */
+    inbox_move_class(&r->pending, &m->inbox, INBOX_CLIENTS);
+    if (inbox_total(&r->pending) > 0)
+        pthread_cond_signal(&r->cond); /* a client waits: the reader need not wait a period */
+    r->lend_us = mono_us();
     r->kept_max = held < INBOX_DEFAULT_MAX ? INBOX_DEFAULT_MAX - held : 0;
     r->lends++;
     pthread_mutex_unlock(&r->mu);
@@ -458,7 +484,10 @@ void snap_reclaim(struct master *m)
     pthread_mutex_unlock(&r->mu);
     pthread_mutex_lock(&r->sock_mu);
     pthread_mutex_lock(&r->mu);
-    inbox_move(&m->inbox, &r->kept); /* received before anything the loop receives next */
+    /* Received before anything the loop receives next: what the reader kept, then what it did
+     * not look at (it looks at those first), ahead of the loop's. */
+    inbox_move(&m->inbox, &r->pending);
+    inbox_move(&m->inbox, &r->kept);
     int64_t answered = r->answered;
     r->answered = 0;
     pthread_mutex_unlock(&r->mu);
@@ -516,6 +545,7 @@ void snap_reader_free(struct snap_reader *r)
         (void)w;
         pthread_join(r->thread, NULL);
     }
+    inbox_free(&r->pending);
     inbox_free(&r->kept);
     snap_unref(r->snap);
     for (size_t i = 0; i < r->cap_done; i++)

@@ -15,10 +15,11 @@
  * job table as the last commit left it.  So the loop publishes, after a commit, an immutable
  * snapshot of the job table's listing rows, and lends its ZeroMQ socket to a reader thread
  * while it works without it (the dispatch of a turn's agent messages aside, a turn's
- * scheduling pass, its commit, its estimate walk).  The reader, once a turn has held the
- * socket lent for a reader period (SNAP_READER_PERIOD_US), answers handshakes and `jobs`
- * requests from the snapshot, and keeps every other message, in order, for the loop, which
- * takes them back with its socket.  A `jobs` request is answered by the reader only when:
+ * scheduling pass, its commit, its estimate walk).  The reader, woken at once when the loop
+ * lends its socket with clients' requests received and not handled (one ended the turn's
+ * agent messages), else once a lend has lasted a reader period (SNAP_READER_PERIOD_US),
+ * answers handshakes and `jobs` requests from the snapshot, and keeps every other message, in
+ * order, for the loop, which takes them back with its socket.  A `jobs` request is answered by the reader only when:
  *   - the snapshot is at most --snapshot-max-age-ms old (SNAP_MAX_AGE_DEFAULT_US);
  *   - no submission or cancellation was acknowledged, and no `wait` told a job ended, after
  *     it was built (a client that was told its job exists, or ended, sees it so listed);
@@ -39,7 +40,8 @@ struct snap_reader;
 /* Starts the reader thread on m->srv (borrowed); the loop holds the socket from now on. */
 struct snap_reader *snap_reader_new(struct master *m, struct hrm_error *err);
 void snap_reader_free(struct snap_reader *r); /* stops and joins it; NULL: no-op */
-/* A turn begins; a client's request was handled in it (in: as received). */
+/* A turn begins (or its replies so far left); a client's request was handled in it (in: as
+ * received), its reply not sent yet. */
 void snap_turn_start(struct master *m);
 void snap_client_handled(struct master *m, const struct hrm_inmsg *in);
 /* The loop lends the socket (the reader may use it until snap_reclaim) ... */
