@@ -82,10 +82,12 @@ void inbox_move_class(struct inbox *dst, struct inbox *src, enum inbox_class c)
     *s = (struct inbox_queue){.items = t.items, .cap = t.cap};
 }
 
-void inbox_move(struct inbox *dst, struct inbox *src)
+void inbox_give_back(struct inbox *loop, struct inbox *pending, struct inbox *kept)
 {
-    for (int c = 0; c < INBOX_CLASSES; c++)
-        inbox_move_class(dst, src, (enum inbox_class)c);
+    inbox_move_class(loop, pending, INBOX_CLIENTS);
+    inbox_move_class(loop, kept, INBOX_CLIENTS);
+    inbox_move_class(kept, loop, INBOX_PEERS); /* the loop's first */
+    inbox_move_class(loop, kept, INBOX_PEERS);
 }
 
 bool inbox_pop(struct inbox *ib, enum inbox_class c, struct hrm_inmsg *out)

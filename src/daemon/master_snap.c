@@ -47,6 +47,7 @@ struct snap_reader {
     bool stop;
     uint64_t lends;         /* odd while lent */
     int64_t lend_us;        /* when the latest lend began (monotonic) */
+    bool warm;              /* listings were asked lately (SNAP_WARM_US) when it began */
     bool serving;           /* the reader holds the socket */
     struct inbox pending;   /* clients' requests the loop had received when it lent: the
                              * reader looks at them first, in order */
@@ -381,8 +382,10 @@ static void *reader_main(void *arg)
         pthread_cond_timedwait(&r->cond, &r->mu, &until);
         uint64_t lends = r->lends;
         bool lent = (lends & 1) && !r->stop;
+        /* A lend with requests the loop received, or a long one while listings are asked: a
+         * reader that takes the socket may keep the loop waiting for it at the lend's end. */
         if (!lent || (inbox_total(&r->pending) == 0 &&
-                      mono_us() - r->lend_us < SNAP_READER_PERIOD_US))
+                      (!r->warm || mono_us() - r->lend_us < SNAP_READER_PERIOD_US)))
             continue;
         pthread_mutex_unlock(&r->mu);
         if (pthread_mutex_trylock(&r->sock_mu) == 0) {
@@ -462,6 +465,7 @@ void snap_lend(struct master *m)
     if (inbox_total(&r->pending) > 0)
         pthread_cond_signal(&r->cond); /* a client waits: the reader need not wait a period */
     r->lend_us = mono_us();
+    r->warm = r->lend_us - r->asked_us < SNAP_WARM_US;
     r->kept_max = held < INBOX_DEFAULT_MAX ? INBOX_DEFAULT_MAX - held : 0;
     r->lends++;
     pthread_mutex_unlock(&r->mu);
@@ -484,10 +488,7 @@ void snap_reclaim(struct master *m)
     pthread_mutex_unlock(&r->mu);
     pthread_mutex_lock(&r->sock_mu);
     pthread_mutex_lock(&r->mu);
-    /* Received before anything the loop receives next: what the reader kept, then what it did
-     * not look at (it looks at those first), ahead of the loop's. */
-    inbox_move(&m->inbox, &r->pending);
-    inbox_move(&m->inbox, &r->kept);
+    inbox_give_back(&m->inbox, &r->pending, &r->kept); /* in the order received */
     int64_t answered = r->answered;
     r->answered = 0;
     pthread_mutex_unlock(&r->mu);

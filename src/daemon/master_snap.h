@@ -17,7 +17,8 @@
  * while it works without it (the dispatch of a turn's agent messages aside, a turn's
  * scheduling pass, its commit, its estimate walk).  The reader, woken at once when the loop
  * lends its socket with clients' requests received and not handled (one ended the turn's
- * agent messages), else once a lend has lasted a reader period (SNAP_READER_PERIOD_US),
+ * agent messages), else, while listings are asked, once a lend has lasted a reader period
+ * (SNAP_READER_PERIOD_US),
  * answers handshakes and `jobs` requests from the snapshot, and keeps every other message, in
  * order, for the loop, which takes them back with its socket.  A `jobs` request is answered by the reader only when:
  *   - the snapshot is at most --snapshot-max-age-ms old (SNAP_MAX_AGE_DEFAULT_US);

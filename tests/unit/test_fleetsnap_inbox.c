@@ -1,5 +1,6 @@
-/* The messages the listing reader kept while it held the master's socket go back to the loop's
- * inbox ahead of what the loop holds, each class in the order received, whatever the rings' wraps. */
+/* The messages the listing reader looked at or received while it held the master's socket go
+ * back to the loop's inbox in the order received: each client's, and each agent's after the
+ * agent messages the loop held already (a register before a task_end), whatever the rings' wraps. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,61 +29,73 @@ static void expect(struct inbox *ib, enum inbox_class c, const char *prefix, int
     }
 }
 
-Test(fleetsnap_inbox, kept_go_first_in_order)
+Test(fleetsnap_inbox, given_back_in_the_order_received)
 {
-    struct inbox loop = {0}, kept = {0};
-    struct hrm_inmsg out;
-    /* The loop's rings wrapped: 50 in, 40 out, 30 more in (a ring of 64). */
+    struct inbox loop = {0}, pending = {0}, kept = {0};
+    /* The loop's agent ring wrapped (80 in, 40 handled), its clients' requests lent (pending):
+     * the reader looked at 3 of 8 and kept them, then the lend ended. */
     for (int i = 0; i < 80; i++)
         push(&loop, HRM_PEER_AGENT, "l", i);
     expect(&loop, INBOX_PEERS, "l", 0, 40);
-    for (int i = 0; i < 3; i++)
-        push(&loop, HRM_PEER_CLIENT, "lc", i);
-    for (int i = 0; i < 100; i++)
-        push(&kept, i % 4 == 0 ? HRM_PEER_CLIENT : HRM_PEER_AGENT, "k", i);
-    inbox_move(&loop, &kept);
+    for (int i = 0; i < 8; i++)
+        push(&loop, HRM_PEER_CLIENT, "c", i);
+    inbox_move_class(&pending, &loop, INBOX_CLIENTS);
+    cr_assert_eq(inbox_len(&loop, INBOX_CLIENTS), 0);
+    struct hrm_inmsg out;
+    for (int i = 0; i < 3; i++) {
+        cr_assert(inbox_pop(&pending, INBOX_CLIENTS, &out));
+        inbox_push_any(&kept, &out);
+        inbox_done(&out);
+    }
+    /* Agents' messages the reader received meanwhile. */
+    for (int i = 80; i < 150; i++)
+        push(&kept, HRM_PEER_AGENT, "l", i);
+    inbox_give_back(&loop, &pending, &kept);
     cr_assert_eq(inbox_total(&kept), 0);
-    cr_assert_eq(inbox_total(&loop), 40 + 3 + 100);
-    for (int i = 0; i < 100; i += 4) {
-        char text[32];
-        snprintf(text, sizeof(text), "k%d", i);
-        cr_assert(inbox_pop(&loop, INBOX_CLIENTS, &out));
-        cr_assert_str_eq(out.data, text);
-        inbox_done(&out);
-    }
-    expect(&loop, INBOX_CLIENTS, "lc", 0, 3);
-    for (int i = 0; i < 100; i++) {
-        if (i % 4 == 0)
-            continue;
-        char text[32];
-        snprintf(text, sizeof(text), "k%d", i);
-        cr_assert(inbox_pop(&loop, INBOX_PEERS, &out));
-        cr_assert_str_eq(out.data, text);
-        inbox_done(&out);
-    }
-    expect(&loop, INBOX_PEERS, "l", 40, 80);
+    cr_assert_eq(inbox_total(&pending), 0);
+    expect(&loop, INBOX_CLIENTS, "c", 0, 8);
+    expect(&loop, INBOX_PEERS, "l", 40, 150);
     cr_assert_eq(inbox_total(&loop), 0);
-    /* Both usable again. */
+    /* All three usable again. */
     push(&kept, HRM_PEER_AGENT, "again", 0);
-    inbox_move(&loop, &kept);
+    push(&loop, HRM_PEER_AGENT, "first", 0);
+    inbox_give_back(&loop, &pending, &kept);
+    expect(&loop, INBOX_PEERS, "first", 0, 1);
     expect(&loop, INBOX_PEERS, "again", 0, 1);
     inbox_free(&loop);
+    inbox_free(&pending);
     inbox_free(&kept);
 }
 
-Test(fleetsnap_inbox, kept_beyond_the_bound)
+Test(fleetsnap_inbox, clients_received_after_the_lent_ones)
+{
+    /* The reader looked at every lent request (kept 2 of them) and then received more. */
+    struct inbox loop = {0}, pending = {0}, kept = {0};
+    push(&kept, HRM_PEER_CLIENT, "c", 0);
+    push(&kept, HRM_PEER_CLIENT, "c", 1);
+    push(&kept, HRM_PEER_CLIENT, "c", 2);
+    push(&kept, HRM_PEER_AGENT, "a", 0);
+    inbox_give_back(&loop, &pending, &kept);
+    expect(&loop, INBOX_CLIENTS, "c", 0, 3);
+    expect(&loop, INBOX_PEERS, "a", 0, 1);
+    inbox_free(&loop);
+    inbox_free(&pending);
+    inbox_free(&kept);
+}
+
+Test(fleetsnap_inbox, beyond_the_bound)
 {
     /* What the reader received is the loop's whatever the loop's bound: nothing is dropped. */
-    struct inbox loop = {.max = 10}, kept = {0};
+    struct inbox loop = {.max = 10}, pending = {0}, kept = {0};
     for (int i = 0; i < 10; i++)
         push(&loop, HRM_PEER_AGENT, "l", i);
-    for (int i = 0; i < 5; i++)
-        push(&kept, HRM_PEER_AGENT, "k", i);
-    inbox_move(&loop, &kept);
+    for (int i = 10; i < 15; i++)
+        push(&kept, HRM_PEER_AGENT, "l", i);
+    inbox_give_back(&loop, &pending, &kept);
     cr_assert_eq(inbox_total(&loop), 15);
     cr_assert_eq(loop.max, 10);
-    expect(&loop, INBOX_PEERS, "k", 0, 5);
-    expect(&loop, INBOX_PEERS, "l", 0, 10);
+    expect(&loop, INBOX_PEERS, "l", 0, 15);
     inbox_free(&loop);
+    inbox_free(&pending);
     inbox_free(&kept);
 }
