@@ -33,6 +33,10 @@ struct hrm_master_config {
     bool test_crash_after_submit; /* TEST ONLY ($HRM_TEST_CRASH_AFTER_COMMIT=submit): die by
                                      SIGKILL right after committing a turn that accepted a
                                      job, before any reply leaves */
+    const char *test_hold_file;   /* TEST ONLY ($HRM_TEST_HOLD_TURN=FILE): a turn holds in its
+                                     scheduling section while FILE exists (master_snap.c) */
+    int64_t snapshot_max_age_us;  /* the oldest snapshot a `jobs` request is answered from
+                                     beside the loop (default 1 s; docs/runtime.md) */
     int32_t max_waits;              /* waits a client may have pending at once (default
                                        10000): past it, a wait gets the "limit" error */
     int64_t events_keep;            /* the event log keeps the latest this many (default

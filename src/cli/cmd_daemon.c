@@ -133,6 +133,7 @@ int cmd_master(int argc, char **argv)
         {"trace", required_argument, NULL, 'T'},
         {"max-pass-starts", required_argument, NULL, 'S'},
         {"eta-turn-rows", required_argument, NULL, 'R'},
+        {"snapshot-max-age", required_argument, NULL, 'G'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -232,6 +233,10 @@ int cmd_master(int argc, char **argv)
             if (parse_dur("events-max-age", optarg, &cfg.events_max_age_us) < 0)
                 return CLI_USAGE;
             break;
+        case 'G':
+            if (parse_dur("snapshot-max-age", optarg, &cfg.snapshot_max_age_us) < 0)
+                return CLI_USAGE;
+            break;
         case 'H':
             cfg.http = optarg;
             break;
@@ -294,6 +299,9 @@ int cmd_master(int argc, char **argv)
                    "  --eta-turn-rows N   waiting-table rows a listing's estimate walk visits\n"
                    "                      per turn (default 20000): hrm jobs is answered from\n"
                    "                      the last walk while a new one runs over the turns\n"
+                   "  --snapshot-max-age D while a turn is long, hrm jobs is answered beside\n"
+                   "                      it from the job table as a commit at most D ago left\n"
+                   "                      it (default 1s); older, it waits for the turn\n"
                    "  --max-waits N       hrm wait requests one client may have pending\n"
                    "                      (default 10000); past it a wait gets an error\n"
                    "  --events-keep N     the event log (hrm events) keeps the latest N events\n"
@@ -335,6 +343,7 @@ int cmd_master(int argc, char **argv)
     /* Test only (tests/cli): a crash between commit and reply, on purpose. */
     const char *crash = getenv("HRM_TEST_CRASH_AFTER_COMMIT");
     cfg.test_crash_after_submit = crash && strcmp(crash, "submit") == 0;
+    cfg.test_hold_file = getenv("HRM_TEST_HOLD_TURN"); /* test only: a turn held on purpose */
     hrm_log_setup("master", level);
     block_signals();
     struct hrm_error err = {{0}};

@@ -17,6 +17,7 @@
 #include "hrm/wire_hot.h"
 #include "master_eta.h"
 #include "master_private.h"
+#include "master_snap.h"
 #include "statedir.h"
 
 /* Messages handled per turn.  One turn is one transaction and one flush of
@@ -637,6 +638,8 @@ static void dispatch_msg(struct master *m, const struct peer_id *from, int role,
                                "this master schedules centrally (policy %s): it takes no "
                                "scheduler processes", m->cfg.policy);
     } else if (h->peer) {
+        if (role == HRM_PEER_CLIENT && (type == HRM_WIRE_SUBMIT || type == HRM_WIRE_CANCEL))
+            snap_client_wrote(m); /* older listing snapshots are not answered from */
         h->peer(m, from, msg);
     } else {
         int32_t n = sending_node(m, from, type);
@@ -954,6 +957,7 @@ static int turn(struct master *m, int64_t *next_tick)
     struct hrm_error err;
     int64_t turn_start_us = m->trace ? master_now_us() : 0;
     m->turns++;
+    snap_turn_start(m);
     hrm_server_handle_zap(m->srv);
     int rc = hrm_store_begin(m->store, &err);
     if (rc < 0) {
@@ -968,6 +972,7 @@ static int turn(struct master *m, int64_t *next_tick)
     size_t clients = 0, waiting = inbox_len(&m->inbox, INBOX_PEERS);
     while (clients < TURN_MAX_CLIENT_MSGS && !m->stop &&
            inbox_pop(&m->inbox, INBOX_CLIENTS, &in)) {
+        snap_client_handled(m, &in);
         dispatch_from(m, &in);
         clients++;
     }
@@ -978,8 +983,10 @@ static int turn(struct master *m, int64_t *next_tick)
      * committed (listings, a job, the nodes), so the answers leave now, not after this turn's
      * agent messages, scheduling pass and commit.  A write (a submission, a cancel) holds them
      * until the commit, as every reply. */
-    if (clients && !hrm_store_txn_open(m->store))
+    if (clients && !hrm_store_txn_open(m->store)) {
         flush_out(m);
+        snap_turn_start(m); /* their replies left: a listing beside the loop may follow them */
+    }
     for (int i = 0; i < TURN_MAX_MSGS && !m->stop; i++) {
         if (!inbox_pop(&m->inbox, INBOX_PEERS, &in)) {
             flush_relays(m, turn_start_us); /* what was received so far is relayed: it goes */
@@ -997,6 +1004,9 @@ static int turn(struct master *m, int64_t *next_tick)
             }
         }
     }
+    /* From here to the relays, and around the commit and the estimate walk, the socket is the
+     * listing reader's (master_snap.h): `jobs` is answered meanwhile. */
+    snap_lend(m);
     if (!m->stop)
         mhttp_turn(m);
     if (master_mono_us() >= *next_tick) {
@@ -1022,7 +1032,9 @@ static int turn(struct master *m, int64_t *next_tick)
     }
     if (m->sched.passes > passes)
         metrics_passes(&m->counters, m->sched.passes - passes, master_mono_us() - pass_start);
+    snap_reclaim(m);
     flush_relays(m, turn_start_us); /* the rest of the turn's relays: they need no commit */
+    snap_lend(m);
     bool writes = hrm_store_txn_open(m->store);
     int64_t commit_start = master_mono_us();
     if (m->stop) {
@@ -1036,16 +1048,21 @@ static int turn(struct master *m, int64_t *next_tick)
     if (writes && !m->stop)
         metrics_commit(&m->counters, master_mono_us() - commit_start);
     m->turn_accepted_job = false;
-    if (!m->stop)
+    if (!m->stop) {
         mhttp_after_commit(m); /* readers see this turn's writes before their answers leave */
+        snap_after_commit(m);
+    }
+    snap_reclaim(m);
     if (m->trace && m->nout > 0)
         trace_step(m, "flush", (int64_t)m->nout, (int32_t)(master_now_us() - turn_start_us), -1);
     flush_out(m); /* after the commit: nothing is promised that is not durable */
+    snap_lend(m);
     if (!m->stop)
         eta_turn(m); /* a step of a listing's estimate walk, after the replies left */
     /* The WAL's checkpoint after the turn's replies and launches have left, not in a commit. */
     if (!m->stop && hrm_store_checkpoint_due(m->store) && hrm_store_checkpoint(m->store, &err) < 0)
         hrm_log(HRM_LOG_WARNING, "%s", err.text);
+    snap_reclaim(m);
     return m->stop && m->turn_err.text[0] ? -HRM_EIO : 0;
 }
 
@@ -1092,6 +1109,7 @@ static void master_free(struct master *m)
     hrm_free(m->flush_next);
     if (m->sigfd >= 0)
         close(m->sigfd);
+    snap_reader_free(m->snap); /* before the socket it borrows */
     inbox_free(&m->inbox);
     hrm_server_free(m->srv);
     hrm_zctx_free(m->zctx);
@@ -1209,6 +1227,8 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         hrm_errorf(err, -errno, "signalfd: %s", strerror(errno));
         goto fail;
     }
+    if (!(m->snap = snap_reader_new(m, err)))
+        goto fail;
     if (write_endpoint(m, err) < 0 || mhttp_start(m, err) < 0 || trace_open(m, err) < 0)
         goto fail;
     m->start_mono_us = master_mono_us();

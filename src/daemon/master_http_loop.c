@@ -12,6 +12,7 @@
 #include "master_eta.h"
 #include "master_http.h"
 #include "master_private.h"
+#include "master_snap.h"
 
 #define HTTP_CONN_LIMIT_DEFAULT 256
 #define HTTP_TIMEOUT_DEFAULT_S 30
@@ -241,6 +242,8 @@ void mhttp_turn(struct master *m)
         } else {
             m->sender = h->sender;
             m->sender.admin = h->sender.admin && !in[i].reader; /* the read-only token: never */
+            if (calls[k].write)
+                snap_client_wrote(m);
             calls[k].handle(m, &from, in[i].req);
             h->publish |= calls[k].write;
         }

@@ -46,6 +46,12 @@ int inbox_push(struct inbox *ib, const struct hrm_inmsg *in)
 {
     if (inbox_total(ib) >= inbox_max(ib))
         return -ENOSPC;
+    inbox_push_any(ib, in);
+    return 0;
+}
+
+void inbox_push_any(struct inbox *ib, const struct hrm_inmsg *in)
+{
     struct inbox_queue *q = &ib->q[inbox_class_of(in)];
     if (q->len == q->cap)
         queue_grow(q);
@@ -58,7 +64,30 @@ int inbox_push(struct inbox *ib, const struct hrm_inmsg *in)
         slot->data = copy;
     }
     q->len++;
-    return 0;
+}
+
+void inbox_move_class(struct inbox *dst, struct inbox *src, enum inbox_class c)
+{
+    struct inbox_queue *d = &dst->q[c], *s = &src->q[c];
+    if (s->len == 0)
+        return;
+    /* src's messages go first: s's ring, then d's after it. */
+    while (s->cap < s->len + d->len)
+        queue_grow(s);
+    for (size_t i = 0; i < d->len; i++)
+        s->items[(s->head + s->len + i) % s->cap] = d->items[(d->head + i) % d->cap];
+    s->len += d->len;
+    struct inbox_queue t = *d;
+    *d = *s;
+    *s = (struct inbox_queue){.items = t.items, .cap = t.cap};
+}
+
+void inbox_give_back(struct inbox *loop, struct inbox *pending, struct inbox *kept)
+{
+    inbox_move_class(loop, pending, INBOX_CLIENTS);
+    inbox_move_class(loop, kept, INBOX_CLIENTS);
+    inbox_move_class(kept, loop, INBOX_PEERS); /* the loop's first */
+    inbox_move_class(loop, kept, INBOX_PEERS);
 }
 
 bool inbox_pop(struct inbox *ib, enum inbox_class c, struct hrm_inmsg *out)

@@ -38,6 +38,15 @@ enum inbox_class inbox_class_of(const struct hrm_inmsg *in);
 int inbox_push(struct inbox *ib, const struct hrm_inmsg *in);
 /* Takes the oldest message of class c into out (its data owned by the caller now: inbox_done);
  * false when that queue is empty. */
+/* The same whatever the inbox holds (messages that were received already). */
+void inbox_push_any(struct inbox *ib, const struct hrm_inmsg *in);
+/* Puts src's messages of class c ahead of dst's, in order, and empties that queue of src. */
+void inbox_move_class(struct inbox *dst, struct inbox *src, enum inbox_class c);
+/* The listing reader's messages back into the loop's inbox (master_snap.c), in the order they
+ * were received.  Clients': kept, then pending (the reader looks at the requests the loop
+ * handed it before it receives any; the loop holds none while it lends them).  The others':
+ * the loop's own (received before it lent its socket), then kept.  Empties pending and kept. */
+void inbox_give_back(struct inbox *loop, struct inbox *pending, struct inbox *kept);
 bool inbox_pop(struct inbox *ib, enum inbox_class c, struct hrm_inmsg *out);
 void inbox_done(struct hrm_inmsg *in); /* frees a popped message's data */
 size_t inbox_len(const struct inbox *ib, enum inbox_class c);

@@ -11,9 +11,9 @@
 #include "hrm/units.h"
 #include "master_eta.h"
 #include "master_private.h"
+#include "master_snap.h"
 
 /* Replies stay under the codec's size limit: listings are capped. */
-#define LIST_MAX_JOBS 2000
 #define LIST_MAX_TASKS 2000
 /* An offset-less logs request gets the end of the output as one wire string. */
 #define LOGS_TEXT_MAX_BYTES (32 << 10)
@@ -569,6 +569,7 @@ static void job_done_reply(struct master *m, const struct peer_id *to, long long
     json_object_set_new(r, "state", json_string(hrm_job_state_name(j->state)));
     json_object_set_new(r, "exit", json_integer(j->exit));
     master_send(m, to, r);
+    snap_client_wrote(m); /* a client that heard the job ended lists it ended */
 }
 
 /* The job ended: its own waiters hear it (nobody else's list is looked at). */
@@ -837,6 +838,7 @@ static int opt_int(struct master *m, const struct peer_id *from, const json_t *m
  * following page, 0 when there is none. */
 void on_jobs(struct master *m, const struct peer_id *from, json_t *msg)
 {
+    snap_listing_asked(m); /* snapshots are kept fresh while listings are asked */
     bool all = json_is_true(json_object_get(msg, "all"));
     json_int_t before, limit;
     if (opt_int(m, from, msg, "before", 1, INT64_MAX, (json_int_t)m->njobs + 1, &before) < 0 ||

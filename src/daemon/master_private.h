@@ -20,6 +20,8 @@
 #include "taskmap.h"
 
 #define NODE_NAME_MAX 48
+/* Jobs a `jobs` listing returns at most (its "limit"). */
+#define LIST_MAX_JOBS 2000
 #define PEER_ID_MAX 256
 
 struct peer_id {
@@ -281,6 +283,7 @@ struct master {
     int64_t events_since_prune, events_pruned_mono_us; /* the event log's retention pass */
     struct master_counters counters; /* GET /metrics (master_metrics.c) */
     struct mhttp *http;     /* the HTTP API (master_http_loop.c); NULL without --http */
+    struct snap_reader *snap; /* listings answered beside the loop (master_snap.c) */
 };
 
 struct key_binding {
