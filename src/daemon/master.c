@@ -751,9 +751,6 @@ static void node_down(struct master *m, int32_t n, const char *why, const char *
 
 static void housekeeping(struct master *m)
 {
-    /* The handshakes re-read the allow-list too, but a key removed while its peer stays
-     * connected must lose its role though nobody hand-shakes. */
-    hrm_server_refresh_authz(m->srv);
     int64_t now = master_mono_us();
     for (int32_t n = 0; n < m->nnodes; n++)
         if (m->nodes[n].up && now - m->nodes[n].last_seen_us > m->cfg.node_timeout_us)
@@ -952,6 +949,23 @@ static void dispatch_from(struct master *m, struct hrm_inmsg *in)
     inbox_done(in);
 }
 
+/*
+ * The handshakes re-read the allow-list, but a key removed while its peer stays connected must
+ * lose its role though nobody hand-shakes: checked once a tick here too, while the loop holds
+ * the socket (the listing reader answers handshakes, and with them reads the list, only while
+ * it is lent: master_snap.h), with what follows from a change of the scheduler keys.
+ */
+static void allow_list_check(struct master *m)
+{
+    int64_t now = master_mono_us();
+    if (now < m->allow_list_check_us)
+        return;
+    m->allow_list_check_us = now + TICK_US;
+    hrm_server_refresh_authz(m->srv);
+    if (m->dist)
+        dist_follow_keys(m);
+}
+
 static int turn(struct master *m, int64_t *next_tick)
 {
     struct hrm_error err;
@@ -959,6 +973,7 @@ static int turn(struct master *m, int64_t *next_tick)
     m->turns++;
     snap_turn_start(m);
     hrm_server_handle_zap(m->srv);
+    allow_list_check(m);
     int rc = hrm_store_begin(m->store, &err);
     if (rc < 0) {
         master_store_failed(m, rc, &err);

@@ -261,6 +261,7 @@ struct master {
     long long next_logs_id;
     int64_t boot;
     int64_t start_mono_us;
+    int64_t allow_list_check_us; /* when the loop next checks authorized for a change */
     bool reconciling;       /* after a restart: waiting for agents before scheduling */
     /* Since this process started: registrations handled, and agents' messages answered
      * not_registered (an agent that has not registered yet); said when reconciliation ends. */
@@ -541,6 +542,10 @@ void dist_on_role_msg(struct master *m, int32_t node, int type, json_t *msg);
 /* master_remote.c: a scheduler process's message (hrm sched). */
 void dist_on_sched_msg(struct master *m, const struct peer_id *from, int type, json_t *msg);
 void dist_housekeeping(struct master *m);
+/* After a change of the allow-list's scheduler keys: the nodes with probe listeners are
+ * welcomed again with the keys listed now, and the processes told the nodes again.  Reads
+ * m->authz: only where the loop holds the socket. */
+void dist_follow_keys(struct master *m);
 bool dist_is_sched_peer(struct master *m, const struct peer_id *p); /* batched like agents */
 /* Node n's queue configuration for its welcome (new ref), with the scheduler keys its probe
  * listener admits when it has one. */

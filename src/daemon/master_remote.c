@@ -280,9 +280,11 @@ void remote_probe_fields(const struct mdist *d, const struct rsched *r, int32_t 
  * still hold queue slots on a node until the node registered again, and an added one probed
  * every node through the master until then.
  */
-static void follow_keys(struct master *m)
+void dist_follow_keys(struct master *m)
 {
     struct mdist *d = m->dist;
+    if (d->shared)
+        return; /* no node queues, no probe listeners */
     uint64_t version = hrm_authz_version(m->authz);
     if (version == d->keys_version)
         return;
@@ -315,8 +317,6 @@ void dist_housekeeping(struct master *m)
     struct mdist *d = m->dist;
     if (d->shared)
         shared_housekeeping(m);
-    else
-        follow_keys(m);
     int64_t now = master_mono_us();
     for (size_t i = 0; i < d->nrs; i++)
         if (d->rs[i].up && now - d->rs[i].last_seen_us > m->cfg.node_timeout_us)
