@@ -634,9 +634,9 @@ void agent_turn(struct agent *a)
      * their slots in the execution queues, ahead of the launches of the master's messages. */
     anqs_drain(a);
     for (int i = 0; i < TURN_MAX_MSGS; i++) {
-        /* Probes first, and between the master's messages: a run may start a task, which
-         * blocks the agent until its execve, and a scheduler's round waits for its slowest
-         * node's reply.  A look at a socket with nothing in it costs a system call. */
+        /* Probes first, and between the master's messages: a run may start a task, whose
+         * start the loop prepares (files, environment, cgroups) before the launcher thread
+         * clones it, and a scheduler's round waits for its slowest node's reply.  A look at a socket with nothing in it costs a system call. */
         anqs_probes_take(a);
         json_t *msg;
         struct hrm_error rerr;

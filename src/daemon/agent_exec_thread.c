@@ -53,12 +53,15 @@ static void *loop(void *arg)
         l->work(l->ctx, it); /* blocks until the child's execve (or its exit) */
         pthread_mutex_lock(&l->mu);
         it->next = NULL;
+        bool first = !l->done; /* the loop is woken once for what it has not taken yet */
         *l->done_tail = it;
         l->done_tail = &it->next;
         l->busy--;
-        uint64_t one = 1;
-        ssize_t w = write(l->efd, &one, sizeof(one)); /* only fails when the count is huge */
-        (void)w;
+        if (first) {
+            uint64_t one = 1;
+            ssize_t w = write(l->efd, &one, sizeof(one)); /* only fails when the count is huge */
+            (void)w;
+        }
         pthread_cond_broadcast(&l->cv);
     }
     pthread_mutex_unlock(&l->mu);
@@ -110,13 +113,15 @@ void launcher_submit(struct launcher *l, struct launch_item *it)
 
 struct launch_item *launcher_take(struct launcher *l)
 {
-    uint64_t n;
-    ssize_t r = read(l->efd, &n, sizeof(n)); /* re-armed below while items are left */
-    (void)r;
     pthread_mutex_lock(&l->mu);
     struct launch_item *it = l->done;
-    l->done = NULL;
-    l->done_tail = &l->done;
+    if (it) { /* the fd is readable exactly while done holds items: both change under mu */
+        uint64_t n;
+        ssize_t r = read(l->efd, &n, sizeof(n));
+        (void)r;
+        l->done = NULL;
+        l->done_tail = &l->done;
+    }
     pthread_mutex_unlock(&l->mu);
     return it; /* a list, in the order they were submitted */
 }
