@@ -492,7 +492,8 @@ static void launch_done(struct agent *a, struct launch *l)
     struct arun *r = &a->runs[i];
     r->launching = false;
     a->nlaunching--;
-    int child_errno = l->pid < 0 ? l->clone_errno : l->ca.err;
+    /* Never a run without a pid of its own: its kills (kill(-pid)) would reach another group. */
+    int child_errno = l->pid < 0 ? (l->clone_errno ? l->clone_errno : EAGAIN) : l->ca.err;
     if (child_errno) {
         if (l->pid < 0) {
             snprintf(r->error, sizeof(r->error), "clone: %s", strerror(child_errno));
