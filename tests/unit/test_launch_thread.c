@@ -19,8 +19,9 @@ static void work(void *ctx, struct launch_item *it)
     (void)ctx;
     struct job *j = (struct job *)it;
     char c;
-    if (j->gate >= 0)
-        cr_assert_eq(read(j->gate, &c, 1), 1);
+    /* No assertion here: Criterion's are the test thread's.  A failed read shows as order. */
+    if (j->gate >= 0 && read(j->gate, &c, 1) != 1)
+        return;
     j->order[(*j->norder)++] = j->n; /* one work at a time: no lock needed */
 }
 
