@@ -584,6 +584,7 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
     }
     if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
         goto fail;
+    exec_launcher_start(a); /* a thread: after the bench's fork, as ZeroMQ's */
     if (anqs_probes_open(a, &mine, err) < 0)
         goto fail;
     if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
@@ -636,9 +637,9 @@ void agent_turn(struct agent *a)
      * their slots in the execution queues, ahead of the launches of the master's messages. */
     anqs_drain(a);
     for (int i = 0; i < TURN_MAX_MSGS; i++) {
-        /* Probes first, and between the master's messages: a run may start a task, which
-         * blocks the agent until its execve, and a scheduler's round waits for its slowest
-         * node's reply.  A look at a socket with nothing in it costs a system call. */
+        /* Probes first, and between the master's messages: a run may start a task, whose
+         * start the loop prepares (files, environment, cgroups) before the launcher thread
+         * clones it, and a scheduler's round waits for its slowest node's reply.  A look at a socket with nothing in it costs a system call. */
         anqs_probes_take(a);
         json_t *msg;
         struct hrm_error rerr;
@@ -678,9 +679,11 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     while (!a->stop) {
         void *probe[2];
         size_t nprobe = anqs_probes_socks(a, probe);
-        zmq_pollitem_t items[4] = {
+        /* The launcher's fd (-1, never ready, without one): a task it started has its pid. */
+        zmq_pollitem_t items[5] = {
             {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
             {NULL, a->sigfd, ZMQ_POLLIN, 0},
+            {NULL, exec_launcher_fd(a), ZMQ_POLLIN, 0},
             {nprobe > 0 ? probe[0] : NULL, -1, ZMQ_POLLIN, 0},
             {nprobe > 1 ? probe[1] : NULL, -1, ZMQ_POLLIN, 0},
         };
@@ -692,7 +695,7 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         int64_t qt = anqs_next_timer(a); /* hold expiry in the execution queues */
         if (qt != INT64_MAX && qt - now < wait_us)
             wait_us = qt - now;
-        if (zmq_poll(items, 2 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
+        if (zmq_poll(items, 3 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
             zmq_errno() != EINTR)
             break;
         if (items[1].revents & ZMQ_POLLIN) {
@@ -704,6 +707,8 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
                 }
             }
             exec_reap(a);
+        } else if (items[2].revents & ZMQ_POLLIN) {
+            exec_reap(a); /* the launches that are back first */
         }
         agent_turn(a);
     }

@@ -121,7 +121,7 @@ void bind_rebalance(struct agent *a)
     for (size_t i = 0; i < a->nruns; i++) {
         struct arun *r = &a->runs[i];
         struct hrm_ru_cores now;
-        if (r->gpu_mask)
+        if (r->gpu_mask || r->launching) /* starting: rebalanced when it has its pid */
             continue;
         choose(a, r, &now);
         if (memcmp(&now, &r->cores, sizeof(now)) == 0)

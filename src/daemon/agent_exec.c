@@ -108,6 +108,8 @@ int exec_init(struct agent *a, struct hrm_error *err)
 
 void exec_fini(struct agent *a)
 {
+    launcher_free(a->launcher); /* after exec_stop_all: the tasks' PR_SET_PDEATHSIG is its */
+    hrm_free(a->early);
     if (a->devnull >= 0)
         close(a->devnull);
     for (size_t i = 0; i < a->nbase_env; i++)
@@ -381,6 +383,157 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
     _exit(127);
 }
 
+/* One start, prepared by the agent's loop and run by the launcher thread (or by the loop
+ * itself without one): owns everything the child reads. */
+struct launch {
+    struct launch_item item; /* first: the launcher's list link */
+    uint64_t id;             /* its run's launch_id */
+    struct child_args ca;    /* points into the fields below */
+    char exe[2048];
+    char *cwd;
+    char **argv, **envp;     /* argv owned; envp's first nborrowed entries are a->base_env's */
+    size_t nborrowed;
+    char procs[CG_NCTL][1200];
+    cpu_set_t set;
+    struct task_user user;
+    gid_t *groups;
+    int fds[3];
+    bool discard;            /* fds[1], fds[2] are /dev/null, not files of its own */
+    void *stack;             /* borrowed: a->stack, used by one launch at a time */
+    pid_t pid;               /* the child, or -1 when clone failed (errno in clone_errno) */
+    int clone_errno;
+};
+
+/* On the launcher thread: touches nothing but the launch.  clone(CLONE_VM | CLONE_VFORK), as
+ * posix_spawn does: no copy of the agent's page tables, and this thread resumes once execve
+ * has succeeded (its CLOEXEC descriptors closed) or the child has exited. */
+static void launch_work(void *ctx, struct launch_item *it)
+{
+    (void)ctx;
+    struct launch *l = (struct launch *)it;
+    l->pid = clone(child_main, (char *)l->stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                   &l->ca);
+    l->clone_errno = errno;
+}
+
+static void launch_free(struct launch *l)
+{
+    if (!l->discard) {
+        close(l->fds[1]);
+        close(l->fds[2]);
+    }
+    for (size_t i = 0; l->argv && l->argv[i]; i++)
+        hrm_free(l->argv[i]);
+    hrm_free(l->argv);
+    for (size_t i = l->nborrowed; l->envp && l->envp[i]; i++)
+        hrm_free(l->envp[i]);
+    hrm_free(l->envp);
+    hrm_free(l->cwd);
+    hrm_free(l->groups);
+    hrm_free(l);
+}
+
+static size_t run_index(const struct agent *a, pid_t pid)
+{
+    for (size_t i = 0; i < a->nruns; i++)
+        if (a->runs[i].pid == pid)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Run i's process has ended with status st: what it started dies with it, its end is reported. */
+static void run_reaped(struct agent *a, size_t i, int st, const struct rusage *ru, int64_t end_us)
+{
+    struct arun *r = &a->runs[i];
+    if (WIFEXITED(st))
+        r->exit = WEXITSTATUS(st);
+    else if (WIFSIGNALED(st))
+        r->signal = WTERMSIG(st);
+    r->cpu_us = (int64_t)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000000 +
+                ru->ru_utime.tv_usec + ru->ru_stime.tv_usec;
+    r->rss = (int64_t)ru->ru_maxrss * 1024;
+    r->end_us = end_us;
+    /* What the task started dies with it: its process group, then everything in its
+     * cgroup (which catches what left the group), and only then the cgroup goes. */
+    kill(-r->pid, SIGKILL);
+    if (r->cg) {
+        r->oom = cg_oom(a, r);
+        cg_release(a, r);
+    }
+    struct arun done = *r;
+    a->runs[i] = a->runs[--a->nruns];
+    if (done.gpu_mask)
+        bind_rebalance(a); /* its GPU's cores may be lent again */
+    exec_finish(a, &done);
+}
+
+/* Takes pid's exit if exec_reap had to keep it (reaped before its launch came back). */
+static bool early_exit_take(struct agent *a, pid_t pid, struct early_exit *out)
+{
+    for (size_t i = 0; i < a->nearly; i++)
+        if (a->early[i].pid == pid) {
+            *out = a->early[i];
+            a->early[i] = a->early[--a->nearly];
+            return true;
+        }
+    return false;
+}
+
+/* A launch is back: the run gets its pid and its task_started, or its failure is reported. */
+static void launch_done(struct agent *a, struct launch *l)
+{
+    size_t i = 0;
+    while (i < a->nruns && !(a->runs[i].launching && a->runs[i].launch_id == l->id))
+        i++;
+    if (i == a->nruns) { /* cannot happen: a launching run leaves a->runs only here */
+        launch_free(l);
+        return;
+    }
+    struct arun *r = &a->runs[i];
+    r->launching = false;
+    a->nlaunching--;
+    /* Never a run without a pid of its own: its kills (kill(-pid)) would reach another group. */
+    int child_errno = l->pid < 0 ? (l->clone_errno ? l->clone_errno : EAGAIN) : l->ca.err;
+    if (child_errno) {
+        if (l->pid < 0) {
+            snprintf(r->error, sizeof(r->error), "clone: %s", strerror(child_errno));
+        } else {
+            struct early_exit e;
+            if (!early_exit_take(a, l->pid, &e))
+                waitpid(l->pid, NULL, 0); /* it has exited (_exit(127)): no wait */
+            bool in_cwd = l->ca.step == STEP_CWD;
+            if (l->ca.step == STEP_USER)
+                snprintf(r->error, sizeof(r->error), "cannot run as user '%.40s' (uid %u): %s",
+                         l->user.name, (unsigned)l->user.uid, strerror(child_errno));
+            else
+                snprintf(r->error, sizeof(r->error), "cannot start: %s%s%.100s%s",
+                         strerror(child_errno), in_cwd ? " (working directory " : "",
+                         in_cwd && l->cwd ? l->cwd : "", in_cwd ? ")" : "");
+        }
+        r->exit = 127;
+        cg_release(a, r);
+        struct arun failed = *r;
+        a->runs[i] = a->runs[--a->nruns];
+        launch_free(l);
+        if (failed.gpu_mask)
+            bind_rebalance(a);
+        exec_finish(a, &failed);
+        return;
+    }
+    /* No setpgid(pid, pid) here: CLONE_VFORK resumed the launch only once the child had made
+     * its group (child_main's first steps) and called execve, so no kill can miss it. */
+    r->pid = l->pid;
+    launch_free(l);
+    exec_report_started(a, r);
+    if (r->kill_sig)
+        exec_kill(a, r, r->kill_sig); /* a cancel that came while it was starting */
+    struct early_exit e;
+    if (early_exit_take(a, r->pid, &e))
+        run_reaped(a, i, e.status, &e.ru, e.end_us);
+    else if (a->gpus > 0)
+        bind_rebalance(a); /* a GPU task came or went while this one was starting */
+}
+
 
 bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_tag *tag,
                    struct arun *out)
@@ -477,89 +630,106 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
             hrm_log(HRM_LOG_WARNING, "task " HRM_TASK_FMT " output: chown: %s",
                     HRM_TASK_ARGS(r.job, r.task, r.attempt), strerror(errno));
     }
+    /* Everything the child reads is the launch's own: the message, the agent's groups buffer
+     * and this stack frame are gone or reused by the time the launcher thread starts it. */
+    struct launch *l = hrm_calloc(1, sizeof(*l));
+    snprintf(l->exe, sizeof(l->exe), "%s", exe);
+    l->cwd = cwd ? hrm_strdup(cwd) : NULL; /* the wire requires one: chdir says if not */
     size_t argc = json_array_size(cmd);
-    char **argv = hrm_calloc(argc + 1, sizeof(*argv));
+    l->argv = hrm_calloc(argc + 1, sizeof(*l->argv));
     for (size_t i = 0; i < argc; i++)
-        argv[i] = (char *)json_string_value(json_array_get(cmd, i));
-    size_t nborrowed;
-    char **envp = build_env(a, &r, env, &user, &gpu, &nborrowed);
-    char procs[CG_NCTL][1200];
+        l->argv[i] = hrm_strdup(json_string_value(json_array_get(cmd, i)));
+    l->envp = build_env(a, &r, env, &user, &gpu, &l->nborrowed);
     cg_setup(a, &r, json_integer_value(json_object_get(msg, "cpu")),
-             json_integer_value(json_object_get(msg, "mem")), procs);
+             json_integer_value(json_object_get(msg, "mem")), l->procs);
     struct agpu_cpus cores;
     bool pin;
-    bind_run(a, &r, procs, &pin, &cores); /* its unit's cores: cpuset group, else affinity */
-    cpu_set_t set;
-    CPU_ZERO(&set);
+    bind_run(a, &r, l->procs, &pin, &cores); /* its unit's cores: cpuset group, else affinity */
+    CPU_ZERO(&l->set);
     for (int c = 0; pin && c < AGPU_MAX_CPUS && c < CPU_SETSIZE; c++)
         if (cores.bits[c / 64] >> (c % 64) & 1)
-            CPU_SET(c, &set);
-    struct child_args ca = {.exe = exe,
-                            .cwd = cwd,
-                            .argv = argv,
-                            .envp = envp,
-                            .fds = {fds[0], fds[1], fds[2]},
-                            .pin = pin ? &set : NULL,
-                            .user = user.change ? &user : NULL,
-                            .groups = a->groups,
-                            .parent = a->pid};
-    /* The run starts before clone, not when the agent resumes: a short task may have run to
-     * its end by then (the agent waits for execve, then for a core), leaving a runtime shorter
-     * than the task's own CPU time. */
+            CPU_SET(c, &l->set);
+    l->user = user;
+    if (user.change && user.ngroups > 0) {
+        l->groups = hrm_calloc(user.ngroups, sizeof(*l->groups));
+        memcpy(l->groups, a->groups, user.ngroups * sizeof(*l->groups));
+    }
+    l->discard = discard;
+    memcpy(l->fds, fds, sizeof(fds));
+    l->ca = (struct child_args){.exe = l->exe,
+                                .cwd = l->cwd,
+                                .argv = l->argv,
+                                .envp = l->envp,
+                                .fds = {fds[0], fds[1], fds[2]},
+                                .pin = pin ? &l->set : NULL,
+                                .user = user.change ? &l->user : NULL,
+                                .groups = l->groups,
+                                .parent = a->pid};
+    for (int i = 0; i < CG_NCTL; i++)
+        l->ca.procs[i] = l->procs[i][0] ? l->procs[i] : NULL;
+    l->stack = a->stack;
+    /* The run starts before clone, not when the agent learns its pid: a short task may have
+     * run to its end by then (the launch waits for execve, then for a core), leaving a runtime
+     * shorter than the task's own CPU time. */
     r.start_us = agent_now_us();
     r.start_mono_us = r.sample_mono_us = agent_mono_us();
-    for (int i = 0; i < CG_NCTL; i++)
-        ca.procs[i] = procs[i][0] ? procs[i] : NULL;
-    /* clone(CLONE_VM | CLONE_VFORK), as posix_spawn does: no copy of the
-     * agent's page tables, and the agent resumes once execve has succeeded
-     * (its CLOEXEC descriptors closed) or the child has exited. */
-    pid_t pid = clone(child_main, (char *)a->stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
-                      &ca);
-    int clone_errno = errno;
-    if (!discard) {
-        close(fds[1]);
-        close(fds[2]);
-    }
-    hrm_free(argv);
-    for (size_t i = nborrowed; envp[i]; i++)
-        hrm_free(envp[i]);
-    hrm_free(envp);
-    if (pid < 0) {
-        snprintf(r.error, sizeof(r.error), "clone: %s", strerror(clone_errno));
-        r.exit = 127;
-        cg_release(a, &r);
-        exec_finish(a, &r);
-        return;
-    }
-    r.pid = pid;
     r.no_output = discard;
-    /* No setpgid(pid, pid) here: CLONE_VFORK resumes the agent only once the child has made its
-     * group (child_main's first steps) and called execve or exited, so no kill can miss it. */
-    if (ca.err) {
-        waitpid(pid, NULL, 0);
-        int child_errno = ca.err;
-        bool in_cwd = ca.step == STEP_CWD;
-        if (ca.step == STEP_USER)
-            snprintf(r.error, sizeof(r.error), "cannot run as user '%.40s' (uid %u): %s",
-                     user.name, (unsigned)user.uid, strerror(child_errno));
-        else
-            snprintf(r.error, sizeof(r.error), "cannot start: %s%s%.100s%s",
-                     strerror(child_errno), in_cwd ? " (working directory " : "",
-                     in_cwd ? cwd : "", in_cwd ? ")" : "");
-        r.exit = 127;
-        cg_release(a, &r);
-        exec_finish(a, &r);
-        return;
-    }
-    exec_run_add(a, &r);
+    r.launching = true;
+    r.launch_id = l->id = ++a->launch_seq;
+    /* In a->runs from now: a repeated launch is known, a kill waits for the pid (exec_kill),
+     * a registration lists it. */
+    HRM_GROW(a->runs, a->cap_runs, a->nruns + 1);
+    a->runs[a->nruns++] = r;
+    a->nlaunching++;
     if (r.gpu_mask)
         bind_rebalance(a); /* its GPU's cores are no longer lent to CPU tasks */
+    if (a->launcher) {
+        launcher_submit(a->launcher, &l->item);
+        return;
+    }
+    launch_work(NULL, &l->item);
+    launch_done(a, l);
+}
+
+void exec_launcher_start(struct agent *a)
+{
+    struct hrm_error err;
+    if (a->simulate || a->launcher)
+        return;
+    if (!(a->launcher = launcher_new(launch_work, NULL, &err)))
+        hrm_log(HRM_LOG_WARNING, "%s: tasks start on the agent's loop, which waits for each "
+                "execve", err.text);
+}
+
+int exec_launcher_fd(const struct agent *a)
+{
+    return a->launcher ? launcher_fd(a->launcher) : -1;
+}
+
+/* The launches the launcher thread has done, in the order they were asked for. */
+static void launches_collect(struct agent *a)
+{
+    if (!a->launcher)
+        return;
+    struct launch_item *it = launcher_take(a->launcher);
+    while (it) {
+        struct launch_item *next = it->next;
+        launch_done(a, (struct launch *)it);
+        it = next;
+    }
+    if (a->nlaunching == 0)
+        a->nearly = 0; /* no launch left to claim them: children that were not tasks */
 }
 
 void exec_kill(struct agent *a, struct arun *r, int sig)
 {
     if (a->simulate) {
         simexec_kill(r, sig);
+        return;
+    }
+    if (r->launching) { /* its group exists once the launch is back: launch_done sends it */
+        if (!r->kill_sig || sig == SIGKILL)
+            r->kill_sig = sig;
         return;
     }
     if (r->pid > 0)
@@ -588,39 +758,25 @@ void exec_reap(struct agent *a)
         simexec_reap(a);
         return;
     }
+    launches_collect(a);
     for (;;) {
         int st;
         struct rusage ru;
         pid_t pid = wait4(-1, &st, WNOHANG, &ru);
         if (pid <= 0)
-            return;
-        for (size_t i = 0; i < a->nruns; i++) {
-            struct arun *r = &a->runs[i];
-            if (r->pid != pid)
-                continue;
-            if (WIFEXITED(st))
-                r->exit = WEXITSTATUS(st);
-            else if (WIFSIGNALED(st))
-                r->signal = WTERMSIG(st);
-            r->cpu_us = (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
-                        ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
-            r->rss = (int64_t)ru.ru_maxrss * 1024;
-            r->end_us = agent_now_us();
-            /* What the task started dies with it: its process group, then everything in its
-             * cgroup (which catches what left the group), and only then the cgroup goes. */
-            kill(-pid, SIGKILL);
-            if (r->cg) {
-                r->oom = cg_oom(a, r);
-                cg_release(a, r);
-            }
-            struct arun done = *r;
-            a->runs[i] = a->runs[--a->nruns];
-            if (done.gpu_mask)
-                bind_rebalance(a); /* its GPU's cores may be lent again */
-            exec_finish(a, &done);
             break;
+        size_t i = run_index(a, pid);
+        if (i != SIZE_MAX) {
+            run_reaped(a, i, st, &ru, agent_now_us());
+        } else if (a->nlaunching > 0) {
+            /* The launcher thread has started it, and the loop has not taken the launch back
+             * yet: its run claims it then (launch_done). */
+            HRM_GROW(a->early, a->cap_early, a->nearly + 1);
+            a->early[a->nearly++] =
+                (struct early_exit){.pid = pid, .status = st, .ru = ru, .end_us = agent_now_us()};
         }
     }
+    launches_collect(a);
 }
 
 void exec_stop_all(struct agent *a)
@@ -630,6 +786,10 @@ void exec_stop_all(struct agent *a)
             simexec_kill(&a->runs[i], SIGTERM);
         simexec_reap(a);
         return;
+    }
+    if (a->launcher) { /* every run has its pid, or has failed, before the kills */
+        launcher_wait_idle(a->launcher);
+        launches_collect(a);
     }
     for (size_t i = 0; i < a->nruns; i++)
         exec_kill(a, &a->runs[i], SIGTERM);

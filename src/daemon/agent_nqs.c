@@ -343,9 +343,9 @@ void anqs_drain(struct agent *a)
     if (!x || x->in_role)
         return;
     /* The inbox holds the executor's task ends.  Each frees a slot, and the queue starts the
-     * next task at once, which blocks this agent until that task's execve (agent_exec.c):
-     * milliseconds on a busy host, which the ends' reports (queued by exec_finish) would wait
-     * for too.  So they leave first, as they do when the master launches (a central policy):
+     * next task at once: the loop prepares its start (files, environment, cgroups) before the
+     * launcher thread clones it (agent_exec.c), time the ends' reports (queued by
+     * exec_finish) would wait for too.  So they leave first, as they do when the master launches (a central policy):
      * the master and the task's scheduler learn of the end without waiting for the launches. */
     bool flushed = x->ninbox > 0 && x->q && a->noutq > 0;
     if (flushed)

@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h> /* struct rusage: a run reaped before its launch came back */
 #include <sys/types.h>
 
 #include "agent_gpu.h"
@@ -67,6 +68,10 @@ struct arun {
     int64_t sim_end_mono_us;
     int sim_exit;
     int64_t sim_cpu, sim_mem;
+    /* being started by the launcher thread (agent_exec_thread.c): no pid yet */
+    bool launching;
+    int kill_sig;       /* a kill that came while it was launching: sent once it has its pid */
+    uint64_t launch_id; /* which launch it is (a->launch_seq) */
 };
 
 struct anqs; /* the node queue system of distributed scheduling (agent_nqs.c) */
@@ -108,7 +113,17 @@ struct agent {
     char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
     size_t nbase_env;
     size_t *base_keylen;     /* each base_env entry's name length (up to its '='), found once */
-    void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK) */
+    void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK), the launcher's */
+    struct launcher *launcher; /* starts tasks off the loop (NULL: the loop starts them) */
+    uint64_t launch_seq;     /* the last launch's id */
+    size_t nlaunching;       /* runs with launching set */
+    struct early_exit {
+        pid_t pid;
+        int status;
+        struct rusage ru;
+        int64_t end_us;
+    } *early;                /* reaped before their launch came back with the pid */
+    size_t nearly, cap_early;
     char cluster[CG_CLUSTER_LEN + 1]; /* in cgroup paths: cg_cluster_id(master.pub) */
     struct cg_left {
         char leaf[64];
@@ -300,6 +315,10 @@ int64_t agent_now_us(void);
 bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_tag *tag,
                    struct arun *out);
 void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag);
+/* Starts the launcher thread (after the bench's fork: docs/runtime.md); without it, launches
+ * run on the agent's loop, as they did before. */
+void exec_launcher_start(struct agent *a);
+int exec_launcher_fd(const struct agent *a); /* -1 without a launcher */
 /* Reports a run that never started (exit 127 with the reason), as a launch failure. */
 void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t attempt,
                         const char *why);
@@ -317,6 +336,20 @@ void exec_report_started(struct agent *a, struct arun *r); /* queues its task_st
  * checks to leave the report out when the end goes in the same flush); the stored run. */
 struct arun *exec_run_add(struct agent *a, const struct arun *r);
 void exec_stop_all(struct agent *a);     /* on shutdown: TERM, grace, KILL, reap */
+
+/* agent_exec_thread.c: one thread that runs launches in order, off the agent's loop */
+struct launch_item {
+    struct launch_item *next;
+};
+typedef void launch_fn(void *ctx, struct launch_item *it);
+/* Starts the thread, which calls work(ctx, item) for each submitted item; NULL with err. */
+struct launcher *launcher_new(launch_fn *work, void *ctx, struct hrm_error *err);
+void launcher_submit(struct launcher *l, struct launch_item *it); /* lent until taken back */
+/* The items whose work is done, as a list in submission order (NULL: none); drains the fd. */
+struct launch_item *launcher_take(struct launcher *l);
+int launcher_fd(const struct launcher *l); /* readable when launcher_take has items */
+void launcher_wait_idle(struct launcher *l); /* until every submitted item is done */
+void launcher_free(struct launcher *l);      /* after the work left: stops and joins */
 
 /* agent_output.c: task output files (docs/runtime.md, "Task output") */
 json_t *aout_serve(struct agent *a, const json_t *fetch); /* the logs_data reply to a logs_fetch */

@@ -1,0 +1,155 @@
+/* The agent's launcher thread: starts tasks (clone .. execve) one at a time while the agent's loop goes on answering probes and reporting ends. */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "agent_private.h"
+#include "hrm/alloc.h"
+
+/*
+ * Why a thread: clone(CLONE_VM | CLONE_VFORK) suspends the calling thread until the child has
+ * called execve, and on a busy host that is milliseconds (the child waits for a core, then
+ * for the kernel to load the program).  Done by the agent's loop, every probe that came
+ * meanwhile waited for it, and a scheduler's round waits for its slowest node's reply.  Here
+ * only this thread waits; the loop prepares each start (files, environment, cgroups, cores)
+ * and finishes it (the run's pid, its task_started, a kill that came meanwhile) itself, so
+ * the agent's data is touched by one thread only.  Starts stay in the order they were asked.
+ *
+ * PR_SET_PDEATHSIG fires when the thread that made the child exits, not the process: this
+ * thread lives as long as the agent (launcher_free, after every task has been reaped).
+ */
+struct launcher {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;       /* the thread waits for work; launcher_wait_idle for the end */
+    struct launch_item *todo, **todo_tail;
+    struct launch_item *done, **done_tail;
+    size_t busy;             /* submitted and not yet in done */
+    int efd;                 /* readable while done holds items (eventfd) */
+    bool stop;
+    launch_fn *work;
+    void *ctx;
+};
+
+static void *loop(void *arg)
+{
+    struct launcher *l = arg;
+    pthread_mutex_lock(&l->mu);
+    for (;;) {
+        while (!l->todo && !l->stop)
+            pthread_cond_wait(&l->cv, &l->mu);
+        if (!l->todo)
+            break; /* stopping, and nothing left to start */
+        struct launch_item *it = l->todo;
+        l->todo = it->next;
+        if (!l->todo)
+            l->todo_tail = &l->todo;
+        pthread_mutex_unlock(&l->mu);
+        l->work(l->ctx, it); /* blocks until the child's execve (or its exit) */
+        pthread_mutex_lock(&l->mu);
+        it->next = NULL;
+        bool first = !l->done; /* the loop is woken once for what it has not taken yet */
+        *l->done_tail = it;
+        l->done_tail = &it->next;
+        l->busy--;
+        if (first) {
+            uint64_t one = 1;
+            ssize_t w = write(l->efd, &one, sizeof(one)); /* only fails when the count is huge */
+            (void)w;
+        }
+        pthread_cond_broadcast(&l->cv);
+    }
+    pthread_mutex_unlock(&l->mu);
+    return NULL;
+}
+
+struct launcher *launcher_new(launch_fn *work, void *ctx, struct hrm_error *err)
+{
+    struct launcher *l = hrm_calloc(1, sizeof(*l));
+    l->todo_tail = &l->todo;
+    l->done_tail = &l->done;
+    l->work = work;
+    l->ctx = ctx;
+    if ((l->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+        hrm_errorf(err, -errno, "eventfd: %s", strerror(errno));
+        hrm_free(l);
+        return NULL;
+    }
+    pthread_mutex_init(&l->mu, NULL);
+    pthread_cond_init(&l->cv, NULL);
+    /* No signal for this thread: the agent reads its own from a signalfd, and the child
+     * clears its mask before execve. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&l->thread, NULL, loop, l);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        hrm_errorf(err, -rc, "launcher thread: %s", strerror(rc));
+        close(l->efd);
+        pthread_cond_destroy(&l->cv);
+        pthread_mutex_destroy(&l->mu);
+        hrm_free(l);
+        return NULL;
+    }
+    return l;
+}
+
+void launcher_submit(struct launcher *l, struct launch_item *it)
+{
+    it->next = NULL;
+    pthread_mutex_lock(&l->mu);
+    *l->todo_tail = it;
+    l->todo_tail = &it->next;
+    l->busy++;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+}
+
+struct launch_item *launcher_take(struct launcher *l)
+{
+    pthread_mutex_lock(&l->mu);
+    struct launch_item *it = l->done;
+    if (it) { /* the fd is readable exactly while done holds items: both change under mu */
+        uint64_t n;
+        ssize_t r = read(l->efd, &n, sizeof(n));
+        (void)r;
+        l->done = NULL;
+        l->done_tail = &l->done;
+    }
+    pthread_mutex_unlock(&l->mu);
+    return it; /* a list, in the order they were submitted */
+}
+
+int launcher_fd(const struct launcher *l)
+{
+    return l->efd;
+}
+
+void launcher_wait_idle(struct launcher *l)
+{
+    pthread_mutex_lock(&l->mu);
+    while (l->busy > 0)
+        pthread_cond_wait(&l->cv, &l->mu);
+    pthread_mutex_unlock(&l->mu);
+}
+
+void launcher_free(struct launcher *l)
+{
+    if (!l)
+        return;
+    pthread_mutex_lock(&l->mu);
+    l->stop = true;
+    pthread_cond_broadcast(&l->cv);
+    pthread_mutex_unlock(&l->mu);
+    pthread_join(l->thread, NULL);
+    close(l->efd);
+    pthread_cond_destroy(&l->cv);
+    pthread_mutex_destroy(&l->mu);
+    hrm_free(l);
+}
