@@ -225,22 +225,30 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
         radix_push(q, 0, s);
         need += ex[s];
     }
-    bool at_first = need <= g->n / 2; /* little excess: stop at the first deficit */
+    g->at_first = need <= g->n / 16; /* little excess: stop at the first deficit */
     while (q->count > 0) {
         struct radix_item it = radix_pop(q);
         int32_t u = it.v;
         if (vx[u].hpos != INHEAP || it.key != vx[u].dist)
             continue; /* a stale copy */
         int64_t du = it.key;
+        if (D >= 0 && du > D) {
+            radix_push(q, du, u); /* still labelled, not settled */
+            break;
+        }
         vx[u].hpos = SETTLED;
         list[nset++] = u;
         if (ex[u] < 0) {
             dlast = du;
             need += ex[u];
-            if (need <= 0 || at_first) {
+            if (g->at_first) {
                 D = du;
                 break;
             }
+            if (need <= 0 && D < 0)
+                D = du;
+            if (D >= 0)
+                continue; /* at distance D: paths end here */
         }
         int64_t base = du + vx[u].pi;
         reads += live[u] - first[u];
@@ -656,14 +664,17 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
     vx[s].hpos = SETTLED;
 }
 
-/* Some source still has excess (the routing finds the deficits of the
- * region, which the search may have left unsettled). */
+/* Some source still has excess and some vertex of the region still has a
+ * deficit, or may have: after a search that stopped at the first deficit
+ * the routing finds the others itself. */
 static bool work_left(const struct hrm_flow *g, const int32_t *src, int32_t nsrc)
 {
-    for (int32_t i = 0; i < nsrc; i++)
-        if (g->ex[src[i]] > 0)
-            return true;
-    return false;
+    bool excess = false, deficit = g->at_first;
+    for (int32_t i = 0; i < nsrc && !excess; i++)
+        excess = g->ex[src[i]] > 0;
+    for (int32_t i = 0; i < g->nroute && excess && !deficit; i++)
+        deficit = g->ex[g->list[i]] < 0;
+    return excess && deficit;
 }
 
 int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
