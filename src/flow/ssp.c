@@ -186,18 +186,18 @@ static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base)
 /*
  * Dijkstra from the sources; returns the number of settled vertices (in
  * g->list) and sets *dmax to the distance D that caps the new potentials, or
- * returns -1 when no deficit is reachable.  With much excess (a cold start:
- * at least half as many units as vertices) the search goes on until the
- * deficits found could absorb every excess, and the tree flow then serves
- * thousands of deficits at many distances.  With little (a re-solve after
- * changes) it stops at the first deficit: after a change, what carries flow
- * sits at one distance from the sources (the aggregators and the sink join
- * it), and settling all of it to count deficits cost every search of a
- * re-solve that whole region; the routing reaches the rest of it by its arcs
- * of reduced cost 0 instead (admit).  Either way the search stops at the
- * deficit that decides D: the vertices at D it leaves keep their potentials
- * (d - D = 0).  A deficit closer than D is expanded like any vertex, because
- * the new potentials need exact distances below D.
+ * returns -1 when no deficit is reachable.  With much excess (more than
+ * n/16 units: a cold start and its first phases) the search goes on until
+ * the deficits found could absorb every excess and settles every vertex at
+ * that distance D, and the tree flow serves thousands of deficits at many
+ * distances.  With little (a re-solve after changes) it stops at the first
+ * deficit: after a change, what carries flow sits at one distance from the
+ * sources (the aggregators and the sink join it), and settling all of it to
+ * count deficits cost every search of a re-solve that whole region; the
+ * vertices at D it leaves keep their potentials (d - D = 0) and the routing
+ * reaches them by their arcs of reduced cost 0 instead (admit).  A deficit
+ * closer than D is expanded like any vertex, because the new potentials need
+ * exact distances below D.
  */
 static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int64_t *dmax)
 {
