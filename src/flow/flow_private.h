@@ -110,6 +110,8 @@ struct hrm_flow {
     size_t scratch_n;
     int32_t *cur, *stack, *list;
     int32_t *lvl, *queue; /* ssp.c's routing: BFS level and queue */
+    int32_t nroute;       /* ssp.c's routing: its region is list[0 .. nroute) (admit) */
+    bool at_first;        /* ssp.c: the phase's search stopped at the first deficit */
     struct flow_radix *rq; /* ssp.c's priority queue, allocated on first use */
     struct flow_ns *ns;    /* simplex.c's basis, allocated on first use */
     struct flow_sum *sum;  /* ssp_sum.c's summaries of flow-free tasks, allocated on first use */
@@ -163,8 +165,8 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err);
 /*
  * Dinic's maximum flow from the vertices src[0 .. nsrc) that have excess to
  * the vertices with a deficit (ssp.c).  With nset >= 0 only over the arcs the
- * last search made admissible (reduced cost 0, both ends among its nset
- * settled vertices in g->list, summaries of flow-free tasks); with nset < 0
+ * last search made admissible (reduced cost 0, heads among its nset settled
+ * vertices in g->list or at its distance D, summaries of flow-free tasks); with nset < 0
  * over every arc with residual capacity, which is flow_route_all.  Routes
  * until no deficit is reachable from an excess.
  */

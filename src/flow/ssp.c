@@ -186,10 +186,18 @@ static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base)
 /*
  * Dijkstra from the sources; returns the number of settled vertices (in
  * g->list) and sets *dmax to the distance D that caps the new potentials, or
- * returns -1 when no deficit is reachable.  The search goes on until the
- * deficits found could absorb every excess (one deficit after a small change,
- * many GPUs in a cold start).  A deficit closer than D is expanded like any
- * vertex, because the new potentials need exact distances below D.
+ * returns -1 when no deficit is reachable.  With much excess (more than
+ * n/16 units: a cold start and its first phases) the search goes on until
+ * the deficits found could absorb every excess and settles every vertex at
+ * that distance D, and the tree flow serves thousands of deficits at many
+ * distances.  With little (a re-solve after changes) it stops at the first
+ * deficit: after a change, what carries flow sits at one distance from the
+ * sources (the aggregators and the sink join it), and settling all of it to
+ * count deficits cost every search of a re-solve that whole region; the
+ * vertices at D it leaves keep their potentials (d - D = 0) and the routing
+ * reaches them by their arcs of reduced cost 0 instead (admit).  A deficit
+ * closer than D is expanded like any vertex, because the new potentials need
+ * exact distances below D.
  */
 static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int64_t *dmax)
 {
@@ -217,6 +225,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
         radix_push(q, 0, s);
         need += ex[s];
     }
+    g->at_first = need <= g->n / 16; /* little excess: stop at the first deficit */
     while (q->count > 0) {
         struct radix_item it = radix_pop(q);
         int32_t u = it.v;
@@ -232,6 +241,10 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
         if (ex[u] < 0) {
             dlast = du;
             need += ex[u];
+            if (g->at_first) {
+                D = du;
+                break;
+            }
             if (need <= 0 && D < 0)
                 D = du;
             if (D >= 0)
@@ -388,14 +401,45 @@ static inline int32_t augment_path(struct hrm_flow *g, int32_t s, int32_t u, int
     return cut;
 }
 
+/*
+ * The routing's region: the vertices the search settled and, admitted as the
+ * routing meets them, the others at distance D, which the search left
+ * (search).  Every reduced cost stays >= 0 under the new potentials, so an
+ * arc of reduced cost 0 from a vertex at distance <= D leads to one at
+ * distance <= D: following such arcs from the sources, the routing reaches
+ * exactly the vertices at distance <= D, as when the search settled all of
+ * them.  Admitting a vertex stamps it SETTLED, appends it to g->list
+ * (g->nroute counts the region) and starts its routing state.
+ */
+static inline void admit(struct hrm_flow *g, struct flow_vx *x, int32_t w)
+{
+    if (x->stamp == g->epoch && (x->hpos == SETTLED || x->hpos == ONPATH))
+        return;
+    x->stamp = g->epoch;
+    x->hpos = SETTLED;
+    g->list[g->nroute++] = w;
+    g->cur[w] = g->first[w];
+    g->lvl[w] = -1;
+}
+
 /* Arc r out of u (potential pu) may carry flow in the phase's routing:
- * residual capacity, reduced cost 0 and a head settled by the phase's search. */
+ * residual capacity, reduced cost 0 and a head in the routing's region. */
 static inline bool usable(const struct hrm_flow *g, int32_t r, int64_t pu)
 {
     if (g->rcap[r] <= 0)
         return false;
     const struct flow_vx *x = &g->vx[g->head[r]];
     return x->stamp == g->epoch && x->hpos == SETTLED && g->rcost[r] + pu == x->pi;
+}
+
+/* The same, admitting the head of a tight arc to the region. */
+static inline bool usable_admit(struct hrm_flow *g, int32_t r, int64_t pu)
+{
+    struct flow_vx *x = &g->vx[g->head[r]];
+    if (g->rcap[r] <= 0 || g->rcost[r] + pu != x->pi)
+        return false;
+    admit(g, x, g->head[r]);
+    return x->hpos == SETTLED;
 }
 
 /* The same for summary edge b of the phase's routing (always restricted). */
@@ -408,20 +452,31 @@ static inline bool usable_sum(const struct hrm_flow *g, const struct flow_sum_bu
     return x->stamp == g->epoch && x->hpos == SETTLED && B->cost + pu == x->pi;
 }
 
+static inline bool usable_sum_admit(struct hrm_flow *g, const struct flow_sum_bucket *B,
+                                    int64_t pu)
+{
+    if (B->cost == INT64_MAX)
+        return false;
+    struct flow_vx *x = &g->vx[B->x];
+    if (B->cost + pu != x->pi)
+        return false;
+    admit(g, x, B->x);
+    return x->hpos == SETTLED;
+}
+
 /*
  * Breadth-first levels over usable arcs from the sources that still have
  * excess, up to the level of the nearest deficit (deficits are not expanded);
  * returns whether a deficit was reached.  lvl[] is valid for the vertices in
- * queue[0 .. *nq) and -1 for the phase's other settled vertices.
+ * queue[0 .. *nq) and -1 for the region's other vertices.
  */
-static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset,
-                        int32_t *nq)
+static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t *nq)
 {
     int32_t *lvl = g->lvl, *queue = g->queue;
     const int32_t *first = g->first, *head = g->head;
     const int64_t *ex = g->ex;
     int32_t qh = 0, qt = 0, limit = INT32_MAX;
-    for (int32_t i = 0; i < nset; i++)
+    for (int32_t i = 0; i < g->nroute; i++)
         lvl[g->list[i]] = -1;
     for (int32_t i = 0; i < nsrc; i++)
         if (ex[src[i]] > 0) {
@@ -439,7 +494,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
         int64_t pu = g->vx[u].pi;
         for (int32_t r = first[u], end = flow_sum_live(g)[u]; r < end; r++) {
             int32_t w = head[r];
-            if (usable(g, r, pu) && lvl[w] < 0) {
+            if (usable_admit(g, r, pu) && lvl[w] < 0) {
                 lvl[w] = lvl[u] + 1;
                 queue[qt++] = w;
             }
@@ -449,7 +504,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
             const struct flow_sum_bucket *bk = flow_sum_edges(g, u, &b0, &nb);
             for (int32_t k = 0; k < nb; k++) {
                 int32_t w = bk[k].x;
-                if (usable_sum(g, &bk[k], pu) && lvl[w] < 0) {
+                if (usable_sum_admit(g, &bk[k], pu) && lvl[w] < 0) {
                     lvl[w] = lvl[u] + 1;
                     queue[qt++] = w;
                 }
@@ -515,8 +570,10 @@ void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t ns
         return;
     }
     int32_t nq;
+    if (g->nroute < nset)
+        g->nroute = nset;
     flow_sum_place(g); /* what the steps before made usable (ssp_sum.c) */
-    while (level_graph(g, src, nsrc, nset, &nq)) {
+    while (level_graph(g, src, nsrc, &nq)) {
         for (int32_t i = 0; i < nq; i++)
             g->cur[g->queue[i]] = g->first[g->queue[i]];
         for (int32_t i = 0; i < nsrc; i++)
@@ -550,7 +607,7 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
     struct flow_vx *vx = g->vx;
     const int32_t *first = g->first, *head = g->head;
     const int64_t *rcost = g->rcost, *rcap = g->rcap, *ex = g->ex;
-    int32_t epoch = g->epoch, depth = 0, u = s;
+    int32_t depth = 0, u = s;
     vx[s].hpos = ONPATH;
     while (ex[s] > 0) {
         if (ex[u] < 0) {
@@ -569,10 +626,11 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
                 if (rcap[r] <= 0)
                     continue;
                 w = head[r];
-                const struct flow_vx *x = &vx[w];
-                if (x->stamp != epoch || x->hpos != SETTLED || rcost[r] + pu != x->pi)
+                struct flow_vx *x = &vx[w];
+                if (rcost[r] + pu != x->pi)
                     continue;
-                if (dead_end(g, w))
+                admit(g, x, w);
+                if (x->hpos != SETTLED || dead_end(g, w))
                     continue; /* dead end for this pass */
                 break;
             }
@@ -581,7 +639,7 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
             for (; r >= end && r < send; r++) {
                 const struct flow_sum_bucket *B = flow_sum_edge(g, b0 + r - end);
                 w = B->x;
-                if (!usable_sum(g, B, pu) || dead_end(g, w))
+                if (!usable_sum_admit(g, B, pu) || dead_end(g, w))
                     continue;
                 break;
             }
@@ -606,13 +664,15 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
     vx[s].hpos = SETTLED;
 }
 
-/* Some source still has excess and some settled vertex still has a deficit. */
-static bool work_left(const struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset)
+/* Some source still has excess and some vertex of the region still has a
+ * deficit, or may have: after a search that stopped at the first deficit
+ * the routing finds the others itself. */
+static bool work_left(const struct hrm_flow *g, const int32_t *src, int32_t nsrc)
 {
-    bool excess = false, deficit = false;
+    bool excess = false, deficit = g->at_first;
     for (int32_t i = 0; i < nsrc && !excess; i++)
         excess = g->ex[src[i]] > 0;
-    for (int32_t i = 0; i < nset && excess && !deficit; i++)
+    for (int32_t i = 0; i < g->nroute && excess && !deficit; i++)
         deficit = g->ex[g->list[i]] < 0;
     return excess && deficit;
 }
@@ -662,16 +722,19 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
             g->vx[v].pi += g->vx[v].dist - D;
         }
         augment_tree(g, nset);
+        g->nroute = nset;
+        for (int32_t i = 0; i < nsrc; i++) /* those the search left, at D = 0 */
+            admit(g, &g->vx[src[i]], src[i]);
         /* What the tree could not carry goes by depth-first passes over the
          * arcs of reduced cost 0 while they route anything; when the last
          * allowed pass still routed, Dinic's blocking flows finish the phase
          * (cheaper than more passes on large graphs, dearer on small ones).
          * Routing less than possible only costs another phase. */
         bool routed = false;
-        for (int pass = 0; pass < DFS_PASSES && work_left(g, src, nsrc, nset); pass++) {
+        for (int pass = 0; pass < DFS_PASSES && work_left(g, src, nsrc); pass++) {
             int64_t before = g->stats.augmentations;
             flow_sum_place(g);
-            for (int32_t i = 0; i < nset; i++)
+            for (int32_t i = 0; i < g->nroute; i++)
                 g->cur[g->list[i]] = g->first[g->list[i]];
             for (int32_t i = 0; i < nsrc; i++)
                 if (g->ex[src[i]] > 0)
@@ -680,7 +743,7 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
             if (!routed)
                 break;
         }
-        if (routed && work_left(g, src, nsrc, nset))
-            flow_route(g, src, nsrc, nset);
+        if (routed && work_left(g, src, nsrc))
+            flow_route(g, src, nsrc, g->nroute);
     }
 }
