@@ -1,15 +1,10 @@
 /* What auto runs on scheduling graphs in supply form (flow.c, auto_algo): the simplex where
  * no units compete, shortest paths where they do; every answer certified and equal to the
  * other engines'; and warm re-solves after a simplex solve on few costs. */
-#include <criterion/criterion.h>
+#include "test_flowarr.h"
 
-#include "hrm/alloc.h"
-#include "hrm/flow.h"
-#include "hrm/flowgen.h"
-#include "hrm/rng.h"
-
-/* Solves g from scratch (or warm, with `warm`) with algo, checks the answer arc by arc (flow
- * within bounds, every vertex balanced, the potentials a certificate) and returns its cost. */
+/* Solves g from scratch (or warm, with `warm`) with algo; returns the cost of the answer,
+ * certified by its potentials (test_flowarr.h). */
 static int64_t solve_certified(struct hrm_flow *g, enum hrm_flow_algo algo, bool warm,
                                const char *what)
 {
@@ -18,24 +13,7 @@ static int64_t solve_certified(struct hrm_flow *g, enum hrm_flow_algo algo, bool
     hrm_flow_set_algo(g, algo);
     struct hrm_error err = {{0}};
     cr_assert_eq(hrm_flow_solve(g, &err), 0, "%s: %s", what, err.text);
-    int64_t *net = hrm_calloc((size_t)hrm_flow_vertices(g), sizeof(int64_t));
-    for (int32_t a = 0, m = hrm_flow_arcs(g); a < m; a++) {
-        int64_t x = hrm_flow_arc_flow(g, a), cap = hrm_flow_arc_capacity(g, a);
-        int32_t u = hrm_flow_arc_from(g, a), v = hrm_flow_arc_to(g, a);
-        int64_t rc = hrm_flow_arc_cost(g, a) - hrm_flow_potential(g, v) + hrm_flow_potential(g, u);
-        cr_assert(x >= 0 && x <= cap, "%s: arc %d carries %lld of %lld", what, a, (long long)x,
-                  (long long)cap);
-        cr_assert(!(x < cap && rc < 0) && !(x > 0 && rc > 0),
-                  "%s: arc %d (flow %lld of %lld) at reduced cost %lld", what, a, (long long)x,
-                  (long long)cap, (long long)rc);
-        net[u] += x;
-        net[v] -= x;
-    }
-    for (int32_t v = 0; v < hrm_flow_vertices(g); v++)
-        cr_assert_eq(net[v], hrm_flow_supply(g, v), "%s: vertex %d sends %lld, supply %lld", what,
-                     v, (long long)net[v], (long long)hrm_flow_supply(g, v));
-    hrm_free(net);
-    return hrm_flow_total_cost(g);
+    return certified_cost(g, -1, -1);
 }
 
 /* Auto from scratch on g: returns whether it ran the simplex, after checking its cost against
