@@ -914,7 +914,7 @@ static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
      * O(changes) whichever engine left the state; the simplex's warm start
      * walks its whole tree (O(n + m)). */
     if (g->warm)
-        return flow_simplex_warm_ok(g) && flow_distinct_costs(g) > FLOW_FEW_COSTS
+        return flow_simplex_warm_ok(g) && !flow_simplex_few_costs(g)
                    ? HRM_FLOW_SIMPLEX
                    : HRM_FLOW_SSP;
     if (flow_distinct_costs(g) <= FLOW_FEW_COSTS)
