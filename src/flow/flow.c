@@ -17,6 +17,10 @@
  * instead of the simplex (measured crossovers: netgen ~3,000 vertices,
  * gridgen and goto ~6,000; docs/flow-solver.md "What auto runs") */
 #define AUTO_SCALING_VERTICES 5000
+/* auto_algo, few distinct costs, both ends tight: the simplex from one unit of
+ * supply per this many vertices (measured: per machine 0.6-0.8 units per
+ * vertex, per GPU 0.4-0.45; docs/flow-solver.md "What auto runs") */
+#define AUTO_SIMPLEX_VERTICES_PER_UNIT 2
 
 static int64_t sum_add(int64_t a, int64_t b)
 {
@@ -849,12 +853,72 @@ static bool scaling_fits(const struct hrm_flow *g)
  * cost scaling at 8,000 (by 1.2-1.4x) and beyond; netgen crosses near 3,000.
  * AUTO_SCALING_VERTICES sits between those crossovers.
  */
+/*
+ * Few distinct costs, fixed supplies: whether the simplex beats shortest paths
+ * (measured over P1 shapes, docs/flow-solver.md "What auto runs").  Shortest
+ * paths win by 3-6x where units compete: a source's arcs can hold more than
+ * its supply, or a sink's cheapest in-arcs (those of its lowest cost) cannot
+ * take all its demand (more tasks than GPUs: the optimum chooses which go to
+ * the dearer way).  Without competition, the simplex wins by 1.4-2.5x where a
+ * sink's cheapest arcs have room beyond its demand (fewer tasks than GPUs).
+ * Where they fit exactly (as many tasks as GPUs), shortest paths take as long
+ * as ever while the simplex's pivots grow with the vertices that carry no
+ * unit of their own: it wins from one unit of supply per
+ * AUTO_SIMPLEX_VERTICES_PER_UNIT vertices (one vertex per machine) and loses
+ * below (one vertex per GPU).  In max-flow form the units are not known
+ * before the solve: shortest paths.
+ */
+static bool few_costs_simplex(const struct hrm_flow *g)
+{
+    if (g->mode != FLOW_MODE_SUPPLY)
+        return false;
+    int64_t units = 0;
+    for (int32_t v = 0; v < g->n; v++) {
+        int64_t b = g->supply[v];
+        if (b > 0 && g->outcap[v] > b)
+            return false;
+        if (b > 0)
+            units += b;
+    }
+    if (units == 0)
+        return false;
+    /* per sink: the lowest cost into it, and the capacity at that cost */
+    int64_t *low = hrm_calloc((size_t)g->n, sizeof(*low));
+    int64_t *room = hrm_calloc((size_t)g->n, sizeof(*room));
+    for (int32_t a = 0; a < g->m; a++) {
+        int32_t v = g->ato[a];
+        if (g->supply[v] >= 0 || g->acap[a] <= 0)
+            continue;
+        if (room[v] == 0 || g->acost[a] < low[v]) {
+            low[v] = g->acost[a];
+            room[v] = 0;
+        }
+        if (g->acost[a] == low[v])
+            room[v] = sum_add(room[v], g->acap[a]);
+    }
+    bool fits = true, spare = false;
+    for (int32_t v = 0; v < g->n && fits; v++) {
+        if (g->supply[v] >= 0)
+            continue;
+        fits = room[v] >= -g->supply[v];
+        spare = spare || room[v] > -g->supply[v];
+    }
+    free(low);
+    free(room);
+    return fits && (spare || units * AUTO_SIMPLEX_VERTICES_PER_UNIT >= g->n);
+}
+
 static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
 {
+    /* After a solve on few costs, shortest paths patch the changes in
+     * O(changes) whichever engine left the state; the simplex's warm start
+     * walks its whole tree (O(n + m)). */
     if (g->warm)
-        return flow_simplex_warm_ok(g) ? HRM_FLOW_SIMPLEX : HRM_FLOW_SSP;
+        return flow_simplex_warm_ok(g) && !flow_simplex_few_costs(g)
+                   ? HRM_FLOW_SIMPLEX
+                   : HRM_FLOW_SSP;
     if (flow_distinct_costs(g) <= FLOW_FEW_COSTS)
-        return HRM_FLOW_SSP;
+        return few_costs_simplex(g) ? HRM_FLOW_SIMPLEX : HRM_FLOW_SSP;
     return g->n >= AUTO_SCALING_VERTICES && scaling_fits(g) ? HRM_FLOW_SCALING : HRM_FLOW_SIMPLEX;
 }
 

@@ -261,6 +261,8 @@ int32_t flow_distinct_costs(const struct hrm_flow *g);
 #define FLOW_FEW_COSTS 256
 /* Whether the next simplex solve can start from its last basis. */
 bool flow_simplex_warm_ok(const struct hrm_flow *g);
+/* Whether the last simplex solve found few distinct costs (at most FLOW_FEW_COSTS). */
+bool flow_simplex_few_costs(const struct hrm_flow *g);
 /* Whether the simplex's big-M prices fit int64_t for this graph. */
 bool flow_simplex_fits(const struct hrm_flow *g);
 /* The basis no longer matches the graph's flow (another engine ran, or a reset). */

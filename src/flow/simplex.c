@@ -86,6 +86,7 @@ struct flow_ns {
     int64_t visits;
     int32_t cuts; /* tree arcs the last warm start took out */
     bool valid; /* the basis is the optimum of the graph's last solve */
+    bool few_costs; /* the last solve's costs took few values (flow_distinct_costs) */
     /* tests only (flow_simplex_audit): check the basis after every pivot */
     bool audit;
     int64_t audits;
@@ -693,6 +694,11 @@ bool flow_simplex_warm_ok(const struct hrm_flow *g)
     return g->warm && basis_fits(g->ns, g);
 }
 
+bool flow_simplex_few_costs(const struct hrm_flow *g)
+{
+    return g->ns && g->ns->few_costs;
+}
+
 bool flow_simplex_fits(const struct hrm_flow *g)
 {
     /* potentials stay within art_cost + n max|cost| + FLOW_BIG; reduced costs
@@ -858,7 +864,8 @@ int flow_simplex(struct hrm_flow *g, struct hrm_error *err)
     room_load(ns);
     ns->valid = false;
     double b = sqrt((double)ns->nsearch);
-    if (flow_distinct_costs(g) <= FLOW_FEW_COSTS)
+    ns->few_costs = flow_distinct_costs(g) <= FLOW_FEW_COSTS;
+    if (ns->few_costs)
         b *= NS_FEW_COSTS_BLOCK;
     ns->block = b < NS_MIN_BLOCK ? NS_MIN_BLOCK : (int32_t)b;
     if (ns->block > ns->nsearch && ns->nsearch > 0)
