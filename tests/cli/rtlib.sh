@@ -13,6 +13,21 @@ rt_cleanup() {
   done
   wait 2>/dev/null || true
   rt_cgroups_clean
+  rt_leftovers
+}
+# Processes still running with this test's folder in their command line once its daemons are
+# stopped (a daemon started in a way that left its pid out of PIDS, a task its agent did not
+# stop): killed, and the test fails (RT_LEFT), since each would live on after the test.
+rt_leftovers() {
+  local left _
+  for _ in $(seq 50); do
+    left=$(pgrep -f -- "$TMP/" || true)
+    [ -n "$left" ] || return 0
+    sleep 0.1
+  done
+  echo "FAIL: left running after the test: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ,)" 2>/dev/null)" >&2
+  kill -KILL $left 2>/dev/null || true
+  RT_LEFT=1
 }
 # The cgroups of this test's clusters (hrm/<sha256 of master.pub, 12 hex digits>/...): an agent
 # killed with SIGKILL leaves its tasks and their folders, and every test has a cluster of its
@@ -34,7 +49,7 @@ rt_cgroups_clean() {
     done
   done
 }
-trap 'rt_cleanup; rm -rf "$TMP"' EXIT
+trap 'rt_cleanup; rm -rf "$TMP"; [ -z "${RT_LEFT:-}" ] || exit 1' EXIT
 # on_fail: show the daemons' logs when a test fails
 show_logs() { for f in "$TMP"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -25 "$f"; }; done >&2; }
 fail() { echo "FAIL: $*" >&2; show_logs; exit 1; }

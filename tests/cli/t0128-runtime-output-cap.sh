@@ -6,7 +6,7 @@ start_master
 start_agent n1 --cpus 1 --mem 64G --max-output 1M
 # n2 writes output on tmpfs, which cannot drop a file's head in place: the file is emptied.
 SHM=$(mktemp -d /dev/shm/hrm-t0128.XXXXXX)
-trap 'rt_cleanup; rm -rf "$TMP" "$SHM"' EXIT
+trap 'rt_cleanup; rm -rf "$TMP" "$SHM"; [ -z "${RT_LEFT:-}" ] || exit 1' EXIT
 start_agent n2 --cpus 2 --mem 1G --max-output 1M --work-dir "$SHM"
 until_ok 60 nodes_up 2 || fail "the nodes did not register"
 cap=1048576

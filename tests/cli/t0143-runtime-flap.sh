@@ -8,7 +8,7 @@ until_ok 60 nodes_up 2 || fail "nodes did not register"
 mkdir -p "$TMP/runs"
 node_is() { "$HRM" nodes | matches "^$1 .* $2 "; } # NODE STATE
 stopped=
-trap 'if [ -n "$stopped" ]; then kill -CONT "$stopped" 2>/dev/null || true; fi; rt_cleanup; rm -rf "$TMP"' EXIT
+trap 'if [ -n "$stopped" ]; then kill -CONT "$stopped" 2>/dev/null || true; fi; rt_cleanup; rm -rf "$TMP"; [ -z "${RT_LEFT:-}" ] || exit 1' EXIT
 
 # Two two-core tasks, one on each node; each records its start and pid, holds until the test
 # creates $TMP/go, then records its end.

@@ -3,7 +3,8 @@
 keygen
 "$HRM" keygen --node twin1 "$S/keys" >/dev/null || fail "keygen"
 start_master
-sim() { "$HRM" agent --state "$S" --no-cgroup --name twin1 --cpus 2 --mem 1G --log-level info "$@"; }
+# exec: run in the background, the agent is the job itself, so $! is its pid (rt_cleanup stops it)
+sim() { exec "$HRM" agent --state "$S" --no-cgroup --name twin1 --cpus 2 --mem 1G --log-level info "$@"; }
 sim >>"$TMP/first.log" 2>&1 &
 FIRST=$!; PIDS+=("$FIRST")
 until_ok 60 nodes_up 1 || fail "the first agent did not register"

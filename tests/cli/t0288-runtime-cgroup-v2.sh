@@ -16,7 +16,7 @@ v2_clean() {
     sleep 0.1
   done
 }
-trap 'rt_cleanup; v2_clean; rm -rf "$TMP"' EXIT
+trap 'rt_cleanup; v2_clean; rm -rf "$TMP"; [ -z "${RT_LEFT:-}" ] || exit 1' EXIT
 start_master --node-timeout 2s --reconcile 1s
 "$HRM" keygen --node w "$S/keys" >/dev/null || fail "keygen --node w"
 start_v2_agent() { # not through v2(): $! must be the agent itself (unshare and sh exec it)
