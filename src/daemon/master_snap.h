@@ -21,7 +21,7 @@
  * (SNAP_READER_PERIOD_US),
  * answers handshakes and `jobs` requests from the snapshot, and keeps every other message, in
  * order, for the loop, which takes them back with its socket.  A `jobs` request is answered by the reader only when:
- *   - the snapshot is at most --snapshot-max-age-ms old (SNAP_MAX_AGE_DEFAULT_US);
+ *   - the snapshot is at most --snapshot-max-age old (SNAP_MAX_AGE_DEFAULT_US);
  *   - no submission or cancellation was acknowledged, and no `wait` told a job ended, after
  *     it was built (a client that was told its job exists, or ended, sees it so listed);
  *   - the request is well formed (the loop answers errors, with the text it always had), and
