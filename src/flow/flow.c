@@ -835,25 +835,6 @@ static bool scaling_fits(const struct hrm_flow *g)
 }
 
 /*
- * What HRM_FLOW_AUTO runs (measured: docs/flow-solver.md, "What auto runs").
- *
- * Warm: the network simplex when its last basis still fits the graph (only
- * capacities, costs or supplies changed since a simplex solve); otherwise
- * shortest paths, which patch the last optimal state in O(changes) whichever
- * engine left it (a job's arrival, a node's loss: new vertices and arcs).
- *
- * Cold: the number of shortest-path phases grows with the number of distinct
- * path lengths, so shortest paths win where costs take few values (scheduling
- * graphs: tens of distinct costs, 2-4x faster than the simplex) and the
- * simplex wins where they take many (random families: thousands of distinct
- * costs, 15-60x faster than shortest paths).  The threshold sits between the
- * two by a wide margin on every family of `hrm bench flow-gen`.  Among many
- * costs, the simplex's time grows faster with the graph than cost scaling's:
- * on gridgen and goto the simplex wins at 2,000-4,000 vertices (by 1.2-1.7x),
- * cost scaling at 8,000 (by 1.2-1.4x) and beyond; netgen crosses near 3,000.
- * AUTO_SCALING_VERTICES sits between those crossovers.
- */
-/*
  * Few distinct costs, fixed supplies: whether the simplex beats shortest paths
  * (measured over P1 shapes, docs/flow-solver.md "What auto runs").  Shortest
  * paths win by 3-6x where units compete: a source's arcs can hold more than
@@ -903,11 +884,32 @@ static bool few_costs_simplex(const struct hrm_flow *g)
         fits = room[v] >= -g->supply[v];
         spare = spare || room[v] > -g->supply[v];
     }
-    free(low);
-    free(room);
+    hrm_free(low);
+    hrm_free(room);
     return fits && (spare || units * AUTO_SIMPLEX_VERTICES_PER_UNIT >= g->n);
 }
 
+/*
+ * What HRM_FLOW_AUTO runs (measured: docs/flow-solver.md, "What auto runs").
+ *
+ * Warm: the network simplex when its last basis still fits the graph (only
+ * capacities, costs or supplies changed since a simplex solve) and costs take
+ * many values; otherwise shortest paths, which patch the last optimal state in
+ * O(changes) whichever engine left it (a job's arrival, a node's loss: new
+ * vertices and arcs).
+ *
+ * Cold: the number of shortest-path phases grows with the number of distinct
+ * path lengths, so shortest paths win where costs take few values (scheduling
+ * graphs: tens of distinct costs, 2-4x faster than the simplex, except where
+ * no units compete: few_costs_simplex) and the
+ * simplex wins where they take many (random families: thousands of distinct
+ * costs, 15-60x faster than shortest paths).  The threshold sits between the
+ * two by a wide margin on every family of `hrm bench flow-gen`.  Among many
+ * costs, the simplex's time grows faster with the graph than cost scaling's:
+ * on gridgen and goto the simplex wins at 2,000-4,000 vertices (by 1.2-1.7x),
+ * cost scaling at 8,000 (by 1.2-1.4x) and beyond; netgen crosses near 3,000.
+ * AUTO_SCALING_VERTICES sits between those crossovers.
+ */
 static enum hrm_flow_algo auto_algo(const struct hrm_flow *g)
 {
     /* After a solve on few costs, shortest paths patch the changes in
