@@ -371,15 +371,20 @@ static struct timespec deadline_in(int64_t us)
     return ts;
 }
 
-/* Wakes every reader period, and when the loop lends its socket with requests waiting; serves
- * a lend with requests waiting, or one that lasted a reader period. */
+/* Wakes when the loop lends its socket with requests waiting or while listings are asked, and
+ * every reader period during such a lend (else it sleeps: an idle master's reader costs
+ * nothing); serves a lend with requests waiting, or one that lasted a reader period. */
 static void *reader_main(void *arg)
 {
     struct snap_reader *r = arg;
     pthread_mutex_lock(&r->mu);
     while (!r->stop) {
-        struct timespec until = deadline_in(SNAP_READER_PERIOD_US);
-        pthread_cond_timedwait(&r->cond, &r->mu, &until);
+        if ((r->lends & 1) && r->warm) {
+            struct timespec until = deadline_in(SNAP_READER_PERIOD_US);
+            pthread_cond_timedwait(&r->cond, &r->mu, &until);
+        } else {
+            pthread_cond_wait(&r->cond, &r->mu);
+        }
         uint64_t lends = r->lends;
         bool lent = (lends & 1) && !r->stop;
         /* A lend with requests the loop received, or a long one while listings are asked: a
@@ -466,6 +471,8 @@ void snap_lend(struct master *m)
         pthread_cond_signal(&r->cond); /* a client waits: the reader need not wait a period */
     r->lend_us = mono_us();
     r->warm = r->lend_us - r->asked_us < SNAP_WARM_US;
+    if (r->warm) /* a long lend is served after a reader period: the reader times it */
+        pthread_cond_signal(&r->cond);
     r->kept_max = held < INBOX_DEFAULT_MAX ? INBOX_DEFAULT_MAX - held : 0;
     r->lends++;
     pthread_mutex_unlock(&r->mu);
