@@ -188,5 +188,11 @@ int hrm_conn_send_raw(struct hrm_conn *c, const void *data, size_t len);
  * (new reference) or -ETIMEDOUT; a frame that does not decode gives -EPROTO
  * with the reason in err. */
 int hrm_conn_recv(struct hrm_conn *c, int timeout_ms, json_t **out, struct hrm_error *err);
+/* As hrm_conn_recv, but the frame's text goes to hot first: when it returns true it has dealt
+ * with the frame (read without a tree), and this returns 1 with *out NULL; otherwise the frame
+ * is decoded and checked as hrm_conn_recv does, with the same errors. */
+typedef bool hrm_conn_hot_f(void *ctx, const char *buf, size_t len);
+int hrm_conn_recv_hot(struct hrm_conn *c, int timeout_ms, hrm_conn_hot_f *hot, void *ctx,
+                      json_t **out, struct hrm_error *err);
 
 #endif

@@ -119,6 +119,7 @@ void exec_fini(struct agent *a)
     hrm_free(a->stack);
     hrm_free(a->groups);
     hrm_free(a->users);
+    hrm_launch_buf_fini(&a->hot);
 }
 
 static bool user_var(const char *key, size_t klen)
@@ -133,20 +134,21 @@ static bool user_var(const char *key, size_t klen)
  * then hrm's own.  Entries [0, *nborrowed) point into a->base_env.
  */
 
-static char **build_env(const struct agent *a, const struct arun *r, const json_t *env,
-                        const struct task_user *u, const struct agpu_ask *gpu, size_t *nborrowed)
+static char **build_env(const struct agent *a, const struct arun *r,
+                        const struct hrm_launch_msg *m, const struct task_user *u,
+                        const struct agpu_ask *gpu, size_t *nborrowed)
 {
     size_t n = 0, cap = 0;
     char **out = NULL;
-    HRM_GROW(out, cap, a->nbase_env + json_object_size(env) + 9 + AGPU_ENV_MAX);
+    HRM_GROW(out, cap, a->nbase_env + m->nenv + 9 + AGPU_ENV_MAX);
     /* Every launch walks the agent's whole environment: no copy of the name, no formatting,
      * and each name's length known from the start (exec_init).  An agent started from inside
      * a task has that task's HRM_*: exec_init left them out, the new task gets its own. */
-    bool job_env = json_object_size(env) > 0;
     for (size_t i = 0; i < a->nbase_env; i++) {
         const char *e = a->base_env[i];
         size_t klen = a->base_keylen[i];
-        if ((job_env && json_object_getn(env, e, klen)) || (u->change && user_var(e, klen)))
+        if ((m->nenv > 0 && hrm_launch_env_find(m, e, klen) >= 0) ||
+            (u->change && user_var(e, klen)))
             continue;
         out[n++] = a->base_env[i];
     }
@@ -154,16 +156,16 @@ static char **build_env(const struct agent *a, const struct arun *r, const json_
     if (u->change) { /* the task's user's own, unless the job sets them */
         const char *const vars[3][2] = {{"HOME", u->home}, {"USER", u->name}, {"LOGNAME", u->name}};
         for (int i = 0; i < 3; i++)
-            if (!json_object_get(env, vars[i][0]))
+            if (hrm_launch_env_find(m, vars[i][0], strlen(vars[i][0])) < 0)
                 out[n++] = fmt_env(vars[i][0], vars[i][1]);
     }
-    const char *k;
-    const json_t *v;
-    json_object_foreach((json_t *)env, k, v)
-    {
-        /* hrm's own names below win: a job from an older master could still carry one. */
-        if (strncmp(k, "HRM_", 4) != 0)
-            out[n++] = fmt_env(k, json_string_value(v));
+    for (size_t i = 0; i < m->nenv; i++) {
+        const char *k = m->env[2 * i], *v = m->env[2 * i + 1];
+        /* hrm's own names below win: a job from an older master could still carry one.  A
+         * value that is no string (a description the schema checks only as an object) is
+         * left out. */
+        if (strncmp(k, "HRM_", 4) != 0 && v)
+            out[n++] = fmt_env(k, v);
     }
     char buf[256];
     snprintf(buf, sizeof(buf), "%lld", (long long)r->job);
@@ -535,8 +537,8 @@ static void launch_done(struct agent *a, struct launch *l)
 }
 
 
-bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_tag *tag,
-                   struct arun *out)
+static bool run_init(const struct agent *a, int64_t job, int64_t task, int64_t attempt,
+                     int64_t gpu_mask, const struct nqs_tag *tag, struct arun *out)
 {
     struct arun r = {0};
     if (tag) {
@@ -545,10 +547,10 @@ bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_ta
         r.nqs_entry = tag->entry;
         r.nqs_seq = tag->seq;
     }
-    r.job = json_integer_value(json_object_get(msg, "job"));
-    r.task = (int32_t)json_integer_value(json_object_get(msg, "task"));
-    r.attempt = (int32_t)json_integer_value(json_object_get(msg, "attempt"));
-    r.gpu_mask = (uint32_t)json_integer_value(json_object_get(msg, "gpu_mask"));
+    r.job = job;
+    r.task = (int32_t)task;
+    r.attempt = (int32_t)attempt;
+    r.gpu_mask = (uint32_t)gpu_mask;
     for (size_t i = 0; i < a->nruns; i++)
         if (a->runs[i].job == r.job && a->runs[i].task == r.task &&
             a->runs[i].attempt == r.attempt)
@@ -559,45 +561,96 @@ bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_ta
     return true;
 }
 
+bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_tag *tag,
+                   struct arun *out)
+{
+    return run_init(a, json_integer_value(json_object_get(msg, "job")),
+                    json_integer_value(json_object_get(msg, "task")),
+                    json_integer_value(json_object_get(msg, "attempt")),
+                    json_integer_value(json_object_get(msg, "gpu_mask")), tag, out);
+}
+
 void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
 {
     if (a->simulate) {
         simexec_launch(a, msg, tag);
         return;
     }
+    /* The tree's fields as wire_launch.c reads a frame's: its strings borrowed from the tree
+     * (json_*_value: NULL or 0 where a field is missing or of another kind). */
+    const json_t *cmd = json_object_get(msg, "cmd"), *env = json_object_get(msg, "env");
+    const json_t *share = json_object_get(msg, "gpu_share"), *output = json_object_get(msg, "output");
+    size_t argc = json_array_size(cmd), nenv = json_object_size(env);
+    const char **strs = hrm_calloc(argc + 1 + 2 * nenv, sizeof(*strs));
+    struct hrm_launch_msg m = {
+        .type = HRM_WIRE_TASK_LAUNCH,
+        .job = json_integer_value(json_object_get(msg, "job")),
+        .task = json_integer_value(json_object_get(msg, "task")),
+        .attempt = json_integer_value(json_object_get(msg, "attempt")),
+        .gpu_mask = json_integer_value(json_object_get(msg, "gpu_mask")),
+        .cpu = json_integer_value(json_object_get(msg, "cpu")),
+        .mem = json_integer_value(json_object_get(msg, "mem")),
+        .gpu_share = json_integer_value(share),
+        .gpu_mem = json_integer_value(json_object_get(msg, "gpu_mem")),
+        .has_gpu_share = share != NULL,
+        .has_output = json_is_boolean(output),
+        .output = json_is_true(output),
+        .cwd = json_string_value(json_object_get(msg, "cwd")),
+        .user = json_string_value(json_object_get(msg, "user")),
+        .argv = strs,
+        .argc = argc,
+        .env = strs + argc + 1,
+        .nenv = nenv,
+        .has_env = env != NULL,
+    };
+    for (size_t i = 0; i < argc; i++)
+        strs[i] = json_string_value(json_array_get(cmd, i));
+    const char *k;
+    const json_t *v;
+    size_t i = 0;
+    json_object_foreach((json_t *)env, k, v)
+    {
+        strs[argc + 1 + 2 * i] = k;
+        strs[argc + 2 + 2 * i] = json_string_value(v);
+        i++;
+    }
+    exec_launch_msg(a, &m, tag);
+    hrm_free(strs);
+}
+
+void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const struct nqs_tag *tag)
+{
     struct arun r;
-    if (!exec_run_init(a, msg, tag, &r))
+    if (!run_init(a, m->job, m->task, m->attempt, m->gpu_mask, tag, &r))
         return;
     struct agpu_ask gpu;
-    if (agpu_ask_of_launch(msg, &gpu, r.error, sizeof(r.error)) < 0 ||
-        agpu_env_check(json_object_get(msg, "env"), r.error, sizeof(r.error)) < 0) {
+    if (agpu_ask_of_launch(m, &gpu, r.error, sizeof(r.error)) < 0 ||
+        agpu_env_check(m, r.error, sizeof(r.error)) < 0) {
         r.exit = 127; /* the master checks too: this is the node's own defence */
         exec_finish(a, &r);
         return;
     }
     struct task_user user;
-    if (exec_user_resolve(a, json_string_value(json_object_get(msg, "user")), &user, r.error,
-                          sizeof(r.error)) < 0) {
+    if (exec_user_resolve(a, m->user, &user, r.error, sizeof(r.error)) < 0) {
         r.exit = 127;
         exec_finish(a, &r);
         return;
     }
-    const json_t *cmd = json_object_get(msg, "cmd");
-    const json_t *env = json_object_get(msg, "env");
-    const char *cwd = json_string_value(json_object_get(msg, "cwd"));
+    const char *cwd = m->cwd;
     /* output: false writes to /dev/null: no folder, no files (nor their names). */
-    bool discard = json_is_false(json_object_get(msg, "output"));
+    bool discard = m->has_output && !m->output;
     char dir[1200], out[1300], err[1300], exe[2048];
     if (!discard) {
         snprintf(dir, sizeof(dir), "%s/%lld", a->work_dir, (long long)r.job);
         snprintf(out, sizeof(out), "%s/%d.out", dir, r.task);
         snprintf(err, sizeof(err), "%s/%d.err", dir, r.task);
     }
-    const json_t *pathv = json_object_get(env, "PATH");
-    if (!resolve(json_string_value(json_array_get(cmd, 0)),
-                 pathv ? json_string_value(pathv) : getenv("PATH"), exe, sizeof(exe))) {
-        snprintf(r.error, sizeof(r.error), "%s: command not found",
-                 json_string_value(json_array_get(cmd, 0)));
+    long pathv = hrm_launch_env_find(m, "PATH", 4);
+    const char *prog = m->argc > 0 ? m->argv[0] : NULL;
+    if (!prog || !resolve(prog, pathv >= 0 ? m->env[2 * pathv + 1] : getenv("PATH"), exe,
+                          sizeof(exe))) {
+        /* An empty command (the schema allows it) has nothing to run. */
+        snprintf(r.error, sizeof(r.error), "%s: command not found", prog ? prog : "(none)");
         r.exit = 127;
         exec_finish(a, &r);
         return;
@@ -635,13 +688,11 @@ void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag)
     struct launch *l = hrm_calloc(1, sizeof(*l));
     snprintf(l->exe, sizeof(l->exe), "%s", exe);
     l->cwd = cwd ? hrm_strdup(cwd) : NULL; /* the wire requires one: chdir says if not */
-    size_t argc = json_array_size(cmd);
-    l->argv = hrm_calloc(argc + 1, sizeof(*l->argv));
-    for (size_t i = 0; i < argc; i++)
-        l->argv[i] = hrm_strdup(json_string_value(json_array_get(cmd, i)));
-    l->envp = build_env(a, &r, env, &user, &gpu, &l->nborrowed);
-    cg_setup(a, &r, json_integer_value(json_object_get(msg, "cpu")),
-             json_integer_value(json_object_get(msg, "mem")), l->procs);
+    l->argv = hrm_calloc(m->argc + 1, sizeof(*l->argv));
+    for (size_t i = 0; i < m->argc; i++)
+        l->argv[i] = hrm_strdup(m->argv[i] ? m->argv[i] : "");
+    l->envp = build_env(a, &r, m, &user, &gpu, &l->nborrowed);
+    cg_setup(a, &r, m->cpu, m->mem, l->procs);
     struct agpu_cpus cores;
     bool pin;
     bind_run(a, &r, l->procs, &pin, &cores); /* its unit's cores: cpuset group, else affinity */

@@ -11,13 +11,13 @@ static const char *const reserved[] = {"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
                                        "HRM_GPU_MEM"};
 #define NRESERVED (sizeof(reserved) / sizeof(reserved[0]))
 
-int agpu_ask_of_launch(const json_t *msg, struct agpu_ask *ask, char *why, size_t len)
+int agpu_ask_of_launch(const struct hrm_launch_msg *m, struct agpu_ask *ask, char *why,
+                       size_t len)
 {
-    const json_t *share = json_object_get(msg, "gpu_share");
-    ask->mask = (uint32_t)json_integer_value(json_object_get(msg, "gpu_mask"));
+    ask->mask = (uint32_t)m->gpu_mask;
     /* A master from before fractional GPUs sends neither: whole GPUs, memory not asked. */
-    ask->share = share ? (int32_t)json_integer_value(share) : AGPU_SHARE_WHOLE;
-    ask->mem = json_integer_value(json_object_get(msg, "gpu_mem"));
+    ask->share = m->has_gpu_share ? (int32_t)m->gpu_share : AGPU_SHARE_WHOLE;
+    ask->mem = m->gpu_mem;
     if (ask->mask && (ask->share < 1 || ask->share > AGPU_SHARE_WHOLE)) {
         snprintf(why, len, "gpu_share %d: expected 1..1000 thousandths of a GPU", ask->share);
         return -1;
@@ -29,10 +29,10 @@ int agpu_ask_of_launch(const json_t *msg, struct agpu_ask *ask, char *why, size_
     return 0;
 }
 
-int agpu_env_check(const json_t *env, char *why, size_t len)
+int agpu_env_check(const struct hrm_launch_msg *m, char *why, size_t len)
 {
     for (size_t i = 0; i < NRESERVED; i++)
-        if (json_object_get(env, reserved[i])) {
+        if (hrm_launch_env_find(m, reserved[i], strlen(reserved[i])) >= 0) {
             snprintf(why, len, "env %s is set by hrm from the task's GPU share; remove it",
                      reserved[i]);
             return -1;

@@ -9,6 +9,7 @@
 
 #include "hrm/cluster.h"
 #include "hrm/ru.h"
+#include "hrm/wire_launch.h"
 
 #define AGPU_UUID_MAX 80 /* NVML_DEVICE_UUID_V2_BUFFER_SIZE */
 #define AGPU_NAME_MAX 96 /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
@@ -30,11 +31,12 @@ struct agpu_ask {
 };
 
 /* The launch's GPU fields; -1 and why for a share or memory out of range. */
-int agpu_ask_of_launch(const json_t *msg, struct agpu_ask *ask, char *why, size_t len);
+int agpu_ask_of_launch(const struct hrm_launch_msg *m, struct agpu_ask *ask, char *why,
+                       size_t len);
 
 /* -1 and why when the job's environment sets a variable the agent sets for GPU tasks
  * (the MPS limits and HRM_GPU_*): a task must not choose its own share. */
-int agpu_env_check(const json_t *env, char *why, size_t len);
+int agpu_env_check(const struct hrm_launch_msg *m, char *why, size_t len);
 
 /* True for an agent environment entry ("K=V") a task must not inherit: the agent's own
  * MPS limits would otherwise leak into tasks without a share. */

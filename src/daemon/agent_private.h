@@ -115,6 +115,7 @@ struct agent {
     size_t *base_keylen;     /* each base_env entry's name length (up to its '='), found once */
     void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK), the launcher's */
     struct launcher *launcher; /* starts tasks off the loop (NULL: the loop starts them) */
+    struct hrm_launch_buf hot; /* the master's last frame read without a tree (agent.c) */
     uint64_t launch_seq;     /* the last launch's id */
     size_t nlaunching;       /* runs with launching set */
     struct early_exit {
@@ -308,13 +309,16 @@ int exec_init(struct agent *a, struct hrm_error *err); /* stdin, environment, ch
 void exec_fini(struct agent *a);
 int64_t agent_mono_us(void);
 int64_t agent_now_us(void);
-/* Starts a run from a task_launch message (tag: started by the queue system,
- * else NULL); a run that cannot start is reported ended (exit 127, error). */
 /* A run's identity and start times from a task_launch (the real and the simulated launch
  * share it); false when that attempt already runs (a launch repeated after a reconnect). */
 bool exec_run_init(const struct agent *a, const json_t *msg, const struct nqs_tag *tag,
                    struct arun *out);
+/* Starts a run from a task_launch message (tag: started by the queue system,
+ * else NULL); a run that cannot start is reported ended (exit 127, error).  exec_launch
+ * takes its tree (the queue system's description, a frame wire_launch.c declined) and passes
+ * its fields to exec_launch_msg, which the frames read without a tree take directly. */
 void exec_launch(struct agent *a, const json_t *msg, const struct nqs_tag *tag);
+void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const struct nqs_tag *tag);
 /* Starts the launcher thread (after the bench's fork: docs/runtime.md); without it, launches
  * run on the agent's loop, as they did before. */
 void exec_launcher_start(struct agent *a);

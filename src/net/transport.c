@@ -479,6 +479,12 @@ int hrm_conn_send(struct hrm_conn *c, const json_t *msg)
 
 int hrm_conn_recv(struct hrm_conn *c, int timeout_ms, json_t **out, struct hrm_error *err)
 {
+    return hrm_conn_recv_hot(c, timeout_ms, NULL, NULL, out, err);
+}
+
+int hrm_conn_recv_hot(struct hrm_conn *c, int timeout_ms, hrm_conn_hot_f *hot, void *ctx,
+                      json_t **out, struct hrm_error *err)
+{
     *out = NULL;
     zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
     int n = zmq_poll(&it, 1, timeout_ms);
@@ -491,6 +497,10 @@ int hrm_conn_recv(struct hrm_conn *c, int timeout_ms, json_t **out, struct hrm_e
     if (zmq_msg_recv(&m, c->sock, ZMQ_DONTWAIT) < 0) {
         zmq_msg_close(&m);
         return -ETIMEDOUT;
+    }
+    if (hot && hot(ctx, zmq_msg_data(&m), zmq_msg_size(&m))) {
+        zmq_msg_close(&m);
+        return 1;
     }
     struct hrm_wire_fault f;
     int type = hrm_wire_decode_from(zmq_msg_data(&m), zmq_msg_size(&m), HRM_PEER_FROM_MASTER,

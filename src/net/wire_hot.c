@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hrm/jsontext.h"
 #include "hrm/wire.h"
 #include "hrm/wire_hot.h"
+#include "wire_scan.h"
 
 /*
  * The fields the two messages may carry, and each one's kind as the schema of wire.h says
@@ -40,76 +40,6 @@ static const struct {
      BIT(F_END_US) | BIT(F_CPU_US) | BIT(F_RSS))
 #define END_NEEDED (BIT(F_TYPE) | BIT(F_JOB) | BIT(F_TASK) | BIT(F_ATTEMPT) | BIT(F_STATUS))
 
-struct cur {
-    const char *p, *end;
-};
-
-static void ws(struct cur *c)
-{
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t'))
-        c->p++;
-}
-
-static bool eat(struct cur *c, char ch)
-{
-    ws(c);
-    if (c->p >= c->end || *c->p != ch)
-        return false;
-    c->p++;
-    return true;
-}
-
-/* A string of printable ASCII without escapes: *s, *n its bytes in the text.  Anything else
- * (an escape, a control character, a byte over 0x7E, no end) is declined. */
-static bool plain_string(struct cur *c, const char **s, size_t *n)
-{
-    if (!eat(c, '"'))
-        return false;
-    const char *start = c->p;
-    while (c->p < c->end && *c->p != '"') {
-        unsigned char ch = (unsigned char)*c->p;
-        if (ch < 0x20 || ch > 0x7E || ch == '\\')
-            return false;
-        c->p++;
-    }
-    if (c->p >= c->end)
-        return false;
-    *s = start;
-    *n = (size_t)(c->p - start);
-    c->p++;
-    return true;
-}
-
-/* An integer as jansson reads one (a real, which the schema refuses, is declined). */
-static bool integer(struct cur *c, int64_t *v)
-{
-    ws(c);
-    json_int_t x;
-    const char *p = hrm_json_scan_integer(c->p, c->end, &x);
-    if (!p)
-        return false;
-    *v = x;
-    c->p = p;
-    return true;
-}
-
-static bool boolean(struct cur *c, bool *v)
-{
-    ws(c);
-    size_t left = (size_t)(c->end - c->p);
-    if (left >= 4 && memcmp(c->p, "true", 4) == 0) {
-        *v = true;
-        c->p += 4;
-        return true;
-    }
-    if (left >= 5 && memcmp(c->p, "false", 5) == 0) {
-        *v = false;
-        c->p += 5;
-        return true;
-    }
-    return false;
-}
-
 static int field_of(const char *s, size_t n)
 {
     for (int f = 0; f < F_COUNT; f++)
@@ -118,51 +48,39 @@ static int field_of(const char *s, size_t n)
     return -1;
 }
 
-static bool in_kind(char kind, int64_t v)
-{
-    switch (kind) {
-    case 'i':
-        return v >= 0;
-    case 'u':
-        return v >= 0 && v <= INT32_MAX;
-    default:
-        return true;
-    }
-}
-
 /* One item: an object of known fields, each once, of its kind, then the type's own rules.
  * alone: the whole frame, whose "v" the generic decoder checks (a batch's items' it does not). */
-static bool item(struct cur *c, struct hrm_hot_msg *m, bool alone)
+static bool item(struct scan *c, struct hrm_hot_msg *m, bool alone)
 {
     *m = (struct hrm_hot_msg){0};
     int64_t val[F_COUNT] = {0};
     unsigned seen = 0;
     const char *type = NULL;
     size_t type_len = 0;
-    if (!eat(c, '{'))
+    if (!scan_eat(c, '{'))
         return false;
-    if (eat(c, '}'))
+    if (scan_eat(c, '}'))
         return false; /* no type */
     do {
         const char *k;
         size_t kn;
-        if (!plain_string(c, &k, &kn) || !eat(c, ':'))
+        if (!scan_plain_string(c, &k, &kn) || !scan_eat(c, ':'))
             return false;
         int f = field_of(k, kn);
         if (f < 0 || (seen & BIT(f)))
             return false; /* a field of another message, or a duplicate: jansson judges */
         seen |= BIT(f);
         if (f == F_TYPE) {
-            if (!plain_string(c, &type, &type_len))
+            if (!scan_plain_string(c, &type, &type_len))
                 return false;
         } else if (fields[f].kind == 'b') {
-            if (!boolean(c, &m->oom))
+            if (!scan_boolean(c, &m->oom))
                 return false;
-        } else if (!integer(c, &val[f]) || !in_kind(fields[f].kind, val[f])) {
+        } else if (!scan_integer(c, &val[f]) || !scan_in_kind(fields[f].kind, val[f])) {
             return false;
         }
-    } while (eat(c, ','));
-    if (!eat(c, '}') || !type)
+    } while (scan_eat(c, ','));
+    if (!scan_eat(c, '}') || !type)
         return false;
     unsigned allowed, needed;
     if (type_len == 12 && memcmp(type, "task_started", 12) == 0) {
@@ -196,39 +114,39 @@ static bool item(struct cur *c, struct hrm_hot_msg *m, bool alone)
     return true;
 }
 
-static bool items(struct cur *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
+static bool items(struct scan *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
 {
-    if (!eat(c, '['))
+    if (!scan_eat(c, '['))
         return false;
-    if (eat(c, ']'))
+    if (scan_eat(c, ']'))
         return true;
     do {
         if (*n >= cap || !item(c, &out[*n], false))
             return false;
         ++*n;
-    } while (eat(c, ','));
-    return eat(c, ']');
+    } while (scan_eat(c, ','));
+    return scan_eat(c, ']');
 }
 
 /* The frame as a batch of hot items. */
-static bool batch(struct cur *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
+static bool batch(struct scan *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
 {
     bool v = false, type = false, msgs = false;
-    if (!eat(c, '{'))
+    if (!scan_eat(c, '{'))
         return false;
     do {
         const char *k, *s;
         size_t kn, sn;
         int64_t x;
-        if (!plain_string(c, &k, &kn) || !eat(c, ':'))
+        if (!scan_plain_string(c, &k, &kn) || !scan_eat(c, ':'))
             return false;
         if (kn == 1 && k[0] == 'v' && !v) {
             v = true;
-            if (!integer(c, &x) || x != HRM_WIRE_VERSION)
+            if (!scan_integer(c, &x) || x != HRM_WIRE_VERSION)
                 return false;
         } else if (kn == 4 && memcmp(k, "type", 4) == 0 && !type) {
             type = true; /* declines a lone message at its first field but "v" */
-            if (!plain_string(c, &s, &sn) || sn != 5 || memcmp(s, "batch", 5) != 0)
+            if (!scan_plain_string(c, &s, &sn) || sn != 5 || memcmp(s, "batch", 5) != 0)
                 return false;
         } else if (kn == 4 && memcmp(k, "msgs", 4) == 0 && !msgs) {
             msgs = true;
@@ -237,8 +155,8 @@ static bool batch(struct cur *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
         } else {
             return false; /* a "req", another field, a duplicate */
         }
-    } while (eat(c, ','));
-    return eat(c, '}') && v && type && msgs;
+    } while (scan_eat(c, ','));
+    return scan_eat(c, '}') && v && type && msgs;
 }
 
 int hrm_wire_read_hot(const char *buf, size_t len, struct hrm_hot_msg *out, size_t cap, size_t *n)
@@ -246,16 +164,16 @@ int hrm_wire_read_hot(const char *buf, size_t len, struct hrm_hot_msg *out, size
     *n = 0;
     if (!buf || len > HRM_WIRE_MAX_BYTES || cap == 0)
         return 0;
-    struct cur c = {buf, buf + len};
+    struct scan c = {buf, buf + len};
     bool ok = batch(&c, out, cap, n);
     if (!ok) { /* an agent sends a turn's only message alone */
-        c = (struct cur){buf, buf + len};
+        c = (struct scan){buf, buf + len};
         *n = 0;
         ok = item(&c, &out[0], true);
         *n = ok;
     }
     if (ok) {
-        ws(&c);
+        scan_ws(&c);
         if (c.p == c.end)
             return 1;
     }
