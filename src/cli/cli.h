@@ -30,6 +30,7 @@ int cmd_cancel(int argc, char **argv);
 int cmd_logs(int argc, char **argv);
 int cmd_wait(int argc, char **argv);
 int cmd_raw(int argc, char **argv);
+int cmd_raw_serve(int argc, char **argv);
 int cmd_events(int argc, char **argv); /* cmd_events.c */
 /* cmd_trace.c, cmd_trace_frag.c: hrm trace import / frag */
 int cmd_trace(int argc, char **argv);

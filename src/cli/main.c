@@ -23,6 +23,7 @@ static const struct cli_command commands[] = {
     {"wait", "wait for a job; exit with its code", cmd_wait},
     {"events", "print the cluster's event log (--follow: as it grows)", cmd_events},
     {"raw", "send raw frames to the master (protocol debugging)", cmd_raw},
+    {"raw-serve", "send raw frames to an agent, as its master (protocol debugging)", cmd_raw_serve},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

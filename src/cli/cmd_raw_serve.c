@@ -1,0 +1,155 @@
+/* hrm raw-serve: stands where the master stands for one peer (an agent) and sends it frames as they are: the agents' malformed-message tests and protocol debugging. */
+#define _GNU_SOURCE 1 /* memmem */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zmq.h>
+
+#include "cli.h"
+#include "hrm/alloc.h"
+#include "hrm/transport.h"
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Every non-empty line of path, in order, to the peer; -1 when the file cannot be read. */
+static int send_lines(struct hrm_server *s, const struct hrm_inmsg *to, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "hrm raw-serve: %s: cannot read\n", path);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int sent = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        if (n > 0 && line[n - 1] == '\n')
+            n--;
+        if (n == 0)
+            continue;
+        if (hrm_server_send_raw(s, to->id, to->idlen, line, (size_t)n) < 0)
+            fprintf(stderr, "hrm raw-serve: line %d not sent\n", sent + 1);
+        sent++;
+    }
+    free(line);
+    fclose(f);
+    return sent;
+}
+
+int cmd_raw_serve(int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: hrm raw-serve [options] FILE\n\n"
+        "Listens where a master would, with the master's key, admitting the keys of\n"
+        "KEYS/authorized.  When the first message comes (an agent's registration), sends\n"
+        "that peer each line of FILE as one frame, as is, in order; then prints every\n"
+        "message received, one line each ('recv: TEXT'), until one contains --until's\n"
+        "text or --timeout seconds pass without any.  Prints 'listening ENDPOINT' first.\n"
+        "For the agents' protocol tests and debugging.\n"
+        "exit status: 0 a peer came (and --until's text, if given, was seen), 1 otherwise\n\n"
+        "options:\n"
+        "  --keys DIR      master.key and authorized (default $HRM_STATE/keys, else .hrm/keys)\n"
+        "  --listen ADDR   endpoint to bind (default tcp://127.0.0.1:*, a free port)\n"
+        "  --until TEXT    stop once a received message contains TEXT\n"
+        "  --timeout S     seconds without a message before giving up (default 10)\n"
+        "  -h, --help      this help\n";
+    static const struct option opts[] = {{"keys", required_argument, NULL, 'k'},
+                                         {"listen", required_argument, NULL, 'l'},
+                                         {"until", required_argument, NULL, 'u'},
+                                         {"timeout", required_argument, NULL, 't'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *keys = NULL, *listen = "tcp://127.0.0.1:*", *until = NULL;
+    double timeout_s = 10;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'k':
+            keys = optarg;
+            break;
+        case 'l':
+            listen = optarg;
+            break;
+        case 'u':
+            until = optarg;
+            break;
+        case 't':
+            timeout_s = atof(optarg);
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_OK;
+        default:
+            fputs(usage, stderr);
+            return CLI_USAGE;
+        }
+    }
+    if (optind + 1 != argc || timeout_s <= 0) {
+        fprintf(stderr, "usage: hrm raw-serve [options] FILE\n");
+        return CLI_USAGE;
+    }
+    char dir[1024], path[1100];
+    const char *state = getenv("HRM_STATE");
+    snprintf(dir, sizeof(dir), "%s", keys ? keys : state ? state : ".hrm");
+    if (!keys)
+        strncat(dir, "/keys", sizeof(dir) - strlen(dir) - 1);
+    snprintf(path, sizeof(path), "%s/authorized", dir);
+    struct hrm_error err;
+    struct hrm_keypair kp;
+    struct hrm_authz *authz = NULL;
+    struct hrm_server *s = NULL;
+    void *zctx = NULL;
+    int rc = CLI_FAIL;
+    if (hrm_keys_load(dir, "master", false, &kp, &err) < 0 || !(authz = hrm_authz_load(path, &err))) {
+        fprintf(stderr, "hrm raw-serve: %s\n", err.text);
+        goto out;
+    }
+    if (!(zctx = hrm_zctx_new()) || !(s = hrm_server_new(zctx, listen, &kp, authz, &err))) {
+        fprintf(stderr, "hrm raw-serve: %s\n", zctx ? err.text : "no ZeroMQ context");
+        goto out;
+    }
+    printf("listening %s\n", hrm_server_endpoint(s));
+    fflush(stdout);
+    bool peer = false, seen = false;
+    double quiet_since = mono_s();
+    while (!seen && mono_s() - quiet_since < timeout_s) {
+        zmq_pollitem_t items[2] = {{hrm_server_zsock(s, 0), 0, ZMQ_POLLIN, 0},
+                                   {hrm_server_zsock(s, 1), 0, ZMQ_POLLIN, 0}};
+        if (zmq_poll(items, 2, 100) < 0)
+            break;
+        if (items[1].revents & ZMQ_POLLIN)
+            hrm_server_handle_zap(s);
+        struct hrm_inmsg m;
+        while (!seen && hrm_server_recv(s, &m) == 0) {
+            quiet_since = mono_s();
+            printf("recv: %.*s\n", (int)m.len, m.data);
+            fflush(stdout); /* a test may read the lines as they come */
+            if (until && memmem(m.data, m.len, until, strlen(until)))
+                seen = true;
+            if (!peer) {
+                peer = true;
+                if (send_lines(s, &m, argv[optind]) < 0)
+                    goto out;
+            }
+        }
+    }
+    rc = peer && (!until || seen) ? CLI_OK : CLI_FAIL;
+    if (!peer)
+        fprintf(stderr, "hrm raw-serve: no peer within %g s\n", timeout_s);
+    else if (until && !seen)
+        fprintf(stderr, "hrm raw-serve: '%s' not received within %g s of quiet\n", until, timeout_s);
+out:
+    hrm_server_free(s);
+    hrm_zctx_free(zctx);
+    hrm_authz_free(authz);
+    return rc;
+}
