@@ -100,32 +100,29 @@ Test(gpuagent, launch_fields_default_to_a_whole_gpu_and_are_checked)
 {
     char why[160];
     struct agpu_ask ask;
-    json_t *old = json_pack("{s:i}", "gpu_mask", 1); /* a master before gpu_share */
-    cr_assert_eq(agpu_ask_of_launch(old, &ask, why, sizeof(why)), 0);
+    struct hrm_launch_msg old = {.gpu_mask = 1}; /* a master before gpu_share */
+    cr_assert_eq(agpu_ask_of_launch(&old, &ask, why, sizeof(why)), 0);
     cr_assert(ask.mask == 1 && ask.share == 1000 && ask.mem == 0);
-    json_t *frac = json_pack("{s:i, s:i, s:I}", "gpu_mask", 1, "gpu_share", 250, "gpu_mem",
-                             (json_int_t)1 << 30);
-    cr_assert_eq(agpu_ask_of_launch(frac, &ask, why, sizeof(why)), 0);
+    struct hrm_launch_msg frac = {.gpu_mask = 1, .has_gpu_share = true, .gpu_share = 250,
+                                  .gpu_mem = (int64_t)1 << 30};
+    cr_assert_eq(agpu_ask_of_launch(&frac, &ask, why, sizeof(why)), 0);
     cr_assert(ask.share == 250 && ask.mem == (int64_t)1 << 30);
-    json_t *bad = json_pack("{s:i, s:i}", "gpu_mask", 1, "gpu_share", 1001);
-    cr_assert_eq(agpu_ask_of_launch(bad, &ask, why, sizeof(why)), -1);
+    struct hrm_launch_msg bad = {.gpu_mask = 1, .has_gpu_share = true, .gpu_share = 1001};
+    cr_assert_eq(agpu_ask_of_launch(&bad, &ask, why, sizeof(why)), -1);
     cr_assert(strstr(why, "gpu_share"), "%s", why);
-    json_decref(old);
-    json_decref(frac);
-    json_decref(bad);
 }
 
 Test(gpuagent, a_job_may_not_set_its_own_share)
 {
     char why[160];
-    json_t *env = json_pack("{s:s, s:s}", "PATH", "/bin", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
-                            "0=1G");
-    cr_assert_eq(agpu_env_check(env, why, sizeof(why)), -1);
+    const char *env[] = {"PATH", "/bin", "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=1G"};
+    struct hrm_launch_msg m = {.env = env, .nenv = 2, .has_env = true};
+    cr_assert_eq(agpu_env_check(&m, why, sizeof(why)), -1);
     cr_assert(strstr(why, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT"), "%s", why);
-    json_object_del(env, "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT");
-    cr_assert_eq(agpu_env_check(env, why, sizeof(why)), 0);
-    cr_assert_eq(agpu_env_check(NULL, why, sizeof(why)), 0);
-    json_decref(env);
+    m.nenv = 1; /* the reserved name left out */
+    cr_assert_eq(agpu_env_check(&m, why, sizeof(why)), 0);
+    struct hrm_launch_msg none = {0};
+    cr_assert_eq(agpu_env_check(&none, why, sizeof(why)), 0);
     cr_assert(agpu_env_filtered("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=20"));
     cr_assert(!agpu_env_filtered("CUDA_MPS_PIPE_DIRECTORY=/tmp/mps")); /* clients need it */
 }
