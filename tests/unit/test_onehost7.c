@@ -46,7 +46,7 @@ static const char *random_number(struct hrm_rng *r, char *buf, size_t cap)
         "-9223372036854775808", "-9223372036854775809", "99999999999999999999999", "01",
         "-0", "0.0", "1.5", "1e3", "1E3", "-", "true", "false", "null", "\"7\"", "[]", "{}",
         "[1]", "\"\\u0037\"", "tru", "nul", "0x10", "+1", "\"\xc3\xa9\"", "1700000000123456"};
-    if (pick(r, 40) == 0)
+    if (pick(r, 200) == 0) /* rare: a launch has ten of them, and a batch up to four launches */
         return odd[pick(r, sizeof(odd) / sizeof(odd[0]))];
     snprintf(buf, cap, "%llu", (unsigned long long)(hrm_rng_u64(r) >> (33 + pick(r, 31))));
     return buf;
@@ -62,7 +62,7 @@ static const char *random_string(struct hrm_rng *r)
     static const char *const odd[] = {"\"a\\nb\"", "\"\\u0041\"", "\"caf\xc3\xa9\"", "\"\x01\"",
                                       "\"\xff\"", "\"\\\"\"", "null", "7", "[]", "{}",
                                       "\"tab\there\"", "\"\\/\"", "\"a\\u0000b\"", "\"\x7f\""};
-    if (pick(r, 25) == 0)
+    if (pick(r, 150) == 0)
         return odd[pick(r, sizeof(odd) / sizeof(odd[0]))];
     return plain[pick(r, sizeof(plain) / sizeof(plain[0]))];
 }
@@ -127,11 +127,11 @@ static void random_item(struct hrm_rng *r, struct text *t)
     if (pick(r, 20))
         keys[nk++] = "type";
     for (size_t i = 0; i < nnames; i++)
-        if (pick(r, 60) && (i < 3 || i == 5 || i == 6 || i == 8 || i == 9 || pick(r, 2)))
+        if (pick(r, 200) && (i < 3 || i == 5 || i == 6 || i == 8 || i == 9 || pick(r, 2)))
             keys[nk++] = names[i];
     static const char *const extra[] = {"req", "foo", "j\\u006fb", "status", "queue", "cmd",
                                         "job", "env", "\xc3\xa9"};
-    if (pick(r, 30) == 0)
+    if (pick(r, 60) == 0)
         keys[nk++] = extra[pick(r, sizeof(extra) / sizeof(extra[0]))];
     for (size_t i = nk; i > 1; i--) { /* any order */
         size_t j = pick(r, i);
@@ -153,8 +153,8 @@ static void random_item(struct hrm_rng *r, struct text *t)
         gap(r, t);
         const char *k = keys[i];
         if (strcmp(k, "type") == 0)
-            put(t, pick(r, 8) ? (is_ack ? "\"task_end_ack\"" : "\"task_launch\"")
-                              : types[pick(r, 10)]);
+            put(t, pick(r, 30) ? (is_ack ? "\"task_end_ack\"" : "\"task_launch\"")
+                               : types[pick(r, 10)]);
         else if (strcmp(k, "v") == 0)
             put(t, pick(r, 6) ? "1" : random_number(r, buf, sizeof(buf)));
         else if (strcmp(k, "output") == 0)
