@@ -17,10 +17,7 @@ enum hot_field {
     F_START_US, F_END_US, F_CPU_US, F_RSS, F_COUNT
 };
 
-static const struct {
-    const char *name;
-    char kind;
-} fields[F_COUNT] = {
+static const struct scan_field fields[F_COUNT] = {
     [F_V] = {"v", 'z'},           [F_TYPE] = {"type", 's'},       [F_JOB] = {"job", 'i'},
     [F_TASK] = {"task", 'u'},     [F_ATTEMPT] = {"attempt", 'u'}, [F_PID] = {"pid", 'u'},
     [F_STATUS] = {"status", 'u'}, [F_EXIT] = {"exit", 'z'},       [F_SIGNAL] = {"signal", 'u'},
@@ -40,14 +37,6 @@ static const struct {
      BIT(F_END_US) | BIT(F_CPU_US) | BIT(F_RSS))
 #define END_NEEDED (BIT(F_TYPE) | BIT(F_JOB) | BIT(F_TASK) | BIT(F_ATTEMPT) | BIT(F_STATUS))
 
-static int field_of(const char *s, size_t n)
-{
-    for (int f = 0; f < F_COUNT; f++)
-        if (strlen(fields[f].name) == n && memcmp(fields[f].name, s, n) == 0)
-            return f;
-    return -1;
-}
-
 /* One item: an object of known fields, each once, of its kind, then the type's own rules.
  * alone: the whole frame, whose "v" the generic decoder checks (a batch's items' it does not). */
 static bool item(struct scan *c, struct hrm_hot_msg *m, bool alone)
@@ -62,14 +51,9 @@ static bool item(struct scan *c, struct hrm_hot_msg *m, bool alone)
     if (scan_eat(c, '}'))
         return false; /* no type */
     do {
-        const char *k;
-        size_t kn;
-        if (!scan_plain_string(c, &k, &kn) || !scan_eat(c, ':'))
-            return false;
-        int f = field_of(k, kn);
-        if (f < 0 || (seen & BIT(f)))
+        int f = scan_key(c, fields, F_COUNT, &seen);
+        if (f < 0)
             return false; /* a field of another message, or a duplicate: jansson judges */
-        seen |= BIT(f);
         if (f == F_TYPE) {
             if (!scan_plain_string(c, &type, &type_len))
                 return false;
@@ -82,22 +66,14 @@ static bool item(struct scan *c, struct hrm_hot_msg *m, bool alone)
     } while (scan_eat(c, ','));
     if (!scan_eat(c, '}') || !type)
         return false;
-    unsigned allowed, needed;
-    if (type_len == 12 && memcmp(type, "task_started", 12) == 0) {
-        m->type = HRM_WIRE_TASK_STARTED;
-        allowed = STARTED_ALLOWED;
-        needed = STARTED_NEEDED;
-    } else if (type_len == 8 && memcmp(type, "task_end", 8) == 0) {
-        m->type = HRM_WIRE_TASK_END;
-        allowed = END_ALLOWED;
-        needed = END_NEEDED;
-    } else {
+    static const struct scan_type types[] = {
+        {"task_started", HRM_WIRE_TASK_STARTED, STARTED_ALLOWED, STARTED_NEEDED},
+        {"task_end", HRM_WIRE_TASK_END, END_ALLOWED, END_NEEDED}};
+    const struct scan_type *t =
+        scan_type_check(types, 2, type, type_len, seen, alone, seen & BIT(F_V), val[F_V]);
+    if (!t)
         return false;
-    }
-    if ((seen & ~allowed) || (seen & needed) != needed)
-        return false;
-    if (alone && (!(seen & BIT(F_V)) || val[F_V] != HRM_WIRE_VERSION))
-        return false;
+    m->type = t->type;
     m->job = val[F_JOB];
     m->task = val[F_TASK];
     m->attempt = val[F_ATTEMPT];
@@ -114,49 +90,19 @@ static bool item(struct scan *c, struct hrm_hot_msg *m, bool alone)
     return true;
 }
 
-static bool items(struct scan *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
-{
-    if (!scan_eat(c, '['))
-        return false;
-    if (scan_eat(c, ']'))
-        return true;
-    do {
-        if (*n >= cap || !item(c, &out[*n], false))
-            return false;
-        ++*n;
-    } while (scan_eat(c, ','));
-    return scan_eat(c, ']');
-}
+/* Where a batch's items go. */
+struct hot_out {
+    struct hrm_hot_msg *out;
+    size_t cap, *n;
+};
 
-/* The frame as a batch of hot items. */
-static bool batch(struct scan *c, struct hrm_hot_msg *out, size_t cap, size_t *n)
+static bool batch_item(struct scan *c, void *ctx)
 {
-    bool v = false, type = false, msgs = false;
-    if (!scan_eat(c, '{'))
+    struct hot_out *o = ctx;
+    if (*o->n >= o->cap || !item(c, &o->out[*o->n], false))
         return false;
-    do {
-        const char *k, *s;
-        size_t kn, sn;
-        int64_t x;
-        if (!scan_plain_string(c, &k, &kn) || !scan_eat(c, ':'))
-            return false;
-        if (kn == 1 && k[0] == 'v' && !v) {
-            v = true;
-            if (!scan_integer(c, &x) || x != HRM_WIRE_VERSION)
-                return false;
-        } else if (kn == 4 && memcmp(k, "type", 4) == 0 && !type) {
-            type = true; /* declines a lone message at its first field but "v" */
-            if (!scan_plain_string(c, &s, &sn) || sn != 5 || memcmp(s, "batch", 5) != 0)
-                return false;
-        } else if (kn == 4 && memcmp(k, "msgs", 4) == 0 && !msgs) {
-            msgs = true;
-            if (!items(c, out, cap, n))
-                return false;
-        } else {
-            return false; /* a "req", another field, a duplicate */
-        }
-    } while (scan_eat(c, ','));
-    return scan_eat(c, '}') && v && type && msgs;
+    ++*o->n;
+    return true;
 }
 
 int hrm_wire_read_hot(const char *buf, size_t len, struct hrm_hot_msg *out, size_t cap, size_t *n)
@@ -165,7 +111,7 @@ int hrm_wire_read_hot(const char *buf, size_t len, struct hrm_hot_msg *out, size
     if (!buf || len > HRM_WIRE_MAX_BYTES || cap == 0)
         return 0;
     struct scan c = {buf, buf + len};
-    bool ok = batch(&c, out, cap, n);
+    bool ok = scan_batch(&c, batch_item, &(struct hot_out){out, cap, n});
     if (!ok) { /* an agent sends a turn's only message alone */
         c = (struct scan){buf, buf + len};
         *n = 0;

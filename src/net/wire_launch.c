@@ -20,10 +20,7 @@ enum launch_field {
     F_MEM, F_GPUS, F_GPU_SHARE, F_GPU_MEM, F_OUTPUT, F_USER, F_COUNT
 };
 
-static const struct {
-    const char *name;
-    char kind;
-} fields[F_COUNT] = {
+static const struct scan_field fields[F_COUNT] = {
     [F_V] = {"v", 'z'},         [F_TYPE] = {"type", 's'},       [F_JOB] = {"job", 'i'},
     [F_TASK] = {"task", 'u'},   [F_ATTEMPT] = {"attempt", 'u'}, [F_NODE] = {"node", 'u'},
     [F_GPU_MASK] = {"gpu_mask", 'i'}, [F_CMD] = {"cmd", 'S'},   [F_CWD] = {"cwd", 's'},
@@ -41,15 +38,6 @@ static const struct {
 #define LAUNCH_NEEDED                                                                          \
     (BIT(F_TYPE) | BIT(F_JOB) | BIT(F_TASK) | BIT(F_ATTEMPT) | BIT(F_CMD) | BIT(F_CWD) |       \
      BIT(F_CPU) | BIT(F_MEM))
-
-static int field_of(const char *s, size_t n)
-{
-    for (int f = 0; f < F_COUNT; f++)
-        if (fields[f].name[0] == (n ? s[0] : 0) && strlen(fields[f].name) == n &&
-            memcmp(fields[f].name, s, n) == 0)
-            return f;
-    return -1;
-}
 
 /* A string within the wire's limit, copied into the buffer's text with its NUL. */
 static bool string(struct scan *c, struct hrm_launch_buf *b, size_t *used, const char **out)
@@ -128,14 +116,9 @@ static bool item(struct scan *c, struct hrm_launch_buf *b, size_t *used, struct 
     if (!scan_eat(c, '{') || scan_eat(c, '}'))
         return false;
     do {
-        const char *k;
-        size_t kn;
-        if (!scan_plain_string(c, &k, &kn) || !scan_eat(c, ':'))
-            return false;
-        int f = field_of(k, kn);
-        if (f < 0 || (seen & BIT(f)))
+        int f = scan_key(c, fields, F_COUNT, &seen);
+        if (f < 0)
             return false; /* a field of no schema here, or a duplicate: jansson judges */
-        seen |= BIT(f);
         bool ok;
         switch (fields[f].kind) {
         case 's':
@@ -159,22 +142,14 @@ static bool item(struct scan *c, struct hrm_launch_buf *b, size_t *used, struct 
     } while (scan_eat(c, ','));
     if (!scan_eat(c, '}') || !type)
         return false;
-    unsigned allowed, needed;
-    if (strcmp(type, "task_launch") == 0) {
-        m->type = HRM_WIRE_TASK_LAUNCH;
-        allowed = LAUNCH_ALLOWED;
-        needed = LAUNCH_NEEDED;
-    } else if (strcmp(type, "task_end_ack") == 0) {
-        m->type = HRM_WIRE_TASK_END_ACK;
-        allowed = ACK_ALLOWED;
-        needed = ACK_NEEDED;
-    } else {
+    static const struct scan_type types[] = {
+        {"task_launch", HRM_WIRE_TASK_LAUNCH, LAUNCH_ALLOWED, LAUNCH_NEEDED},
+        {"task_end_ack", HRM_WIRE_TASK_END_ACK, ACK_ALLOWED, ACK_NEEDED}};
+    const struct scan_type *t =
+        scan_type_check(types, 2, type, strlen(type), seen, alone, seen & BIT(F_V), val[F_V]);
+    if (!t)
         return false;
-    }
-    if ((seen & ~allowed) || (seen & needed) != needed)
-        return false;
-    if (alone && (!(seen & BIT(F_V)) || val[F_V] != HRM_WIRE_VERSION))
-        return false;
+    m->type = t->type;
     m->job = val[F_JOB];
     m->task = val[F_TASK];
     m->attempt = val[F_ATTEMPT];
@@ -191,54 +166,24 @@ static bool item(struct scan *c, struct hrm_launch_buf *b, size_t *used, struct 
     return true;
 }
 
-static bool one_more(struct scan *c, struct hrm_launch_buf *b, size_t *used, bool alone)
+/* One more message into b->msgs (a batch's item, or the frame alone). */
+struct launch_at {
+    struct hrm_launch_buf *b;
+    size_t *used;
+    bool alone;
+};
+
+static bool one_more(struct scan *c, void *ctx)
 {
+    struct launch_at *at = ctx;
+    struct hrm_launch_buf *b = at->b;
     if (b->nmsgs >= HRM_WIRE_MAX_ITEMS)
         return false;
     HRM_GROW(b->msgs, b->cap_msgs, b->nmsgs + 1);
-    if (!item(c, b, used, &b->msgs[b->nmsgs], alone))
+    if (!item(c, b, at->used, &b->msgs[b->nmsgs], at->alone))
         return false;
     b->nmsgs++;
     return true;
-}
-
-/* The frame as a batch of these messages. */
-static bool batch(struct scan *c, struct hrm_launch_buf *b, size_t *used)
-{
-    bool v = false, type = false, msgs = false;
-    if (!scan_eat(c, '{'))
-        return false;
-    do {
-        const char *k, *s;
-        size_t kn, sn;
-        int64_t x;
-        if (!scan_plain_string(c, &k, &kn) || !scan_eat(c, ':'))
-            return false;
-        if (kn == 1 && k[0] == 'v' && !v) {
-            v = true;
-            if (!scan_integer(c, &x) || x != HRM_WIRE_VERSION)
-                return false;
-        } else if (kn == 4 && memcmp(k, "type", 4) == 0 && !type) {
-            type = true; /* declines a lone message at its first field but "v" */
-            if (!scan_plain_string(c, &s, &sn) || sn != 5 || memcmp(s, "batch", 5) != 0)
-                return false;
-        } else if (kn == 4 && memcmp(k, "msgs", 4) == 0 && !msgs) {
-            msgs = true;
-            if (!scan_eat(c, '['))
-                return false;
-            if (!scan_eat(c, ']')) {
-                do {
-                    if (!one_more(c, b, used, false))
-                        return false;
-                } while (scan_eat(c, ','));
-                if (!scan_eat(c, ']'))
-                    return false;
-            }
-        } else {
-            return false; /* a "req", another field, a duplicate */
-        }
-    } while (scan_eat(c, ','));
-    return scan_eat(c, '}') && v && type && msgs;
 }
 
 int hrm_wire_read_launches(const char *buf, size_t len, struct hrm_launch_buf *b)
@@ -254,12 +199,12 @@ int hrm_wire_read_launches(const char *buf, size_t len, struct hrm_launch_buf *b
     }
     size_t used = 0;
     struct scan c = {buf, buf + len};
-    bool ok = batch(&c, b, &used);
+    bool ok = scan_batch(&c, one_more, &(struct launch_at){b, &used, false});
     if (!ok) { /* a turn's only message goes alone */
         c = (struct scan){buf, buf + len};
         b->nmsgs = b->nstrs = 0;
         used = 0;
-        ok = one_more(&c, b, &used, true);
+        ok = one_more(&c, &(struct launch_at){b, &used, true});
     }
     if (ok) {
         scan_ws(&c);
