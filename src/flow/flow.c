@@ -606,8 +606,8 @@ static int32_t *regrow_plan(const struct hrm_flow *g, int32_t old_n)
  * Segments only grow (to[v] >= first[v]), so moving from the last vertex down
  * never overwrites a slot not yet moved.  Sequential copies instead of
  * build's scattered writes of every arc pair: build took 6-7 ms on the
- * 2,000-GPU P1 graph, a third of every batch's re-solve time on average
- * (docs/flow-solver.md, "2026-11-27").  The partners (rev), apos, the
+ * 2,000-GPU P1 graph, the maximum of its batches and arrivals and a sixth of
+ * a batch's mean (docs/flow-solver.md, "2026-11-27").  The partners (rev), apos, the
  * virtual arc and the summaries' parts (lim, live) follow the move; the order
  * of each vertex's arcs stays what the engines left, so the live and hidden
  * parts stay exact.
