@@ -607,7 +607,8 @@ static int32_t *regrow_plan(const struct hrm_flow *g, int32_t old_n)
  * never overwrites a slot not yet moved.  Sequential copies instead of
  * build's scattered writes of every arc pair: build took 6-7 ms on the
  * 2,000-GPU P1 graph, the maximum of its batches and arrivals and a sixth of
- * a batch's mean (docs/flow-solver.md, "2026-11-27").  The partners (rev), apos, the
+ * a batch's mean (docs/flow-solver.md, "2026-11-27: making room without
+ * laying the graph out again").  The partners (rev), apos, the
  * virtual arc and the summaries' parts (lim, live) follow the move; the order
  * of each vertex's arcs stays what the engines left, so the live and hidden
  * parts stay exact.
@@ -653,8 +654,10 @@ static void regrow(struct hrm_flow *g, int32_t old_n, const int32_t *to)
  * free slots of the vertices laid out before, new vertices get segments at the
  * end.  O(new arcs + new vertices) instead of build's O(arcs) scattered
  * writes, which were a third of a job arrival's re-solve on the 2,000-GPU P1
- * graph.  false (nothing changed but g->added) when a vertex has too few free
- * slots or the virtual arc moved: then build lays everything out again, with
+ * graph.  When a vertex has too few free slots, every vertex's segment grows
+ * in place first (regrow).  false (nothing changed but g->added) when there
+ * is no layout yet, the graph shrank, the virtual arc moved or the grown
+ * segments would leave int32_t: then build lays everything out again, with
  * free slots (slack_of).
  */
 static bool build_more(struct hrm_flow *g)
