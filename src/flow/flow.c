@@ -575,12 +575,89 @@ static int32_t take_slot(struct hrm_flow *g, int32_t v)
 }
 
 /*
+ * Where a vertex has no room for the arcs being added, every vertex laid out
+ * gets the segment a layout would give it (its arcs, counting those being
+ * added, plus slack_of; never less than it has), and its slots move there in
+ * their order (regrow).  Returns the new segment starts (old_n + 1 of them),
+ * or NULL when they would leave int32_t (then build lays everything out).
+ * Called while fill[] counts the arcs being added, as build's does.
+ */
+static int32_t *regrow_plan(const struct hrm_flow *g, int32_t old_n)
+{
+    int32_t *to = hrm_alloc(sizeof(*to) * ((size_t)old_n + 1));
+    int64_t at = 0;
+    for (int32_t v = 0; v < old_n; v++) {
+        to[v] = (int32_t)at;
+        int64_t want = (int64_t)g->fill[v] + slack_of(g, v);
+        int64_t had = g->first[v + 1] - g->first[v];
+        at += want > had ? want : had;
+        if (at >= INT32_MAX / 2) {
+            hrm_free(to);
+            return NULL;
+        }
+    }
+    to[old_n] = (int32_t)at;
+    return to;
+}
+
+/*
+ * Moves every laid-out vertex's slots in use to its new segment start to[v],
+ * in place and in their order, and makes the rest of the segment free slots.
+ * Segments only grow (to[v] >= first[v]), so moving from the last vertex down
+ * never overwrites a slot not yet moved.  Sequential copies instead of
+ * build's scattered writes of every arc pair: build took 6-7 ms on the
+ * 2,000-GPU P1 graph, the maximum of its batches and arrivals and a sixth of
+ * a batch's mean (docs/flow-solver.md, "2026-11-27: making room without
+ * laying the graph out again").  The partners (rev), apos, the
+ * virtual arc and the summaries' parts (lim, live) follow the move; the order
+ * of each vertex's arcs stays what the engines left, so the live and hidden
+ * parts stay exact.
+ */
+static void regrow(struct hrm_flow *g, int32_t old_n, const int32_t *to)
+{
+    reserve_residual(g, (size_t)to[old_n]);
+    int32_t *from = g->first;
+    for (int32_t v = old_n - 1; v >= 0; v--) {
+        int32_t a = from[v], b = to[v], k = g->fill[v];
+        if (a != b && k > 0) {
+            memmove(g->head + b, g->head + a, sizeof(*g->head) * (size_t)k);
+            memmove(g->rev + b, g->rev + a, sizeof(*g->rev) * (size_t)k);
+            memmove(g->tail + b, g->tail + a, sizeof(*g->tail) * (size_t)k);
+            memmove(g->rcap + b, g->rcap + a, sizeof(*g->rcap) * (size_t)k);
+            memmove(g->rcost + b, g->rcost + a, sizeof(*g->rcost) * (size_t)k);
+            memmove(g->rarc + b, g->rarc + a, sizeof(*g->rarc) * (size_t)k);
+        }
+    }
+    /* a partner's old slot p at head w moves by w's shift */
+    for (int32_t v = 0; v < old_n; v++)
+        for (int32_t r = to[v], end = to[v] + g->fill[v]; r < end; r++) {
+            int32_t w = g->head[r];
+            g->rev[r] += to[w] - from[w];
+        }
+    for (int32_t a = 0; a < g->rm; a++)
+        g->apos[a] += to[g->afrom[a]] - from[g->afrom[a]];
+    if (g->vpos >= 0)
+        g->vpos += to[g->vt] - from[g->vt];
+    if (flow_sum_keeps(g))
+        flow_sum_moved(g, from, to, old_n);
+    else
+        flow_sum_relaid(g, NULL, NULL);
+    memcpy(g->first, to, sizeof(*to) * ((size_t)old_n + 1));
+    for (int32_t v = 0; v < old_n; v++)
+        for (int32_t r = to[v] + g->fill[v]; r < to[v + 1]; r++)
+            set_inert(g, r, v);
+    g->stats.laid_out = to[old_n];
+}
+
+/*
  * Lays out only what was added since the last layout: the new arcs go into
  * free slots of the vertices laid out before, new vertices get segments at the
  * end.  O(new arcs + new vertices) instead of build's O(arcs) scattered
  * writes, which were a third of a job arrival's re-solve on the 2,000-GPU P1
- * graph.  false (nothing changed but g->added) when a vertex has too few free
- * slots or the virtual arc moved: then build lays everything out again, with
+ * graph.  When a vertex has too few free slots, every vertex's segment grows
+ * in place first (regrow).  false (nothing changed but g->added) when there
+ * is no layout yet, the graph shrank, the virtual arc moved or the grown
+ * segments would leave int32_t: then build lays everything out again, with
  * free slots (slack_of).
  */
 static bool build_more(struct hrm_flow *g)
@@ -601,14 +678,20 @@ static bool build_more(struct hrm_flow *g)
                 room &= ++fill[ends[i]] <= first[ends[i] + 1] - first[ends[i]];
             }
     }
+    /* segments a layout would give, counting the arcs being added */
+    int32_t *to = room ? NULL : regrow_plan(g, old_n);
     for (int32_t a = old_m; a < g->m; a++) {
         if (g->afrom[a] < old_n)
             fill[g->afrom[a]]--;
         if (g->ato[a] < old_n)
             fill[g->ato[a]]--;
     }
-    if (!room)
-        return false;
+    if (!room) {
+        if (!to)
+            return false;
+        regrow(g, old_n, to);
+        hrm_free(to);
+    }
     g->first = first = hrm_reallocarray(g->first, (size_t)n + 2, sizeof(*first));
     g->apos = hrm_reallocarray(g->apos, g->acap_n, sizeof(*g->apos));
     for (int32_t v = old_n; v < n; v++)
@@ -628,7 +711,7 @@ static bool build_more(struct hrm_flow *g)
         int32_t f = take_slot(g, g->afrom[a]);
         place_arc(g, a, f, take_slot(g, g->ato[a]));
     }
-    g->stats.laid_out = 2 * (int64_t)(g->m - old_m);
+    g->stats.laid_out += 2 * (int64_t)(g->m - old_m);
     g->rn = n;
     g->rm = g->m;
     g->shape = false;

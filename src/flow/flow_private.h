@@ -213,6 +213,9 @@ void flow_sum_free(struct flow_sum *s); /* NULL-safe */
  * each vertex's arcs from first[v] + hid[v] on are its hidden ones, and
  * those from first[v] + live[v] to there have no residual capacity. */
 void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid, const int32_t *live);
+/* Vertex v < nv's slots moved in their order from segment start from[v] to
+ * to[v] (flow.c's regrow): its parts move with them. */
+void flow_sum_moved(struct hrm_flow *g, const int32_t *from, const int32_t *to, int32_t nv);
 /* User arc a's flow or capacity changed outside flow_ssp (the patch of a
  * changed arc): its residual slots may cross their vertices' live boundary. */
 void flow_sum_note_arc(struct hrm_flow *g, int32_t a);

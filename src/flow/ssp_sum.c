@@ -334,6 +334,20 @@ void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid, const int32_t *live
     s->lim_n = (size_t)g->n;
 }
 
+void flow_sum_moved(struct hrm_flow *g, const int32_t *from, const int32_t *to, int32_t nv)
+{
+    struct flow_sum *s = g->sum;
+    if (!s)
+        return;
+    int32_t k = (size_t)nv < s->lim_n ? nv : (int32_t)s->lim_n;
+    for (int32_t v = 0; v < k; v++) {
+        int32_t d = to[v] - from[v];
+        s->lim[v] += d;
+        s->live[v] += d;
+        s->ue[v] += d;
+    }
+}
+
 void flow_sum_touch(struct hrm_flow *g, int32_t v)
 {
     struct flow_sum *s = g->sum;
