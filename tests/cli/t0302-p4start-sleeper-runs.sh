@@ -38,30 +38,37 @@ file "$TMP/k/p4-sleeper" 2>/dev/null | matches "statically linked" || \
 for raw in "$TMP/k/load30-dhrm-nego.out" "$TMP/k/load30-dhrm-nego-static.out"; do
   [ -s "$raw" ] || fail "no raw output $raw"
 done
-# The decomposition: the simulator at the measured latency, then with the measured overhead, in
-# a spec of its own whose execution.task_overhead is that run's mean run+ms.
+# The decomposition: per policy, the simulator at its run's measured latency, with its measured
+# slot time beyond the run (execution.task_overhead = the run's mean run+ms), and both.
 matches "from the simulator to the real run" <"$TMP/tb.out" || fail "no decomposition"
-matches "real, ideal of the declared run times" <"$TMP/tb.out" || fail "no real row over the declared ideal"
+for r in "hrm sim at the measured latency" "hrm sim with the measured slot time" "hrm sim at both" \
+  "real, ideal of the declared run times"; do
+  matches -F "$r" <"$TMP/tb.out" || fail "no row '$r'"
+done
 for suffix in "" "-static"; do
-  spec=$(ls "$TMP"/k/load30-sim@*ms+*ms"$suffix".json 2>/dev/null | head -1)
-  [ -s "$spec" ] || fail "no simulator spec with the measured overhead ($suffix)"
+  spec=$TMP/k/load30-sim-both-dhrm-nego$suffix.json
+  [ -s "$spec" ] || fail "no simulator spec with the measured costs ($suffix)"
   raw=$TMP/k/load30-dhrm-nego$suffix.out
-  python3 - "$spec" "$raw" "$TMP/k/load30.txt" <<'P' || fail "the overhead given to the simulator is not the measured one ($suffix)"
-import json, re, sys
+  python3 - "$spec" "$raw" "$TMP/k/load30.txt" <<'P' || fail "the costs given to the simulator are not the measured ones ($suffix)"
+import json, sys
 spec = json.load(open(sys.argv[1]))
-ov = spec["execution"]["task_overhead"]
-assert ov.endswith("us"), ov
+assert spec["sim"]["policies"] == ["ideal", "dhrm-nego"], spec["sim"]["policies"]
+ov, lat = spec["execution"]["task_overhead"], spec["cluster"]["network"]["latency"]
+assert ov.endswith("us") and lat.endswith("us"), (ov, lat)
 runs = {}
 for line in open(sys.argv[3]):
     if not line.startswith("#"):
         runs[len(runs)] = [int(x) for x in line.split()[1:]]
-over = []
+over, rtt = [], None
 for line in open(sys.argv[2]):
     w = line.split()
     if w and w[0] == "RUN":
         over += [float(x) - d for x, d in zip(w[2:], runs[int(w[1])])]
+    if w[:2] == ["BENCH", "p4real.submit_rtt_p50_ms"]:
+        rtt = float(w[2])
 mean_us = sum(over) / len(over) * 1000
 assert abs(float(ov[:-2]) - max(mean_us, 0)) <= 1, (ov, mean_us)
+assert abs(float(lat[:-2]) - rtt / 2 * 1000) <= 1, (lat, rtt)
 P
 done
 echo ok
