@@ -5,8 +5,8 @@
 #include "hrm/spec.h"
 #include "spec/spec_private.h"
 
-static const char *const exec_keys[] = {"model",   "contention",    "usage_interval", "background",
-                                        "preempt", "task_overhead", NULL};
+static const char *const exec_keys[] = {
+    "model", "contention", "usage_interval", "background", "preempt", "task_overhead", NULL};
 static const char *const bg_keys[] = {"nodes",   "cpu",     "cpu_min", "cpu_max", "mem",
                                       "mem_min", "mem_max", "busy",    "idle",    NULL};
 static const char *const models[] = {"profiled", "fluid", NULL};

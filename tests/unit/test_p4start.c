@@ -61,8 +61,8 @@ static int64_t job_end(const char *policy, int ntasks, int64_t overhead_us, int6
     fx_job(wl, "j", "u", 0);
     fx_stage(wl, "s", NULL, 0);
     fx_tasks(wl, ntasks, 1000, GIB, 0, 0, 100 * MS);
-    struct hrm_execution x = {.contention = 0.05, .usage_interval_us = 0,
-                              .task_overhead_us = overhead_us};
+    struct hrm_execution x = {
+        .contention = 0.05, .usage_interval_us = 0, .task_overhead_us = overhead_us};
     struct hrm_sim_config cfg = {.seed = 1, .execution = &x};
     struct hrm_run_record rec;
     struct hrm_error err = {{0}};
@@ -78,8 +78,8 @@ static int64_t job_end(const char *policy, int ntasks, int64_t overhead_us, int6
     return end;
 }
 
-static const char *const policies[] = {"fifo",      "drf",        "d-random",
-                                       "sparrow",   "dhrm-nego",  "hrm-central"};
+static const char *const policies[] = {"fifo",    "drf",       "d-random",
+                                       "sparrow", "dhrm-nego", "hrm-central"};
 
 /* One task: the job ends one overhead later on the central path, the distributed one (node
  * queues) and the shared-state one alike; the ideal stays the run time's. */
@@ -108,10 +108,10 @@ Test(p4start, the_slot_stays_held_for_the_overhead_before_the_next_task)
         int64_t plain = job_end(policies[i], 2, 0, &ideal);
         int64_t held = job_end(policies[i], 2, 10 * MS, &ideal);
         if (strcmp(policies[i], "hrm-central") == 0)
-            cr_assert_geq(held - plain, 10 * MS, "%s: %lld -> %lld", policies[i],
-                          (long long)plain, (long long)held);
+            cr_assert_geq(held - plain, 10 * MS, "%s: %lld -> %lld", policies[i], (long long)plain,
+                          (long long)held);
         else
-            cr_assert_eq(held - plain, 20 * MS, "%s: %lld -> %lld", policies[i],
-                         (long long)plain, (long long)held);
+            cr_assert_eq(held - plain, 20 * MS, "%s: %lld -> %lld", policies[i], (long long)plain,
+                         (long long)held);
     }
 }
