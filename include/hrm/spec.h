@@ -48,8 +48,17 @@ struct hrm_execution {
     bool fluid;        /* every task shares cpu by its demand; else only tasks with a profile */
     double contention; /* p: a compressed task progresses at (1 - r_c) / (1 + p); default 0.05 */
     int64_t usage_interval_us; /* usage samples sent to the scheduler; default 1 s, 0 = none */
+    /* How long a task holds its slot before it computes: what starting (and reaping) its
+     * process costs a real agent.  Not part of any ideal time.  Default 0. */
+    int64_t task_overhead_us;
     struct hrm_background background;
 };
+
+/* x's task_overhead_us, or 0 when the run has no execution settings. */
+static inline int64_t hrm_execution_task_overhead_us(const struct hrm_execution *x)
+{
+    return x ? x->task_overhead_us : 0;
+}
 
 /* Simulation settings a spec may carry in "sim" (command-line flags override). */
 struct hrm_spec_sim {

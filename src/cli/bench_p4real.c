@@ -22,8 +22,9 @@
  * What is measured (docs/reproduction-p4.md, "The testbed on real processes"):
  *
  * The workload file has one job per line: its arrival offset in seconds, then the run time
- * of each of its tasks in milliseconds.  Each task is `/bin/sleep SECONDS`, one task group per
- * task, so it holds its core for its run time without using it (Sparrow's sleep tasks).
+ * of each of its tasks in milliseconds.  Each task is `/bin/sleep SECONDS` (or `--sleeper`'s
+ * program, which takes the same argument), one task group per task, so it holds its core for
+ * its run time without using it (Sparrow's sleep tasks).
  * The jobs are submitted over one connection at their offsets from the start of the replay,
  * without waiting for any answer; each is waited for as soon as it is accepted, and its record
  * is read back once it has ended.  Per job:
@@ -75,6 +76,7 @@ struct p4job {
     int prev_stage;    /* the query stage before this one (its line's predecessor), or -1 */
     int next_stage;    /* the query stage after this one, or -1 */
     double end_s;      /* the job's end, wall clock (read back) */
+    const char *sleeper; /* borrowed: the program each task runs with its seconds (--sleeper) */
 };
 
 /* What a pending request is for: kind (submit, wait, read back) and the job's index. */
@@ -199,7 +201,7 @@ static json_t *job_request(const struct p4job *j, int index)
         char secs[32];
         snprintf(secs, sizeof(secs), "%.3f", j->run_ms[t] / 1e3);
         json_array_append_new(groups, json_pack("{s:[s,s], s:i, s:s, s:s, s:b}", "cmd",
-                                                "/bin/sleep", secs, "count", 1, "cpus", "1",
+                                                j->sleeper, secs, "count", 1, "cpus", "1",
                                                 "cwd", "/tmp", "output", 0));
     }
     char name[32];
@@ -365,7 +367,8 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: hrm bench p4real --workload FILE [options]\n\n"
             "Starts a local cluster (as hrm up does), replays the jobs of FILE at their arrival\n"
-            "times (each task a /bin/sleep of its run time) and prints, per job, its response\n"
+            "times (each task a /bin/sleep of its run time, or --sleeper's program) and prints,\n"
+            "per job, its response\n"
             "and ideal (JOB INDEX TASKS RESPONSE_MS IDEAL_MS STATE), its tasks' waits from\n"
             "submission to start (WAIT INDEX MS...) and run times (RUN INDEX MS...), and\n"
             "its id and send time (ID INDEX JOB_ID SENT_US, the master's clock).\n"
@@ -389,6 +392,9 @@ static void usage(FILE *out)
             "  --log-level L    daemons' log level (default notice)\n"
             "  --drain S        give up S seconds after the last arrival if jobs are still\n"
             "                   running: an overloaded cluster (default 300)\n"
+            "  --sleeper PATH   the program each task runs as PATH SECONDS, an absolute path\n"
+            "                   (default /bin/sleep; bench/p4-testbed --sleeper static builds\n"
+            "                   bench/p4-sleeper.c, a static one)\n"
             "  --trace FILE     the master's step trace (hrm master --trace FILE), and each\n"
             "                   hrm sched process's beside it (FILE.sched1 ...), for\n"
             "                   bench/p4-testbed's 'where the time goes' (default: none)\n"
@@ -459,7 +465,7 @@ static void print_results(const struct p4job *jobs, int n)
 }
 
 static int parse_args(int argc, char **argv, struct up_cluster *u, const char **workload,
-                      double *drain_s)
+                      double *drain_s, const char **sleeper)
 {
     static const struct option lopts[] = {
         {"workload", required_argument, NULL, 'w'}, {"nodes", required_argument, NULL, 'n'},
@@ -467,7 +473,7 @@ static int parse_args(int argc, char **argv, struct up_cluster *u, const char **
         {"sched-procs", required_argument, NULL, 'X'}, {"param", required_argument, NULL, 'P'},
         {"state", required_argument, NULL, 's'},    {"log-level", required_argument, NULL, 'L'},
         {"drain", required_argument, NULL, 'D'},    {"trace", required_argument, NULL, 'T'},
-        {"help", no_argument, NULL, 'h'},
+        {"sleeper", required_argument, NULL, 'S'},  {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int ch;
@@ -508,6 +514,15 @@ static int parse_args(int argc, char **argv, struct up_cluster *u, const char **
             *drain_s = (double)v;
             break;
         case 'T': u->trace = optarg; break;
+        case 'S':
+            /* The agents start it from their own folder: only an absolute path means one file. */
+            if (optarg[0] != '/' || access(optarg, X_OK) < 0) {
+                fprintf(stderr, "hrm bench p4real: --sleeper %s: not an executable file given by "
+                        "its absolute path\n", optarg);
+                return CLI_USAGE;
+            }
+            *sleeper = optarg;
+            break;
         case 'h': usage(stdout); return -1;
         default: usage(stderr); return CLI_USAGE;
         }
@@ -542,9 +557,9 @@ int bench_p4real(int argc, char **argv)
     u.mem = "64G";
     u.no_cgroup = true; /* as hrm bench throughput: a task costs no cgroup */
     u.state = NULL;
-    const char *workload = NULL;
+    const char *workload = NULL, *sleeper = "/bin/sleep";
     double drain_s = 300;
-    int prc = parse_args(argc, argv, &u, &workload, &drain_s);
+    int prc = parse_args(argc, argv, &u, &workload, &drain_s, &sleeper);
     if (prc != CLI_OK)
         return prc < 0 ? CLI_OK : prc;
     struct p4job *jobs = NULL;
@@ -559,6 +574,7 @@ int bench_p4real(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         jobs[i].wait_s = hrm_calloc((size_t)jobs[i].ntasks, sizeof(double));
         jobs[i].run_s = hrm_calloc((size_t)jobs[i].ntasks, sizeof(double));
+        jobs[i].sleeper = sleeper;
         ntasks += jobs[i].ntasks;
     }
     if (u.trace) { /* the master appends (a restart goes on): this replay's trace starts empty */
@@ -600,7 +616,7 @@ int bench_p4real(int argc, char **argv)
         goto stop;
     /* Warm-up: one task per slot, so every agent has forked once and every node is known. */
     {
-        struct p4job warm = {.ntasks = u.nodes * atoi(u.cpus)};
+        struct p4job warm = {.ntasks = u.nodes * atoi(u.cpus), .sleeper = sleeper};
         warm.run_ms = hrm_calloc((size_t)warm.ntasks, sizeof(int));
         for (int t = 0; t < warm.ntasks; t++)
             warm.run_ms[t] = 10;

@@ -87,7 +87,9 @@ static void exec_launch(struct dsim *s, const struct hrm_msg *m)
     HRM_GROW(s->nwait, s->cap_nwait, s->nnwait + 1);
     s->nwait[s->nnwait++] = (double)(s->k.now - m->value);
     double speed = s->c->nodes[m->node].cpu_speed;
-    int64_t run = (int64_t)((double)t->duration_us / speed + 0.5);
+    /* execution.task_overhead: the slot is held while the task's process starts. */
+    int64_t run = (int64_t)((double)t->duration_us / speed + 0.5) +
+                  hrm_execution_task_overhead_us(s->cfg->execution);
     struct sim_event ev = {.addr = -1};
     ev.u.arg.a = m->task;
     ev.u.arg.b = (int32_t)e->gen;

@@ -249,6 +249,8 @@ static void exec_compute(struct sim *s, int32_t task)
     const struct hrm_task *t = &s->wl->tasks[task];
     double speed = s->speed[e->node];
     int64_t run = (int64_t)((double)(t->duration_us - e->done_us) / speed + 0.5); /* >= 0 */
+    /* execution.task_overhead: on the plain path the task's process starts before it computes. */
+    int64_t overhead = hrm_execution_task_overhead_us(s->cfg->execution);
     e->compute_at = s->k.now;
     /* P3: the time its spill to the disk takes, for tasks whose end is timed here. */
     if (__builtin_expect(s->mem != NULL, 0) && !(s->gp && gp_owns(s->gp, s->wl, task)) &&
@@ -280,7 +282,8 @@ static void exec_compute(struct sim *s, int32_t task)
         cmp_schedule(s);
         return;
     }
-    push_arg(s, s->k.now + run, EV_EXEC_END, task, e->attempt, fail);
+    e->compute_at = s->k.now + overhead;
+    push_arg(s, s->k.now + overhead + run, EV_EXEC_END, task, e->attempt, fail);
 }
 
 /* The replica to read: local, else in the rack, else any; the first listed
@@ -372,7 +375,8 @@ static void keep_on_kill(struct sim *s, int32_t task)
     e->has_input = 1;
     bool plain = !(s->cmp && cmp_pooled(s->cmp, task)) && !gp_owns(s->gp, s->wl, task);
     if (mode == HRM_PREEMPT_RESUME && plain) {
-        int64_t done = (int64_t)((double)(s->k.now - e->compute_at) * s->speed[e->node]);
+        int64_t computed = s->k.now > e->compute_at ? s->k.now - e->compute_at : 0;
+        int64_t done = (int64_t)((double)computed * s->speed[e->node]);
         int64_t dur = s->wl->tasks[task].duration_us;
         e->done_us = e->done_us + done < dur ? e->done_us + done : dur;
     }

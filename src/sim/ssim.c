@@ -77,7 +77,10 @@ static void exec_launch(struct ssim *s, const struct hrm_msg *m)
     struct sim_event ev = {.addr = -1};
     ev.u.arg.a = m->task;
     ev.u.arg.c = m->node;
-    push(s, s->k.now + (int64_t)((double)t->duration_us / speed + 0.5), EV_EXEC_END, &ev);
+    /* execution.task_overhead: the slot is held while the task's process starts. */
+    int64_t run = (int64_t)((double)t->duration_us / speed + 0.5) +
+                  hrm_execution_task_overhead_us(s->cfg->execution);
+    push(s, s->k.now + run, EV_EXEC_END, &ev);
 }
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m);

@@ -5,8 +5,8 @@
 #include "hrm/spec.h"
 #include "spec/spec_private.h"
 
-static const char *const exec_keys[] = {"model",      "contention", "usage_interval",
-                                        "background", "preempt",    NULL};
+static const char *const exec_keys[] = {
+    "model", "contention", "usage_interval", "background", "preempt", "task_overhead", NULL};
 static const char *const bg_keys[] = {"nodes",   "cpu",     "cpu_min", "cpu_max", "mem",
                                       "mem_min", "mem_max", "busy",    "idle",    NULL};
 static const char *const models[] = {"profiled", "fluid", NULL};
@@ -14,6 +14,7 @@ static const char *const models[] = {"profiled", "fluid", NULL};
 static const char *const preempt_costs[] = {"restart", "keep_input", "resume", NULL};
 
 #define MAX_USAGE_INTERVAL 3600000000ll /* a usage sample covers at most an hour */
+#define MAX_TASK_OVERHEAD 60000000ll    /* a process start of a minute is no longer a start */
 
 /* "x" as a fixed value, or "x_min" and "x_max" as a uniform range. */
 static int range(struct spec_ctx *c, const json_t *obj, const char *key, bool cpu, int64_t *lo,
@@ -64,12 +65,15 @@ int spec_execution_parse(struct spec_ctx *c, const json_t *obj, struct hrm_execu
         (rc = spec_choice(c, obj, "model", 0, models, &model)) ||
         (rc = spec_choice(c, obj, "preempt", 0, preempt_costs, &preempt)) ||
         (rc = spec_num(c, obj, "contention", 0, 0, 10, &x->contention)) ||
-        (rc = spec_duration(c, obj, "usage_interval", 0, &x->usage_interval_us)))
+        (rc = spec_duration(c, obj, "usage_interval", 0, &x->usage_interval_us)) ||
+        (rc = spec_duration(c, obj, "task_overhead", 0, &x->task_overhead_us)))
         return rc;
     x->fluid = model == 1;
     x->preempt = (enum hrm_preempt_cost)preempt;
     if (x->usage_interval_us > MAX_USAGE_INTERVAL)
         return spec_fail_key(c, "usage_interval", "must be at most 1h");
+    if (x->task_overhead_us > MAX_TASK_OVERHEAD)
+        return spec_fail_key(c, "task_overhead", "must be at most 1m");
     const json_t *bg = json_object_get(obj, "background");
     if (bg) {
         size_t mark = spec_push_key(c, "background");
