@@ -12,7 +12,7 @@
 #include "hrm/rng.h"
 #include "test_flowarr.h"
 
-TestSuite(rackmargin);
+TestSuite(simplex_filled);
 
 /* A rack-aggregated P1 graph (one vertex per machine) in supply form, as `hrm bench flow-gen
  * p1-rack` writes it. */
@@ -73,7 +73,7 @@ static struct hrm_flow *jobs_bypassed(const struct hrm_flow *g, int32_t source)
  * brought every job's arcs in by pivots and re-hung tasks again: 1.5 more per task.  Every
  * answer is held to shortest paths and cost scaling, and the two forms to one cost.
  */
-Test(rackmargin, every_gpu_taken_pivots_as_if_the_jobs_were_bypassed)
+Test(simplex_filled, every_gpu_taken_pivots_as_if_the_jobs_were_bypassed)
 {
     static const long long shapes[][4] = {
         /* GPUs, jobs, tasks per job, GPUs per machine */
@@ -188,7 +188,7 @@ static struct hrm_flow *forced_graph(uint64_t seed)
 /* Layered graphs where the cold start's filled arcs run into each other, audited pivot by pivot:
  * the simplex, shortest paths and cost scaling give one certified cost, or all find the supplies
  * cannot be met. */
-Test(rackmargin, filled_arcs_meeting_from_both_ends_agree_with_the_other_engines)
+Test(simplex_filled, filled_arcs_meeting_from_both_ends_agree_with_the_other_engines)
 {
     int feasible = 0;
     for (uint64_t seed = 1; seed <= 300; seed++) {
