@@ -48,6 +48,8 @@ enum { NS_UPPER = -1, NS_TREE = 0, NS_LOWER = 1 };
  * sqrt(arcs), so the smaller block is 15-25 % less time (docs/flow-solver.md
  * "The network simplex").  Random families keep LEMON's 1. */
 #define NS_FEW_COSTS_BLOCK 0.5
+/* The pricing asks for the best arc's capacity every this many arcs (price_range) */
+#define NS_PREFETCH 32
 /* |potential of the root| allowed before renormalising: leaves 2^62 of room
  * for the tree's own spread (< 2^59, see flow_simplex_fits) */
 #define NS_DRIFT ((int64_t)1 << 61)
@@ -209,6 +211,36 @@ static int by_cost(const void *a, const void *b)
     return x->cost < y->cost ? -1 : x->cost > y->cost ? 1 : x->e < y->e ? -1 : x->e > y->e;
 }
 
+/* The user's arcs grouped by one end (end = ns->src or ns->tgt): those of
+ * vertex v are list[off[v] .. off[v + 1]). */
+static void arcs_by_vertex(const struct flow_ns *ns, int32_t m, const int32_t *end, int32_t *off,
+                           int32_t *list)
+{
+    int32_t n = ns->n, *fill = ns->plast;
+    for (int32_t v = 0; v <= n; v++)
+        off[v] = 0;
+    for (int32_t e = 0; e < m; e++)
+        off[end[e] + 1]++;
+    for (int32_t v = 0; v < n; v++) {
+        off[v + 1] += off[v];
+        fill[v] = off[v];
+    }
+    for (int32_t e = 0; e < m; e++)
+        list[fill[end[e]]++] = e;
+}
+
+static void saturate(struct flow_ns *ns, int32_t e)
+{
+    ns->flow[e] = ns->cap[e];
+    ns->state[e] = NS_UPPER;
+    ns->net[ns->src[e]] -= ns->cap[e];
+    ns->net[ns->tgt[e]] += ns->cap[e];
+}
+
+/* Sums of capacities stop here, and so does a demand the cold start builds up
+ * (far inside int64_t): a vertex whose in-capacity reaches it is never forced. */
+#define NS_MANY ((int64_t)1 << 62)
+
 /*
  * The cold start's supplies, into ns->net: each vertex with supply sends it
  * down its cheapest out-arcs, saturating each (an arc out of the tree must
@@ -217,6 +249,15 @@ static int by_cost(const void *a, const void *b)
  * or tasks by arcs that together hold exactly its supply: the simplex would
  * otherwise spend a pivot bringing each of them in (and often a degenerate
  * one re-hanging it).  An arc saturated wrongly prices out like any other.
+ *
+ * Then the arcs that every feasible flow saturates, both ways down the graph:
+ * a vertex that took on at least the capacity of all its out-arcs must fill
+ * them all (a job whose tasks hold exactly what it received), and a vertex
+ * whose demand is at least the capacity of all its in-arcs left unfilled must
+ * take all they hold (a sink that every GPU must feed when tasks fill them),
+ * and so on from the vertices at the other ends.  Unlike a greedy choice
+ * (tried: 1.7x slower, docs/flow-solver.md), these arcs are at the optimum's
+ * bound already: the simplex never brings them in to fill them.
  */
 static void cold_supplies(struct flow_ns *ns, const struct hrm_flow *g)
 {
@@ -229,44 +270,78 @@ static void cold_supplies(struct flow_ns *ns, const struct hrm_flow *g)
     }
     if (!any)
         return;
-    /* the arcs out of each vertex with supply: off[v] .. off[v + 1) of out */
-    int32_t *off = ns->pafter, *out = ns->adj;
-    for (int32_t v = 0; v <= n; v++)
-        off[v] = 0;
-    for (int32_t e = 0; e < m; e++)
-        if (net[ns->src[e]] > 0)
-            off[ns->src[e] + 1]++;
+    int32_t *off = ns->pafter, *list = ns->adj;
+    arcs_by_vertex(ns, m, ns->src, off, list);
+    int32_t most = 0;
     for (int32_t v = 0; v < n; v++)
-        off[v + 1] += off[v];
-    int32_t *fill = ns->plast, most = 0;
-    for (int32_t v = 0; v < n; v++) {
-        fill[v] = off[v];
-        if (off[v + 1] - off[v] > most)
+        if (net[v] > 0 && off[v + 1] - off[v] > most)
             most = off[v + 1] - off[v];
-    }
-    for (int32_t e = 0; e < m; e++)
-        if (net[ns->src[e]] > 0)
-            out[fill[ns->src[e]]++] = e;
     struct ns_by_cost *arcs = hrm_reallocarray(NULL, (size_t)most + 1, sizeof(*arcs));
-    for (int32_t u = 0; u < n; u++) {
-        if (net[u] <= 0)
-            continue;
-        int32_t k = 0;
-        for (int32_t i = off[u]; i < off[u + 1]; i++)
-            arcs[k++] = (struct ns_by_cost){ns->cost[out[i]], out[i]};
-        qsort(arcs, (size_t)k, sizeof(*arcs), by_cost);
-        for (int32_t i = 0; i < k && net[u] > 0; i++) {
-            int32_t e = arcs[i].e, v = ns->tgt[e];
-            int64_t c = ns->cap[e];
-            if (v == u || c <= 0 || c > net[u])
-                continue;
-            ns->flow[e] = c;
-            ns->state[e] = NS_UPPER;
-            net[u] -= c;
-            net[v] += c;
+    /* queue: the vertices with supply, then those that must send all they can */
+    int32_t *queue = ns->pprev, *seen = ns->path, tail = 0;
+    for (int32_t v = 0; v < n; v++) {
+        seen[v] = net[v] > 0;
+        if (seen[v])
+            queue[tail++] = v;
+    }
+    int32_t sources = tail;
+    for (int32_t head = 0; head < tail; head++) {
+        int32_t u = queue[head];
+        if (head < sources) {
+            int32_t k = 0;
+            for (int32_t i = off[u]; i < off[u + 1]; i++)
+                arcs[k++] = (struct ns_by_cost){ns->cost[list[i]], list[i]};
+            qsort(arcs, (size_t)k, sizeof(*arcs), by_cost);
+            for (int32_t i = 0; i < k && net[u] > 0; i++) {
+                int32_t e = arcs[i].e;
+                if (ns->tgt[e] != u && ns->cap[e] > 0 && ns->cap[e] <= net[u])
+                    saturate(ns, e);
+            }
+        } else {
+            for (int32_t i = off[u]; i < off[u + 1]; i++)
+                if (ns->tgt[list[i]] != u && ns->cap[list[i]] > 0)
+                    saturate(ns, list[i]);
+        }
+        for (int32_t i = off[u]; i < off[u + 1]; i++) {
+            int32_t v = ns->tgt[list[i]];
+            if (!seen[v] && net[v] > 0 && g->outcap[v] > 0 && g->outcap[v] <= net[v]) {
+                seen[v] = 1;
+                queue[tail++] = v;
+            }
         }
     }
     hrm_free(arcs);
+    /* the demand side: rest[v], the capacity into v not yet filled */
+    arcs_by_vertex(ns, m, ns->tgt, off, list);
+    int64_t *rest = ns->pi; /* free until cold_basis sets the potentials */
+    for (int32_t v = 0; v < n; v++) {
+        rest[v] = 0;
+        for (int32_t i = off[v]; i < off[v + 1]; i++) {
+            int32_t e = list[i];
+            if (ns->src[e] != v && ns->state[e] == NS_LOWER)
+                rest[v] = rest[v] + ns->cap[e] < NS_MANY ? rest[v] + ns->cap[e] : NS_MANY;
+        }
+    }
+    tail = 0;
+    for (int32_t v = 0; v < n; v++) {
+        seen[v] = net[v] < 0 && rest[v] > 0 && rest[v] <= -net[v];
+        if (seen[v])
+            queue[tail++] = v;
+    }
+    for (int32_t head = 0; head < tail; head++) {
+        int32_t v = queue[head];
+        for (int32_t i = off[v]; i < off[v + 1]; i++) {
+            int32_t e = list[i], u = ns->src[e];
+            if (u == v || ns->state[e] != NS_LOWER || ns->cap[e] <= 0 ||
+                net[u] - ns->cap[e] < -NS_MANY)
+                continue;
+            saturate(ns, e);
+            if (!seen[u] && net[u] < 0 && rest[u] > 0 && rest[u] <= -net[u]) {
+                seen[u] = 1;
+                queue[tail++] = u;
+            }
+        }
+    }
 }
 
 /* The star basis: every vertex hangs from the root by its artificial arc,
@@ -310,7 +385,10 @@ static void tree_potentials(struct flow_ns *ns)
 
 /* The arc of most negative state x reduced cost among arcs lo .. hi, if below
  * *min.  A plain loop over one stretch of the arrays, with no test but the
- * minimum's: the compiler keeps it tight. */
+ * minimum's: the compiler keeps it tight.  Every NS_PREFETCH arcs it asks for
+ * the best arc's capacity, the one field of the entering arc that the pivot
+ * reads and the scan does not (a cache miss that was a quarter of the pivots'
+ * time on p1-rack M). */
 static inline void price_range(const struct flow_ns *ns, int32_t lo, int32_t hi, int64_t *min,
                                int32_t *best)
 {
@@ -319,10 +397,14 @@ static inline void price_range(const struct flow_ns *ns, int32_t lo, int32_t hi,
     const int8_t *state = ns->state;
     int64_t m = *min;
     int32_t b = *best;
-    for (int32_t e = lo; e < hi; e++) {
-        int64_t c = state[e] * (cost[e] + pi[src[e]] - pi[tgt[e]]);
-        if (c < m)
-            m = c, b = e;
+    for (int32_t e = lo; e < hi;) {
+        for (int32_t end = hi - e > NS_PREFETCH ? e + NS_PREFETCH : hi; e < end; e++) {
+            int64_t c = state[e] * (cost[e] + pi[src[e]] - pi[tgt[e]]);
+            if (c < m)
+                m = c, b = e;
+        }
+        if (b >= 0)
+            __builtin_prefetch(&ns->cap[b]);
     }
     *min = m;
     *best = b;
@@ -503,7 +585,9 @@ static void warm_basis(struct flow_ns *ns, struct hrm_flow *g)
     tree_potentials(ns);
 }
 
-/* The tree arcs' flows and capacities into ns->room, and their flows back. */
+/* The tree arcs' flows and capacities into ns->room, and (room_store) the
+ * arcs' own flows back: the tree arcs' from ns->room, the others' from the
+ * bound their state names (a pivot does not write them: see pivot). */
 static void room_load(struct flow_ns *ns)
 {
     for (int32_t v = 0; v < ns->n; v++) {
@@ -514,6 +598,9 @@ static void room_load(struct flow_ns *ns)
 
 static void room_store(struct flow_ns *ns)
 {
+    for (int32_t e = 0; e < ns->narc; e++)
+        if (ns->state[e] != NS_TREE)
+            ns->flow[e] = ns->state[e] == NS_UPPER ? ns->cap[e] : 0;
     for (int32_t v = 0; v < ns->n; v++)
         ns->flow[ns->pred[v]] = ns->room[v].flow;
 }
@@ -592,7 +679,7 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
      * and down to first.  Ties: the last blocking arc in that orientation
      * (the first one met up from first, the last one up from second) keeps
      * the tree strongly feasible. */
-    int64_t delta = ns->cap[in];
+    int64_t cap_in = ns->cap[in], delta = cap_in;
     int32_t ia = -1, ib = -1;
     bottleneck(ns, pa, na, 1, false, &delta, &ia);
     bottleneck(ns, pb, nb, 0, true, &delta, &ib);
@@ -600,25 +687,26 @@ __attribute__((noinline)) static bool pivot(struct flow_ns *ns, int32_t in)
     if (delta > 0) {
         push_side(ns, pa, na, 1, delta);
         push_side(ns, pb, nb, 0, delta);
-        ns->flow[in] += ns->state[in] == NS_LOWER ? delta : -delta;
     }
     if (side == 0) { /* the entering arc itself blocks: it goes to its other bound */
         ns->state[in] = (int8_t)-ns->state[in];
         return false;
     }
+    /* An arc out of the tree sits at the bound its state names: its flow is
+     * not read or written here (room_store writes it at the end), which
+     * spares a cache miss on the entering and the leaving arc alike. */
+    int64_t flow_in = ns->state[in] == NS_LOWER ? delta : cap_in - delta;
     int32_t *pred = ns->pred;
     int8_t *up = ns->up;
-    int64_t *flow = ns->flow;
     const int32_t *path = side == 1 ? pa : pb;
     int32_t k = side == 1 ? ia : ib, u_out = path[k];
     int32_t out = pred[u_out];
-    flow[out] = ns->room[u_out].flow;
-    ns->state[out] = flow[out] == 0 ? NS_LOWER : NS_UPPER;
+    ns->state[out] = ns->room[u_out].flow == 0 ? NS_LOWER : NS_UPPER;
     ns->state[in] = NS_TREE;
     /* the arcs to the parents move one vertex down the re-hung path */
     for (int32_t i = k; i > 0; i--)
         ns->room[path[i]] = ns->room[path[i - 1]];
-    ns->room[path[0]] = (struct ns_room){flow[in], ns->cap[in]};
+    ns->room[path[0]] = (struct ns_room){flow_in, cap_in};
     int32_t u_in = side == 1 ? first : second, v_in = side == 1 ? second : first;
     if (side == 1)
         rehang(ns, pa, k, na, pb, nb, v_in, in);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "flow/flow_private.h"
 #include "hrm/alloc.h"
 #include "hrm/flow.h"
 #include "hrm/flowgen.h"
@@ -69,6 +70,48 @@ static inline int64_t certified_cost(const struct hrm_flow *g, int32_t S, int32_
     }
     hrm_free(net);
     return hrm_flow_total_cost(g);
+}
+
+/* Solves g afresh with algo: 0 with a certified optimum (its cost in *cost), or infeasible. */
+static inline int solve_fresh(struct hrm_flow *g, enum hrm_flow_algo algo, int64_t *cost,
+                              const char *what)
+{
+    hrm_flow_reset(g);
+    hrm_flow_set_algo(g, algo);
+    struct hrm_error err = {{0}};
+    int rc = hrm_flow_solve(g, &err);
+    if (rc != 0) {
+        cr_assert_eq(rc, -HRM_EINFEASIBLE, "%s, engine %d: %s", what, (int)algo, err.text);
+        return rc;
+    }
+    *cost = certified_cost(g, -1, -1);
+    return 0;
+}
+
+/* The simplex from scratch (every basis audited when `audited`); returns its pivots.  Shortest
+ * paths and cost scaling must find the same cost, or the same infeasibility. */
+static inline int64_t simplex_matches_others(struct hrm_flow *g, bool audited, const char *what)
+{
+    flow_simplex_audit(g, audited);
+    int64_t cost = 0, other = 0;
+    int rc = solve_fresh(g, HRM_FLOW_SIMPLEX, &cost, what);
+    int64_t checks = 0;
+    const char *why = flow_simplex_audit_failure(g, &checks);
+    cr_assert_null(why, "%s: %s", what, why);
+    struct hrm_flow_stats st;
+    hrm_flow_stats(g, &st);
+    cr_assert(st.simplex && !st.warm, "%s: a cold simplex solve", what);
+    cr_assert(!audited || checks == st.phases + 1, "%s: %lld audits, %lld pivots", what,
+              (long long)checks, (long long)st.phases);
+    flow_simplex_audit(g, false);
+    static const enum hrm_flow_algo others[] = {HRM_FLOW_SSP, HRM_FLOW_SCALING};
+    for (int i = 0; i < 2; i++) {
+        int orc = solve_fresh(g, others[i], &other, what);
+        cr_assert_eq(orc, rc, "%s: simplex %d, engine %d %d", what, rc, (int)others[i], orc);
+        cr_assert(rc != 0 || other == cost, "%s: simplex %lld, engine %d %lld", what,
+                  (long long)cost, (int)others[i], (long long)other);
+    }
+    return st.phases;
 }
 
 /* The same problem in a new graph (through the DIMACS writer and reader). */

@@ -13,47 +13,6 @@
 
 TestSuite(simplex_start);
 
-/* Solves g afresh with algo: 0 with a certified optimum (its cost in *cost), or infeasible. */
-static int solve_with(struct hrm_flow *g, enum hrm_flow_algo algo, int64_t *cost, const char *what)
-{
-    hrm_flow_reset(g);
-    hrm_flow_set_algo(g, algo);
-    struct hrm_error err = {{0}};
-    int rc = hrm_flow_solve(g, &err);
-    if (rc != 0) {
-        cr_assert_eq(rc, -HRM_EINFEASIBLE, "%s, engine %d: %s", what, (int)algo, err.text);
-        return rc;
-    }
-    *cost = certified_cost(g, -1, -1);
-    return 0;
-}
-
-/* The simplex from scratch with every basis audited; returns its pivots.  Shortest paths and
- * cost scaling must find the same cost (or the same infeasibility). */
-static int64_t audited_and_shared(struct hrm_flow *g, const char *what)
-{
-    flow_simplex_audit(g, true);
-    int64_t cost = 0, other = 0;
-    int rc = solve_with(g, HRM_FLOW_SIMPLEX, &cost, what);
-    int64_t checks = 0;
-    const char *why = flow_simplex_audit_failure(g, &checks);
-    cr_assert_null(why, "%s: %s", what, why);
-    struct hrm_flow_stats st;
-    hrm_flow_stats(g, &st);
-    cr_assert(st.simplex && !st.warm, "%s: a cold simplex solve", what);
-    cr_assert_eq(checks, st.phases + 1, "%s: %lld audits, %lld pivots", what, (long long)checks,
-                 (long long)st.phases);
-    flow_simplex_audit(g, false);
-    enum hrm_flow_algo others[] = {HRM_FLOW_SSP, HRM_FLOW_SCALING};
-    for (int i = 0; i < 2; i++) {
-        int orc = solve_with(g, others[i], &other, what);
-        cr_assert_eq(orc, rc, "%s: simplex %d, engine %d %d", what, rc, (int)others[i], orc);
-        cr_assert(rc != 0 || other == cost, "%s: simplex %lld, engine %d %lld", what,
-                  (long long)cost, (int)others[i], (long long)other);
-    }
-    return st.phases;
-}
-
 /*
  * A scheduler's source: supply k over k arcs of capacity 1 to tasks, each task with an arc to
  * the sink and a dearer one to an `unscheduled` vertex.  The source's arcs hold exactly its
@@ -76,7 +35,7 @@ Test(simplex_start, a_source_whose_arcs_hold_its_supply_starts_with_them_full)
         cr_assert(hrm_flow_add_arc(g, U, T, k, 0) >= 0);
         char what[48];
         snprintf(what, sizeof(what), "%d tasks", k);
-        int64_t pivots = audited_and_shared(g, what);
+        int64_t pivots = simplex_matches_others(g, true, what);
         cr_assert(2 * pivots <= 3 * k, "%s: %lld pivots", what, (long long)pivots);
         hrm_flow_free(g);
     }
@@ -125,7 +84,7 @@ Test(simplex_start, uneven_fan_outs_few_or_many_costs_agree_with_the_other_engin
         }
         char what[48];
         snprintf(what, sizeof(what), "seed %llu", (unsigned long long)seed);
-        audited_and_shared(g, what);
+        simplex_matches_others(g, true, what);
         hrm_flow_free(g);
     }
 }
@@ -150,7 +109,7 @@ Test(simplex_start, scheduling_graphs_of_several_shapes_agree_with_the_other_eng
         hrm_flow_set_supply(s.g, s.T, -value);
         char what[48];
         snprintf(what, sizeof(what), "P1 seed %llu", (unsigned long long)seed);
-        audited_and_shared(s.g, what);
+        simplex_matches_others(s.g, true, what);
         hrm_flowgen_sched_fini(&s);
     }
 }
