@@ -3,14 +3,10 @@
 need ss
 N=200
 keygen
-"$HRM" keygen --node f --node-count $N "$S/keys" >/dev/null || fail "keygen --node-count"
 start_master --reconcile 120s --node-timeout 600s
 port=$(sed 's/.*://' "$S/endpoint")
 [ -n "$port" ] || fail "no endpoint"
-"$HRM" agent --state "$S" --simulate-exec --count $N --name-prefix f --cpus 1 --mem 1G \
-  --log-level info >>"$TMP/fleet.log" 2>&1 &
-PIDS+=("$!")
-until_ok 120 nodes_up $N || fail "not all $N agents registered"
+start_fleet $N f --cpus 1 --mem 1G --log-level info
 job=$("$HRM" submit --count $N --cpus 1 -- sleep 3600) || fail "submit"
 until_ok 120 started "$job" $N || fail "not every task started"
 established() { ss -Htn state established "( sport = :$port )" | wc -l; }
