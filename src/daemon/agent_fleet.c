@@ -15,7 +15,7 @@
 #include "hrm/log.h"
 
 #define FLEET_MAX 100000
-/* Per agent: its DEALER and the two sockets of its link monitor (hrm_conn_watch_link: the
+/* Per agent: its DEALER and the two sockets of its link monitor (HRM_CONN_WATCH_LINK: the
  * registration on a new connection), a mailbox descriptor each, and its TCP connection's; the
  * rest is slack for reconnections.  Without the monitor (a limit too low for it): 3. */
 #define SOCKETS_PER_AGENT 4

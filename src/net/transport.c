@@ -382,8 +382,39 @@ struct hrm_conn {
     char endpoint[256];
 };
 
-struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
-                              const struct hrm_keypair *kp, struct hrm_error *err)
+/* The connection's monitor, made before it connects.  Restarting a monitor once the
+ * connection is under way (as this code did: every event first, then the link's only) races
+ * with ZeroMQ's I/O thread reporting that connection's events under the same lock: with
+ * thousands of agents made at once on a loaded host, a fleet's process hung there before its
+ * first agent registered; and the first monitor's two sockets, closed by ZeroMQ's reaper
+ * thread later, counted against the context's socket limit meanwhile ("Too many open
+ * files"). */
+static int conn_monitor(struct hrm_conn *c, enum hrm_conn_watch watch)
+{
+    if (watch == HRM_CONN_WATCH_NONE)
+        return 0;
+    char mon[64];
+    snprintf(mon, sizeof(mon), "inproc://hrm-mon-%p", (void *)c);
+    int events = watch == HRM_CONN_WATCH_LINK
+                     ? ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED
+                     : ZMQ_EVENT_ALL;
+    if (zmq_socket_monitor(c->sock, mon, events) != 0)
+        return -zmq_errno();
+    c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
+    if (!c->mon || zmq_connect(c->mon, mon) != 0) {
+        int e = zmq_errno();
+        zmq_socket_monitor(c->sock, NULL, 0);
+        if (c->mon)
+            zmq_close(c->mon);
+        c->mon = NULL;
+        return -e;
+    }
+    return 0;
+}
+
+struct hrm_conn *hrm_conn_new_watching(void *zctx, const char *endpoint, const char *master_pub,
+                                       const struct hrm_keypair *kp, enum hrm_conn_watch watch,
+                                       int *watch_rc, struct hrm_error *err)
 {
     struct hrm_conn *c = hrm_calloc(1, sizeof(*c));
     snprintf(c->endpoint, sizeof(c->endpoint), "%s", endpoint);
@@ -404,15 +435,9 @@ struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *mast
     set_int(c->sock, ZMQ_RECONNECT_IVL_MAX, 1000);
     int64_t maxsz = HARD_MAX_BYTES;
     zmq_setsockopt(c->sock, ZMQ_MAXMSGSIZE, &maxsz, sizeof(maxsz));
-    char mon[64];
-    snprintf(mon, sizeof(mon), "inproc://hrm-mon-%p", (void *)c);
-    if (zmq_socket_monitor(c->sock, mon, ZMQ_EVENT_ALL) == 0) {
-        c->mon = zmq_socket(zctx, ZMQ_PAIR);
-        if (c->mon && zmq_connect(c->mon, mon) != 0) {
-            zmq_close(c->mon);
-            c->mon = NULL;
-        }
-    }
+    int rc = conn_monitor(c, watch);
+    if (watch_rc)
+        *watch_rc = rc;
     if (zmq_connect(c->sock, endpoint) != 0) {
         int e = zmq_errno();
         hrm_errorf(err, -e, "bad master address '%s': %s", endpoint, zmq_strerror(e));
@@ -420,6 +445,12 @@ struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *mast
         return NULL;
     }
     return c;
+}
+
+struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
+                              const struct hrm_keypair *kp, struct hrm_error *err)
+{
+    return hrm_conn_new_watching(zctx, endpoint, master_pub, kp, HRM_CONN_WATCH_ALL, NULL, err);
 }
 
 void hrm_conn_free(struct hrm_conn *c)
@@ -432,37 +463,6 @@ void hrm_conn_free(struct hrm_conn *c)
     }
     zmq_close(c->sock);
     hrm_free(c);
-}
-
-void hrm_conn_drop_monitor(struct hrm_conn *c)
-{
-    if (!c->mon)
-        return;
-    zmq_socket_monitor(c->sock, NULL, 0);
-    zmq_close(c->mon);
-    c->mon = NULL;
-}
-
-int hrm_conn_watch_link(struct hrm_conn *c)
-{
-    hrm_conn_drop_monitor(c);
-    char mon[64];
-    snprintf(mon, sizeof(mon), "inproc://hrm-link-%p", (void *)c);
-    if (zmq_socket_monitor(c->sock, mon,
-                           ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED) != 0)
-        return -zmq_errno();
-    c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
-    if (!c->mon) {
-        int e = zmq_errno();
-        zmq_socket_monitor(c->sock, NULL, 0);
-        return -e;
-    }
-    if (zmq_connect(c->mon, mon) != 0) {
-        int e = zmq_errno();
-        hrm_conn_drop_monitor(c);
-        return -e;
-    }
-    return 0;
 }
 
 /* One event of a socket monitor (its number), or -1 when none could be read (flags as
