@@ -182,6 +182,9 @@ struct hrm_conn *hrm_conn_new_watching(void *zctx, const char *endpoint, const c
                                        int *watch_rc, struct hrm_error *err);
 void hrm_conn_free(struct hrm_conn *c);
 void *hrm_conn_zsock(struct hrm_conn *c);
+/* The socket of its monitor (HRM_CONN_WATCH_ALL or _LINK), or NULL: a loop that waits on
+ * descriptors polls it too, so a drop is seen when it happens, not at the next timer. */
+void *hrm_conn_monitor_zsock(struct hrm_conn *c);
 enum { HRM_LINK_LOST = 1, HRM_LINK_UP = 2 };
 /* What happened to the link since the last call, without waiting: HRM_LINK_LOST (an
  * established connection dropped), HRM_LINK_UP (a handshake succeeded after the last loss, if

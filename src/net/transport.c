@@ -509,6 +509,11 @@ void *hrm_conn_zsock(struct hrm_conn *c)
     return c->sock;
 }
 
+void *hrm_conn_monitor_zsock(struct hrm_conn *c)
+{
+    return c->mon;
+}
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;

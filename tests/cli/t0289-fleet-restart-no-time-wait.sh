@@ -23,12 +23,5 @@ waiting=$(ss -Htn state time-wait "( sport = :$port )" | wc -l)
 [ "$waiting" -eq 0 ] || fail "$waiting of the killed master's $N agent connections wait in TIME_WAIT"
 
 start_master --reconcile 120s --node-timeout 600s
-until_ok 120 grep -q "reconciliation over" "$TMP/master.log" || fail "reconciliation did not end"
-line=$(grep "reconciliation over" "$TMP/master.log")
-regs=$(echo "$line" | sed -n 's/.*(\([0-9]*\) registrations handled.*/\1/p')
-[ "${regs:-0}" -ge $N ] || fail "$regs registrations handled for $N agents: $line"
-lost=$(grep "registered" "$TMP/master.log" | grep -vc "; 0 lost" || true)
-[ "$lost" -eq 0 ] || fail "$lost registrations lost runs"
-started "$job" $N || fail "not every task runs after the restart"
-"$HRM" cancel "$job" >/dev/null || fail "cancel"
+reconciled_all $N "$job"
 echo ok
