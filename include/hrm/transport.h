@@ -162,22 +162,33 @@ int hrm_server_send_raw(struct hrm_server *s, const unsigned char *id, size_t id
 struct hrm_conn;
 
 /* Connects a CURVE DEALER to endpoint, authenticating with kp against the
- * master's public key.  ZeroMQ reconnects by itself when the master restarts. */
+ * master's public key.  ZeroMQ reconnects by itself when the master restarts.
+ * Every event of the connection is watched (hrm_conn_wait_ready). */
 struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
                               const struct hrm_keypair *kp, struct hrm_error *err);
+enum hrm_conn_watch {
+    HRM_CONN_WATCH_ALL,  /* every event: hrm_conn_wait_ready */
+    /* the link's losses and returns only (hrm_conn_link_events): one message per connection
+     * and per loss, cheap enough for thousands of connections in one process */
+    HRM_CONN_WATCH_LINK,
+    /* nothing: two sockets and their descriptors fewer (hrm_conn_wait_ready returns at once) */
+    HRM_CONN_WATCH_NONE,
+};
+/* hrm_conn_new with what to watch, set up before the connection starts.  *watch_rc (if not
+ * NULL): 0, or -errno when the monitor could not be made (then nothing is watched, and the
+ * connection is made all the same). */
+struct hrm_conn *hrm_conn_new_watching(void *zctx, const char *endpoint, const char *master_pub,
+                                       const struct hrm_keypair *kp, enum hrm_conn_watch watch,
+                                       int *watch_rc, struct hrm_error *err);
 void hrm_conn_free(struct hrm_conn *c);
-/* Stops watching the connection's events (hrm_conn_wait_ready then returns at once): two
- * sockets and their descriptors fewer, for processes holding thousands of connections. */
-void hrm_conn_drop_monitor(struct hrm_conn *c);
 void *hrm_conn_zsock(struct hrm_conn *c);
-/* Watches only the link's losses and returns (hrm_conn_link_events), in place of every event:
- * one message per connection and per loss, cheap enough for thousands of connections in one
- * process.  Returns 0, or -errno when the monitor cannot be made (then no events are seen). */
-int hrm_conn_watch_link(struct hrm_conn *c);
+/* The socket of its monitor (HRM_CONN_WATCH_ALL or _LINK), or NULL: a loop that waits on
+ * descriptors polls it too, so a drop is seen when it happens, not at the next timer. */
+void *hrm_conn_monitor_zsock(struct hrm_conn *c);
 enum { HRM_LINK_LOST = 1, HRM_LINK_UP = 2 };
 /* What happened to the link since the last call, without waiting: HRM_LINK_LOST (an
  * established connection dropped), HRM_LINK_UP (a handshake succeeded after the last loss, if
- * any), both, or 0.  Only after hrm_conn_watch_link. */
+ * any), both, or 0.  Only with HRM_CONN_WATCH_LINK. */
 int hrm_conn_link_events(struct hrm_conn *c);
 /* Waits for the handshake's outcome: 0 admitted, -EACCES refused (key not
  * authorised), -ECONNREFUSED nobody listens, -ETIMEDOUT no answer. */

@@ -553,15 +553,16 @@ struct agent *agent_new_simulated(const struct hrm_agent_config *cfg, const char
     if (agent_keys(a, &mine, &master, err) < 0)
         goto fail;
     a->zctx = zctx;
-    if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
+    int watch_rc;
+    if (!(a->conn = hrm_conn_new_watching(a->zctx, a->endpoint, master.pub, &mine,
+                                          watch_link ? HRM_CONN_WATCH_LINK : HRM_CONN_WATCH_NONE,
+                                          &watch_rc, err)))
         goto fail;
-    if (!watch_link)
-        hrm_conn_drop_monitor(a->conn);
-    else if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
+    if (watch_link && watch_rc < 0) /* the reconnection's registration (watch_link) */
         hrm_log(HRM_LOG_WARNING, "%s: cannot watch the master's connection: after a master "
                 "restart it registers when told not_registered", a->name);
     else
-        a->watched = true;
+        a->watched = watch_link;
     return a;
 fail:
     agent_free(a);
@@ -607,12 +608,14 @@ static struct agent *agent_new(const struct hrm_agent_config *cfg, struct hrm_er
         hrm_errorf(err, -ENOMEM, "cannot create a ZeroMQ context");
         goto fail;
     }
-    if (!(a->conn = hrm_conn_new(a->zctx, a->endpoint, master.pub, &mine, err)))
+    int watch_rc;
+    if (!(a->conn = hrm_conn_new_watching(a->zctx, a->endpoint, master.pub, &mine,
+                                          HRM_CONN_WATCH_LINK, &watch_rc, err)))
         goto fail;
     exec_launcher_start(a); /* a thread: after the bench's fork, as ZeroMQ's */
     if (anqs_probes_open(a, &mine, err) < 0)
         goto fail;
-    if (hrm_conn_watch_link(a->conn) < 0) /* the reconnection's registration (watch_link) */
+    if (watch_rc < 0) /* the reconnection's registration (watch_link) */
         hrm_log(HRM_LOG_WARNING, "cannot watch the master's connection: after a master restart "
                 "this agent registers when told not_registered");
     else

@@ -15,7 +15,7 @@
 #include "hrm/log.h"
 
 #define FLEET_MAX 100000
-/* Per agent: its DEALER and the two sockets of its link monitor (hrm_conn_watch_link: the
+/* Per agent: its DEALER and the two sockets of its link monitor (HRM_CONN_WATCH_LINK: the
  * registration on a new connection), a mailbox descriptor each, and its TCP connection's; the
  * rest is slack for reconnections.  Without the monitor (a limit too low for it): 3. */
 #define SOCKETS_PER_AGENT 4
@@ -133,17 +133,32 @@ static int fleet_open(struct fleet *f, const struct hrm_agent_config *cfg, struc
         ev = (struct epoll_event){.events = EPOLLIN, .data.u32 = (uint32_t)i};
         if (epoll_ctl(f->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
             return hrm_errorf(err, -errno, "epoll_ctl: %s", strerror(errno));
+        /* Its link's monitor wakes it too: the drop of the master's connection is seen when it
+         * happens.  Waiting for the agent's next timer (its heartbeat, a second; up to 10 s in
+         * the quiet a reconciling master asks for) held its registration back that long after
+         * a master restart. */
+        void *mon = hrm_conn_monitor_zsock(a->conn);
+        len = sizeof(fd);
+        if (mon && zmq_getsockopt(mon, ZMQ_FD, &fd, &len) == 0 &&
+            epoll_ctl(f->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+            return hrm_errorf(err, -errno, "epoll_ctl: %s", strerror(errno));
     }
     f->live = f->n;
     return 0;
 }
 
-static bool has_input(struct agent *a)
+static bool sock_has_input(void *sock)
 {
     int ev = 0;
     size_t len = sizeof(ev);
-    return zmq_getsockopt(hrm_conn_zsock(a->conn), ZMQ_EVENTS, &ev, &len) == 0 &&
-           (ev & ZMQ_POLLIN);
+    return sock && zmq_getsockopt(sock, ZMQ_EVENTS, &ev, &len) == 0 && (ev & ZMQ_POLLIN);
+}
+
+/* A message from the master, or an event of its link, not read yet. */
+static bool has_input(struct agent *a)
+{
+    return sock_has_input(hrm_conn_zsock(a->conn)) ||
+           sock_has_input(hrm_conn_monitor_zsock(a->conn));
 }
 
 static void mark_ready(struct fleet *f, int32_t i)

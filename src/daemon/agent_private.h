@@ -141,7 +141,7 @@ struct agent {
      * queued at the loss waits in ZeroMQ's queue, so it is not sent again meanwhile. */
     bool link_lost;
     bool link_up; /* a handshake succeeded and the connection has not dropped since */
-    bool watched; /* its connection's drops and handshakes are watched (hrm_conn_watch_link) */
+    bool watched; /* its connection's drops and handshakes are watched (HRM_CONN_WATCH_LINK) */
     int64_t register_sent_us, next_heartbeat_us, next_usage_us;
     int64_t register_retry_us; /* wait before sending an unanswered registration again */
     int64_t next_cap_us, next_sweep_us; /* agent_output.c's checks (mono) */

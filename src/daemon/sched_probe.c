@@ -105,13 +105,14 @@ bool sched_probes_send(struct sched_probes *sp, int32_t n, const json_t *msg)
     struct sprobe *s = &sp->nodes[n];
     if (!s->conn) {
         struct hrm_error err;
-        if (!(s->conn = hrm_conn_new(sp->zctx, s->ep, s->pub, sp->mine, &err))) {
+        /* One socket per node; its losses need no watching. */
+        if (!(s->conn = hrm_conn_new_watching(sp->zctx, s->ep, s->pub, sp->mine,
+                                              HRM_CONN_WATCH_NONE, NULL, &err))) {
             hrm_log(HRM_LOG_WARNING, "node %d: cannot connect to %s (%s): its probes go "
                     "through the master", n, s->ep, err.text);
             s->ep[0] = '\0';
             return false;
         }
-        hrm_conn_drop_monitor(s->conn); /* one socket per node; its losses need no watching */
     }
     if (!s->out)
         s->out = json_array();

@@ -1,7 +1,10 @@
 /* ZeroMQ transport: CURVE ROUTER with a ZAP allow-list for the master, CURVE DEALER for agents and clients. */
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -61,11 +64,100 @@ static void set_int(void *sock, int opt, int v)
 
 struct hrm_server {
     void *sock, *zap;
+    void *accepts; /* the ROUTER's ZMQ_EVENT_ACCEPTED events (accepted_reset_on_close) */
+    int port;      /* the port it listens on: an accepted connection's local port */
     struct hrm_authz *authz;
     char endpoint[256];
     zmq_msg_t payload; /* the last message received; data handed out points into it */
     bool have_payload;
 };
+
+/*
+ * Every connection the server accepts closes with a reset (SO_LINGER of 0), not a FIN.  When
+ * the master's process ends (a crash, kill -9, a stop), the kernel closes its connections; with
+ * a FIN each one then waits in TIME_WAIT on the master's side for a minute, keyed by the agent's
+ * address and port.  The agents reconnect at once from new ports, and the kernel walks its
+ * ephemeral ports in order per destination (even ones only, some 14,000 here), so after a
+ * restart of thousands of agents many new connections come from a port whose old connection is
+ * still in TIME_WAIT: that socket answers the SYN with an ACK of the old connection, the agent's
+ * kernel resets it and sends its SYN again one second later (TcpExtTCPTimeouts: 1,136 of 5,000
+ * connections at one restart).  With a reset nothing stays in TIME_WAIT on the master's side;
+ * the agents see the reset as the same drop.  What the master had queued and not yet sent is
+ * lost either way (ZMQ_LINGER is 0); bytes already in the kernel's send queue are lost too,
+ * where a FIN would have delivered them: the answers a peer misses at the master's exit, which
+ * agents and clients resend on the new connection.
+ * ZeroMQ has no option for it; its monitor gives each accepted connection's descriptor, set
+ * here from the thread that owns the server (hrm_server_handle_zap), not ZeroMQ's.
+ */
+static void accepts_unwatch(struct hrm_server *s);
+
+static void accepts_watch(struct hrm_server *s, void *zctx)
+{
+    char mon[64];
+    snprintf(mon, sizeof(mon), "inproc://hrm-accepts-%p", (void *)s);
+    if (zmq_socket_monitor(s->sock, mon, ZMQ_EVENT_ACCEPTED) != 0)
+        return;
+    s->accepts = zmq_socket(zctx, ZMQ_PAIR);
+    /* No limit on the events waiting: ZeroMQ's I/O thread blocks on a full monitor, and
+     * thousands of agents connect in the instant after a restart. */
+    if (s->accepts)
+        set_int(s->accepts, ZMQ_RCVHWM, 0);
+    if (!s->accepts || zmq_connect(s->accepts, mon) != 0) {
+        hrm_log(HRM_LOG_WARNING, "cannot watch accepted connections (%s): they close with a FIN",
+                zmq_strerror(zmq_errno()));
+        accepts_unwatch(s);
+    }
+}
+
+static void accepts_unwatch(struct hrm_server *s)
+{
+    if (!s->accepts)
+        return;
+    zmq_socket_monitor(s->sock, NULL, 0);
+    zmq_close(s->accepts);
+    s->accepts = NULL;
+}
+
+/* The accepted connections since the last call: each set to close with a reset.  A descriptor
+ * closed and reused since its event is left alone unless it is again a TCP connection on the
+ * server's own port (then it is another accepted connection, whose event follows). */
+static void accepts_reset_on_close(struct hrm_server *s)
+{
+    for (int i = 0; s->accepts && i < 65536; i++) {
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, s->accepts, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&m);
+            return;
+        }
+        uint16_t event = 0;
+        uint32_t fd = UINT32_MAX;
+        if (zmq_msg_size(&m) >= 6) {
+            memcpy(&event, zmq_msg_data(&m), 2);
+            memcpy(&fd, (const char *)zmq_msg_data(&m) + 2, 4);
+        }
+        bool more = zmq_msg_more(&m);
+        zmq_msg_close(&m);
+        while (more) { /* the endpoint's frame */
+            zmq_msg_init(&m);
+            zmq_msg_recv(&m, s->accepts, 0);
+            more = zmq_msg_more(&m);
+            zmq_msg_close(&m);
+        }
+        if (event != ZMQ_EVENT_ACCEPTED || fd > INT32_MAX)
+            continue;
+        struct sockaddr_storage local;
+        socklen_t len = sizeof(local);
+        if (getsockname((int)fd, (struct sockaddr *)&local, &len) < 0)
+            continue;
+        int port = local.ss_family == AF_INET    ? ntohs(((struct sockaddr_in *)&local)->sin_port)
+                   : local.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&local)->sin6_port)
+                                                 : -1;
+        struct linger reset = {.l_onoff = 1, .l_linger = 0};
+        if (port == s->port)
+            setsockopt((int)fd, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));
+    }
+}
 
 struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct hrm_keypair *kp,
                                   struct hrm_authz *authz, struct hrm_error *err)
@@ -93,6 +185,7 @@ struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct
     set_int(s->sock, ZMQ_BACKLOG, SERVER_BACKLOG);
     int64_t maxsz = HARD_MAX_BYTES;
     zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxsz, sizeof(maxsz));
+    accepts_watch(s, zctx); /* before the bind: no connection is accepted unseen */
     if (zmq_bind(s->sock, endpoint) != 0) {
         int e = zmq_errno();
         hrm_errorf(err, -e, "cannot listen on %s: %s", endpoint, zmq_strerror(e));
@@ -100,10 +193,13 @@ struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct
     }
     size_t len = sizeof(s->endpoint);
     zmq_getsockopt(s->sock, ZMQ_LAST_ENDPOINT, s->endpoint, &len);
+    const char *colon = strrchr(s->endpoint, ':');
+    s->port = colon ? atoi(colon + 1) : 0;
     zmq_msg_init(&s->payload);
     s->have_payload = true;
     return s;
 fail:
+    accepts_unwatch(s);
     if (s->sock)
         zmq_close(s->sock);
     if (s->zap)
@@ -118,6 +214,7 @@ void hrm_server_free(struct hrm_server *s)
         return;
     if (s->have_payload)
         zmq_msg_close(&s->payload);
+    accepts_unwatch(s);
     zmq_close(s->sock);
     zmq_close(s->zap);
     hrm_free(s);
@@ -194,6 +291,7 @@ void hrm_server_handle_zap(struct hrm_server *s)
     /* Bounded, but wide: an answer costs a key lookup, and every peer's handshake waits for
      * it (ZeroMQ holds the connection until then).  After a master restart every agent
      * hand-shakes at once; at 64 a turn, 5,000 of them waited ~80 turns of registrations. */
+    accepts_reset_on_close(s); /* a connection is accepted before its handshake */
     for (int i = 0; i < 4096; i++) {
         int ev = 0;
         size_t len = sizeof(ev);
@@ -284,8 +382,39 @@ struct hrm_conn {
     char endpoint[256];
 };
 
-struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
-                              const struct hrm_keypair *kp, struct hrm_error *err)
+/* The connection's monitor, made before it connects.  Restarting a monitor once the
+ * connection is under way (as this code did: every event first, then the link's only) races
+ * with ZeroMQ's I/O thread reporting that connection's events under the same lock: with
+ * thousands of agents made at once on a loaded host, a fleet's process hung there before its
+ * first agent registered; and the first monitor's two sockets, closed by ZeroMQ's reaper
+ * thread later, counted against the context's socket limit meanwhile ("Too many open
+ * files"). */
+static int conn_monitor(struct hrm_conn *c, enum hrm_conn_watch watch)
+{
+    if (watch == HRM_CONN_WATCH_NONE)
+        return 0;
+    char mon[64];
+    snprintf(mon, sizeof(mon), "inproc://hrm-mon-%p", (void *)c);
+    int events = watch == HRM_CONN_WATCH_LINK
+                     ? ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED
+                     : ZMQ_EVENT_ALL;
+    if (zmq_socket_monitor(c->sock, mon, events) != 0)
+        return -zmq_errno();
+    c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
+    if (!c->mon || zmq_connect(c->mon, mon) != 0) {
+        int e = zmq_errno();
+        zmq_socket_monitor(c->sock, NULL, 0);
+        if (c->mon)
+            zmq_close(c->mon);
+        c->mon = NULL;
+        return -e;
+    }
+    return 0;
+}
+
+struct hrm_conn *hrm_conn_new_watching(void *zctx, const char *endpoint, const char *master_pub,
+                                       const struct hrm_keypair *kp, enum hrm_conn_watch watch,
+                                       int *watch_rc, struct hrm_error *err)
 {
     struct hrm_conn *c = hrm_calloc(1, sizeof(*c));
     snprintf(c->endpoint, sizeof(c->endpoint), "%s", endpoint);
@@ -306,15 +435,9 @@ struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *mast
     set_int(c->sock, ZMQ_RECONNECT_IVL_MAX, 1000);
     int64_t maxsz = HARD_MAX_BYTES;
     zmq_setsockopt(c->sock, ZMQ_MAXMSGSIZE, &maxsz, sizeof(maxsz));
-    char mon[64];
-    snprintf(mon, sizeof(mon), "inproc://hrm-mon-%p", (void *)c);
-    if (zmq_socket_monitor(c->sock, mon, ZMQ_EVENT_ALL) == 0) {
-        c->mon = zmq_socket(zctx, ZMQ_PAIR);
-        if (c->mon && zmq_connect(c->mon, mon) != 0) {
-            zmq_close(c->mon);
-            c->mon = NULL;
-        }
-    }
+    int rc = conn_monitor(c, watch);
+    if (watch_rc)
+        *watch_rc = rc;
     if (zmq_connect(c->sock, endpoint) != 0) {
         int e = zmq_errno();
         hrm_errorf(err, -e, "bad master address '%s': %s", endpoint, zmq_strerror(e));
@@ -322,6 +445,12 @@ struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *mast
         return NULL;
     }
     return c;
+}
+
+struct hrm_conn *hrm_conn_new(void *zctx, const char *endpoint, const char *master_pub,
+                              const struct hrm_keypair *kp, struct hrm_error *err)
+{
+    return hrm_conn_new_watching(zctx, endpoint, master_pub, kp, HRM_CONN_WATCH_ALL, NULL, err);
 }
 
 void hrm_conn_free(struct hrm_conn *c)
@@ -334,37 +463,6 @@ void hrm_conn_free(struct hrm_conn *c)
     }
     zmq_close(c->sock);
     hrm_free(c);
-}
-
-void hrm_conn_drop_monitor(struct hrm_conn *c)
-{
-    if (!c->mon)
-        return;
-    zmq_socket_monitor(c->sock, NULL, 0);
-    zmq_close(c->mon);
-    c->mon = NULL;
-}
-
-int hrm_conn_watch_link(struct hrm_conn *c)
-{
-    hrm_conn_drop_monitor(c);
-    char mon[64];
-    snprintf(mon, sizeof(mon), "inproc://hrm-link-%p", (void *)c);
-    if (zmq_socket_monitor(c->sock, mon,
-                           ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED) != 0)
-        return -zmq_errno();
-    c->mon = zmq_socket(c->zctx, ZMQ_PAIR);
-    if (!c->mon) {
-        int e = zmq_errno();
-        zmq_socket_monitor(c->sock, NULL, 0);
-        return -e;
-    }
-    if (zmq_connect(c->mon, mon) != 0) {
-        int e = zmq_errno();
-        hrm_conn_drop_monitor(c);
-        return -e;
-    }
-    return 0;
 }
 
 /* One event of a socket monitor (its number), or -1 when none could be read (flags as
@@ -409,6 +507,11 @@ int hrm_conn_link_events(struct hrm_conn *c)
 void *hrm_conn_zsock(struct hrm_conn *c)
 {
     return c->sock;
+}
+
+void *hrm_conn_monitor_zsock(struct hrm_conn *c)
+{
+    return c->mon;
 }
 
 static int64_t mono_ms(void)

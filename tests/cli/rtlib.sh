@@ -166,3 +166,16 @@ up_two_scheds() { # NODES up-flags...
     until_ok 60 grep -q "registered with the master" "$U/logs/$s.log" || fail "$s did not register"
   done
 }
+# reconciled_all N JOB: the restarted master's reconciliation is over, with N registrations or
+# more handled and no run lost, and JOB's N tasks all running; JOB is cancelled
+reconciled_all() {
+  local n=$1 job=$2 line regs lost
+  until_ok 120 grep -q "reconciliation over" "$TMP/master.log" || fail "reconciliation did not end: $(grep -c " registered" "$TMP/master.log") registrations"
+  line=$(grep "reconciliation over" "$TMP/master.log")
+  regs=$(echo "$line" | sed -n 's/.*(\([0-9]*\) registrations handled.*/\1/p')
+  [ "${regs:-0}" -ge "$n" ] || fail "$regs registrations handled for $n agents: $line"
+  lost=$(grep "registered" "$TMP/master.log" | grep -vc "; 0 lost" || true)
+  [ "$lost" -eq 0 ] || fail "$lost registrations lost runs"
+  started "$job" "$n" || fail "not every task runs after the restart"
+  "$HRM" cancel "$job" >/dev/null || fail "cancel"
+}
