@@ -39,7 +39,7 @@ static void usage(FILE *out)
                  "hrm is a cluster resource manager for mixed batch, stream and GPU work.\n\n"
                  "commands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-9s  %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n'hrm <command> --help' describes a command's options.\n");
 }
 
