@@ -51,14 +51,16 @@ int cmd_raw_serve(int argc, char **argv)
         "Listens where a master would, with the master's key, admitting the keys of\n"
         "KEYS/authorized.  When the first message comes (an agent's registration), sends\n"
         "that peer each line of FILE as one frame, as is, in order; then prints every\n"
-        "message received, one line each ('recv: TEXT'), until one contains --until's\n"
-        "text or --timeout seconds pass without any.  Prints 'listening ENDPOINT' first.\n"
+        "message received, one line each ('recv: TEXT'), until every --until text has\n"
+        "been received (each in some message, in any order) or --timeout seconds pass\n"
+        "without any message.  Prints 'listening ENDPOINT' first.\n"
         "For the agents' protocol tests and debugging.\n"
-        "exit status: 0 a peer came (and --until's text, if given, was seen), 1 otherwise\n\n"
+        "exit status: 0 a peer came (and every --until text was seen), 1 otherwise\n\n"
         "options:\n"
         "  --keys DIR      master.key and authorized (default $HRM_STATE/keys, else .hrm/keys)\n"
         "  --listen ADDR   endpoint to bind (default tcp://127.0.0.1:*, a free port)\n"
-        "  --until TEXT    stop once a received message contains TEXT\n"
+        "  --until TEXT    stop once received messages have held TEXT (repeatable: all of\n"
+        "                  them, up to 64; messages may come in any order)\n"
         "  --timeout S     seconds without a message before giving up (default 10)\n"
         "  -h, --help      this help\n";
     static const struct option opts[] = {{"keys", required_argument, NULL, 'k'},
@@ -67,7 +69,10 @@ int cmd_raw_serve(int argc, char **argv)
                                          {"timeout", required_argument, NULL, 't'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    const char *keys = NULL, *listen = "tcp://127.0.0.1:*", *until = NULL;
+    enum { UNTIL_MAX = 64 };
+    const char *keys = NULL, *listen = "tcp://127.0.0.1:*", *until[UNTIL_MAX];
+    bool until_seen[UNTIL_MAX] = {false};
+    int nuntil = 0;
     double timeout_s = 10;
     int c;
     optind = 1;
@@ -80,11 +85,23 @@ int cmd_raw_serve(int argc, char **argv)
             listen = optarg;
             break;
         case 'u':
-            until = optarg;
+            if (nuntil == UNTIL_MAX) {
+                fprintf(stderr, "hrm raw-serve: at most %d --until texts\n", UNTIL_MAX);
+                return CLI_USAGE;
+            }
+            until[nuntil++] = optarg;
             break;
         case 't':
-            timeout_s = atof(optarg);
+        {
+            char *end;
+            timeout_s = strtod(optarg, &end);
+            if (end == optarg || *end != '\0' || !(timeout_s > 0 && timeout_s <= 86400)) {
+                fprintf(stderr, "hrm raw-serve: --timeout: expected seconds in (0, 86400], not '%s'\n",
+                        optarg);
+                return CLI_USAGE;
+            }
             break;
+        }
         case 'h':
             fputs(usage, stdout);
             return CLI_OK;
@@ -120,6 +137,7 @@ int cmd_raw_serve(int argc, char **argv)
     printf("listening %s\n", hrm_server_endpoint(s));
     fflush(stdout);
     bool peer = false, seen = false;
+    int nseen = 0;
     double quiet_since = mono_s();
     while (!seen && mono_s() - quiet_since < timeout_s) {
         zmq_pollitem_t items[2] = {{hrm_server_zsock(s, 0), 0, ZMQ_POLLIN, 0},
@@ -133,8 +151,12 @@ int cmd_raw_serve(int argc, char **argv)
             quiet_since = mono_s();
             printf("recv: %.*s\n", (int)m.len, m.data);
             fflush(stdout); /* a test may read the lines as they come */
-            if (until && memmem(m.data, m.len, until, strlen(until)))
-                seen = true;
+            for (int i = 0; i < nuntil; i++)
+                if (!until_seen[i] && memmem(m.data, m.len, until[i], strlen(until[i]))) {
+                    until_seen[i] = true;
+                    nseen++;
+                }
+            seen = nuntil > 0 && nseen == nuntil;
             if (!peer) {
                 peer = true;
                 if (send_lines(s, &m, argv[optind]) < 0)
@@ -142,11 +164,13 @@ int cmd_raw_serve(int argc, char **argv)
             }
         }
     }
-    rc = peer && (!until || seen) ? CLI_OK : CLI_FAIL;
+    rc = peer && (nuntil == 0 || seen) ? CLI_OK : CLI_FAIL;
     if (!peer)
         fprintf(stderr, "hrm raw-serve: no peer within %g s\n", timeout_s);
-    else if (until && !seen)
-        fprintf(stderr, "hrm raw-serve: '%s' not received within %g s of quiet\n", until, timeout_s);
+    for (int i = 0; peer && i < nuntil; i++)
+        if (!until_seen[i])
+            fprintf(stderr, "hrm raw-serve: '%s' not received within %g s of quiet\n", until[i],
+                    timeout_s);
 out:
     hrm_server_free(s);
     hrm_zctx_free(zctx);

@@ -1,6 +1,13 @@
 # The master's launches as an agent reads them (most without a tree): well-formed ones run, alone, batched with an acknowledgement, with an env, and one with an escape (read by jansson); each malformed one gets the generic decoder's exact error in the agent's log while the rest of its batch runs; launches the node refuses (an empty command, a reserved GPU variable) end with their reason; the agent stays up.
 . "$(dirname "$0")/rtlib.sh"
 keygen
+# raw-serve's own bad input: a usage error naming the option
+expect_exit 2 "$HRM" raw-serve --keys "$S/keys" --timeout 5x "$TMP/none"
+grep -q -- "--timeout: expected seconds" "$TMP/err" || fail "raw-serve --timeout 5x: $(cat "$TMP/err")"
+many=(); for i in $(seq 65); do many+=(--until "t$i"); done
+expect_exit 2 "$HRM" raw-serve --keys "$S/keys" "${many[@]}" "$TMP/none"
+grep -q "at most 64 --until" "$TMP/err" || fail "raw-serve with 65 --until: $(cat "$TMP/err")"
+rm -f "$TMP/out" "$TMP/err"
 mkdir -p "$TMP/out"
 L='"v":1,"type":"task_launch"'
 # run JOB: a launch of job JOB (task 0) that writes "JOB-$X" to $TMP/out/JOB; extra fields after
@@ -21,14 +28,17 @@ run() { printf '{%s,"job":%s,"task":0,"attempt":1,"gpu_mask":0,"cmd":["/bin/sh",
   run 9 ',"user":"root"' | sed 's/"env":{/"env":{"HRM_GPU_SHARE":"1",/'
   run 10
 } >"$TMP/frames"
-"$HRM" raw-serve --keys "$S/keys" --until '"type":"task_end","job":10,' --timeout 60 "$TMP/frames" \
+# every reported end before it stops: the tasks run side by side and end in any order
+until=()
+for j in 1 2 3 4 7 8 9 10; do until+=(--until "\"type\":\"task_end\",\"job\":$j,"); done
+"$HRM" raw-serve --keys "$S/keys" "${until[@]}" --timeout 60 "$TMP/frames" \
   >"$TMP/serve.out" 2>"$TMP/serve.err" &
 SERVE=$!; PIDS+=("$SERVE")
 until_ok 30 grep -q '^listening ' "$TMP/serve.out" || fail "raw-serve did not listen: $(cat "$TMP/serve.err")"
 ep=$(sed -n 's/^listening //p' "$TMP/serve.out")
 "$HRM" keygen --node n1 "$S/keys" >/dev/null || fail "keygen --node n1"
 start_agent n1 --master "$ep" --cpus 4 --no-cgroup
-wait "$SERVE" || fail "job 10 did not end: $(tail -5 "$TMP/serve.out") $(cat "$TMP/serve.err")"
+wait "$SERVE" || fail "not every job ended: $(tail -5 "$TMP/serve.out") $(cat "$TMP/serve.err")"
 kill -0 "$AGENT_n1" 2>/dev/null || fail "the agent stopped"
 
 for j in 1 2 3 4 7 10; do
