@@ -8,6 +8,7 @@
 #include <zmq.h>
 
 #include "cli.h"
+#include "client.h"
 #include "hrm/alloc.h"
 #include "hrm/transport.h"
 
@@ -57,19 +58,26 @@ int cmd_raw_serve(int argc, char **argv)
         "For the agents' protocol tests and debugging.\n"
         "exit status: 0 a peer came (and every --until text was seen), 1 otherwise\n\n"
         "options:\n"
-        "  --keys DIR      master.key and authorized (default $HRM_STATE/keys, else .hrm/keys)\n"
+        "  --state DIR     cluster state folder, as the client verbs take it (default\n"
+        "                  $HRM_STATE, else .hrm)\n"
+        "  --keys DIR      master.key and authorized (default DIR/keys of --state)\n"
         "  --listen ADDR   endpoint to bind (default tcp://127.0.0.1:*, a free port)\n"
         "  --until TEXT    stop once received messages have held TEXT (repeatable: all of\n"
         "                  them, up to 64; messages may come in any order)\n"
         "  --timeout S     seconds without a message before giving up (default 10)\n"
         "  -h, --help      this help\n";
     static const struct option opts[] = {{"keys", required_argument, NULL, 'k'},
+                                         {"state", required_argument, NULL, 's'},
                                          {"listen", required_argument, NULL, 'l'},
                                          {"until", required_argument, NULL, 'u'},
                                          {"timeout", required_argument, NULL, 't'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     enum { UNTIL_MAX = 64 };
+    /* The state folder is found as every client verb finds it (an empty $HRM_STATE is unset);
+     * the keys are the master's, so a user's $HRM_KEYS (client keys) does not apply. */
+    struct client_opts copts;
+    client_opts_init(&copts);
     const char *keys = NULL, *listen = "tcp://127.0.0.1:*", *until[UNTIL_MAX];
     bool until_seen[UNTIL_MAX] = {false};
     int nuntil = 0;
@@ -80,6 +88,9 @@ int cmd_raw_serve(int argc, char **argv)
         switch (c) {
         case 'k':
             keys = optarg;
+            break;
+        case 's':
+            copts.state = optarg;
             break;
         case 'l':
             listen = optarg;
@@ -110,15 +121,15 @@ int cmd_raw_serve(int argc, char **argv)
             return CLI_USAGE;
         }
     }
-    if (optind + 1 != argc || timeout_s <= 0) {
+    if (optind + 1 != argc) {
         fprintf(stderr, "usage: hrm raw-serve [options] FILE\n");
         return CLI_USAGE;
     }
     char dir[1024], path[1100];
-    const char *state = getenv("HRM_STATE");
-    snprintf(dir, sizeof(dir), "%s", keys ? keys : state ? state : ".hrm");
-    if (!keys)
-        strncat(dir, "/keys", sizeof(dir) - strlen(dir) - 1);
+    if (keys)
+        snprintf(dir, sizeof(dir), "%s", keys);
+    else
+        snprintf(dir, sizeof(dir), "%.1000s/keys", copts.state);
     snprintf(path, sizeof(path), "%s/authorized", dir);
     struct hrm_error err;
     struct hrm_keypair kp;
