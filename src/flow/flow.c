@@ -18,9 +18,9 @@
  * gridgen and goto ~6,000; docs/flow-solver.md "What auto runs") */
 #define AUTO_SCALING_VERTICES 5000
 /* auto_algo, few distinct costs: from this many vertices on, shortest paths
- * whatever the shape (measured: P1 shapes of 45,000-52,000 vertices go to the
- * simplex by 1.2-1.3x, of 67,000-165,000 to shortest paths by 1.1-1.8x;
- * docs/flow-solver.md "What auto runs") */
+ * whatever the shape (measured on P1 shapes: the simplex ahead by 1.1-2x at
+ * 45,000-52,000 vertices; from 64,000 to 166,000 level or behind by up to 1.8x
+ * but for two shapes; docs/flow-solver.md "What auto runs") */
 #define AUTO_SIMPLEX_MAX_VERTICES 60000
 /* auto_algo, few distinct costs, units compete: the simplex while the units in
  * excess of the places they compete for, times this, stay below the places
@@ -932,12 +932,15 @@ static bool scaling_fits(const struct hrm_flow *g)
  * a spanning tree of every vertex, while shortest paths read the arcs in
  * order a few tens of times (one phase per distinct path length) and skip the
  * tasks that carry no flow (ssp_sum.c).  On P1 shapes the simplex still wins
- * by 1.2-1.3x at 45,000-52,000 vertices and loses by 1.1-1.8x from 67,000 on.
+ * by 1.1-2x at 45,000-52,000 vertices; from 64,000 on it is level or behind
+ * by up to 1.8x on all but two of the shapes measured.
  *
  * Below that, where no units compete (every source's arcs hold exactly its
  * supply and every sink's cheapest in-arcs take all its demand: in P1, no more
- * tasks than GPUs), the simplex: 1.2-2x faster on every such shape measured
- * since its start fills the arcs every feasible flow fills.
+ * tasks than GPUs), the simplex: since its start fills the arcs every feasible
+ * flow fills, it is the faster or within 10 % on every such shape measured (up
+ * to 2.8x ahead with a vertex per GPU) but one: a vertex per GPU with ten
+ * times more GPUs than tasks (1.05-1.3x behind).
  *
  * Where units compete (a source's arcs hold more than its supply, or a sink's
  * cheapest in-arcs cannot take its demand: in P1 more tasks than GPUs, the
@@ -945,11 +948,11 @@ static bool scaling_fits(const struct hrm_flow *g)
  * on how many units are in excess of the places they compete for (P1: tasks
  * minus GPUs; the places are a competing sink's in-arcs above its lowest cost)
  * against how many places there are: the simplex wins while excess x
- * AUTO_EXCESS_PER_PLACE_SQUARED < places^2, so from 2,000 places on at twice
- * as many units as places, from 10,000 at 5 times; shortest paths win
- * by 1.3-5x with more excess or fewer places (the simplex's pivots that
- * exchange one unit for another multiply, shortest paths route each distinct
- * path length in one phase).  In max-flow form the units are not known before
+ * AUTO_EXCESS_PER_PLACE_SQUARED < places^2: above 1,000 places at twice as
+ * many units as places, above 2,000 at 3 times, above 4,000 at 5 times;
+ * shortest paths win by up to 5x with more excess or fewer places (the
+ * simplex's pivots that exchange one unit for another multiply, shortest
+ * paths route each distinct path length in one phase).  In max-flow form the units are not known before
  * the solve: shortest paths.
  */
 static bool few_costs_simplex(const struct hrm_flow *g)
