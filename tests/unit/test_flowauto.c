@@ -83,6 +83,25 @@ Test(flowauto, as_many_tasks_as_gpus_run_the_simplex)
     expect_p1(1200, 100, 12, 1, 1, true);
 }
 
+/* P1 M itself (`hrm bench flow-gen p1 --size M` and p1-rack: 10,000 GPUs, 1,000 jobs x 10
+ * tasks, two memory classes): the simplex, per GPU and per machine.  Per GPU the rule before
+ * ran shortest paths, 1.6-2.4x slower there. */
+Test(flowauto, p1_size_m_runs_the_simplex)
+{
+    for (int per_gpu = 0; per_gpu <= 1; per_gpu++) {
+        struct hrm_flowgen_params p;
+        hrm_flowgen_defaults(HRM_FLOWGEN_P1, 'M', &p);
+        p.p1.per_gpu = per_gpu;
+        p.seed = 1;
+        struct hrm_error err = {{0}};
+        struct hrm_flow *g = NULL;
+        cr_assert_eq(hrm_flowgen_build(HRM_FLOWGEN_P1, &p, &g, &err), 0, "%s", err.text);
+        cr_assert(auto_runs_simplex(g, per_gpu ? "p1 M" : "p1-rack M"),
+                  "%s: auto should run the simplex", per_gpu ? "p1 M" : "p1-rack M");
+        hrm_flow_free(g);
+    }
+}
+
 /* Many more tasks than GPUs (units compete for few places): shortest paths. */
 Test(flowauto, more_tasks_than_few_gpus_run_shortest_paths)
 {
