@@ -17,10 +17,16 @@
  * instead of the simplex (measured crossovers: netgen ~3,000 vertices,
  * gridgen and goto ~6,000; docs/flow-solver.md "What auto runs") */
 #define AUTO_SCALING_VERTICES 5000
-/* auto_algo, few distinct costs, both ends tight: the simplex from one unit of
- * supply per this many vertices (measured: per machine 0.6-0.8 units per
- * vertex, per GPU 0.4-0.45; docs/flow-solver.md "What auto runs") */
-#define AUTO_SIMPLEX_VERTICES_PER_UNIT 2
+/* auto_algo, few distinct costs: from this many vertices on, shortest paths
+ * whatever the shape (measured on P1 shapes: the simplex ahead by 1.1-2x at
+ * 45,000-52,000 vertices; from 64,000 to 166,000 level or behind by up to 1.8x
+ * but for two shapes; docs/flow-solver.md "What auto runs") */
+#define AUTO_SIMPLEX_MAX_VERTICES 60000
+/* auto_algo, few distinct costs, units compete: the simplex while the units in
+ * excess of the places they compete for, times this, stay below the places
+ * squared (measured over P1 shapes of 100-20,000 GPUs with 1.5-15 tasks per
+ * GPU; docs/flow-solver.md "What auto runs") */
+#define AUTO_EXCESS_PER_PLACE_SQUARED 1000
 
 static int64_t sum_add(int64_t a, int64_t b)
 {
@@ -919,30 +925,47 @@ static bool scaling_fits(const struct hrm_flow *g)
 
 /*
  * Few distinct costs, fixed supplies: whether the simplex beats shortest paths
- * (measured over P1 shapes, docs/flow-solver.md "What auto runs").  Shortest
- * paths win by 3-6x where units compete: a source's arcs can hold more than
- * its supply, or a sink's cheapest in-arcs (those of its lowest cost) cannot
- * take all its demand (more tasks than GPUs: the optimum chooses which go to
- * the dearer way).  Without competition, the simplex wins by 1.4-2.5x where a
- * sink's cheapest arcs have room beyond its demand (fewer tasks than GPUs).
- * Where they fit exactly (as many tasks as GPUs), shortest paths take as long
- * as ever while the simplex's pivots grow with the vertices that carry no
- * unit of their own: it wins from one unit of supply per
- * AUTO_SIMPLEX_VERTICES_PER_UNIT vertices (one vertex per machine) and loses
- * below (one vertex per GPU).  In max-flow form the units are not known
- * before the solve: shortest paths.
+ * (measured over P1 shapes, docs/flow-solver.md "What auto runs").
+ *
+ * Size first: from AUTO_SIMPLEX_MAX_VERTICES vertices on, shortest paths.  The
+ * simplex's pivots grow with the units and each walks and re-prices a part of
+ * a spanning tree of every vertex, while shortest paths read the arcs in
+ * order a few tens of times (one phase per distinct path length) and skip the
+ * tasks that carry no flow (ssp_sum.c).  On P1 shapes the simplex still wins
+ * by 1.1-2x at 45,000-52,000 vertices; from 64,000 on it is level or behind
+ * by up to 1.8x on all but two of the shapes measured.
+ *
+ * Below that, where no units compete (every source's arcs hold exactly its
+ * supply and every sink's cheapest in-arcs take all its demand: in P1, no more
+ * tasks than GPUs), the simplex: since its start fills the arcs every feasible
+ * flow fills, it is the faster or within 10 % on every such shape measured (up
+ * to 2.8x ahead with a vertex per GPU) but one: a vertex per GPU with ten
+ * times more GPUs than tasks (1.05-1.3x behind).
+ *
+ * Where units compete (a source's arcs hold more than its supply, or a sink's
+ * cheapest in-arcs cannot take its demand: in P1 more tasks than GPUs, the
+ * cheapest arcs into the sink being the unscheduled ones), the choice depends
+ * on how many units are in excess of the places they compete for (P1: tasks
+ * minus GPUs; the places are a competing sink's in-arcs above its lowest cost)
+ * against how many places there are: the simplex wins while excess x
+ * AUTO_EXCESS_PER_PLACE_SQUARED < places^2: above 1,000 places at twice as
+ * many units as places, above 2,000 at 3 times, above 4,000 at 5 times;
+ * shortest paths win by up to 5x with more excess or fewer places (the
+ * simplex's pivots that exchange one unit for another multiply, shortest
+ * paths route each distinct path length in one phase).  In max-flow form the units are not known before
+ * the solve: shortest paths.
  */
 static bool few_costs_simplex(const struct hrm_flow *g)
 {
-    if (g->mode != FLOW_MODE_SUPPLY)
+    if (g->mode != FLOW_MODE_SUPPLY || g->n >= AUTO_SIMPLEX_MAX_VERTICES)
         return false;
-    int64_t units = 0;
+    int64_t units = 0, excess = 0;
     for (int32_t v = 0; v < g->n; v++) {
         int64_t b = g->supply[v];
         if (b > 0 && g->outcap[v] > b)
-            return false;
+            excess = sum_add(excess, sum_sub(g->outcap[v], b));
         if (b > 0)
-            units += b;
+            units = sum_add(units, b);
     }
     if (units == 0)
         return false;
@@ -960,16 +983,24 @@ static bool few_costs_simplex(const struct hrm_flow *g)
         if (g->acost[a] == low[v])
             room[v] = sum_add(room[v], g->acap[a]);
     }
-    bool fits = true, spare = false;
-    for (int32_t v = 0; v < g->n && fits; v++) {
+    /* places: a sink's demand where its cheapest arcs take it all, its
+     * capacity above the lowest cost where they cannot */
+    bool compete = excess > 0;
+    int64_t places = 0;
+    for (int32_t v = 0; v < g->n; v++) {
         if (g->supply[v] >= 0)
             continue;
-        fits = room[v] >= -g->supply[v];
-        spare = spare || room[v] > -g->supply[v];
+        bool fits = room[v] >= -g->supply[v];
+        compete = compete || !fits;
+        places = sum_add(places, fits ? -g->supply[v] : sum_sub(g->incap[v], room[v]));
     }
     hrm_free(low);
     hrm_free(room);
-    return fits && (spare || units * AUTO_SIMPLEX_VERTICES_PER_UNIT >= g->n);
+    if (!compete)
+        return true;
+    if (units > places)
+        excess = sum_add(excess, units - places);
+    return (double)excess * AUTO_EXCESS_PER_PLACE_SQUARED < (double)places * (double)places;
 }
 
 /*
@@ -983,10 +1014,10 @@ static bool few_costs_simplex(const struct hrm_flow *g)
  *
  * Cold: the number of shortest-path phases grows with the number of distinct
  * path lengths, so shortest paths win where costs take few values (scheduling
- * graphs: tens of distinct costs, 2-4x faster than the simplex, except where
- * no units compete: few_costs_simplex) and the
- * simplex wins where they take many (random families: thousands of distinct
- * costs, 15-60x faster than shortest paths).  The threshold sits between the
+ * graphs: tens of distinct costs; up to 5x faster than the simplex where many
+ * units compete for few places or the graph is large, the simplex elsewhere:
+ * few_costs_simplex) and the simplex wins where they take many (random
+ * families: thousands of distinct costs, 15-60x faster than shortest paths).  The threshold sits between the
  * two by a wide margin on every family of `hrm bench flow-gen`.  Among many
  * costs, the simplex's time grows faster with the graph than cost scaling's:
  * on gridgen and goto the simplex wins at 2,000-4,000 vertices (by 1.2-1.7x),
