@@ -424,7 +424,7 @@ void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t no
     jobs_task_placed(m, j, idx, node, attempt, gpu_mask, true);
     size_t len;
     char *text = jobs_launch_text(j, idx, &len);
-    master_send_node_text(m, node, text, len);
+    master_send_launch(m, node, text, len);
 }
 
 /* A launch's field: ,"name": then its value; false (nothing written) where jansson's tree
