@@ -1104,14 +1104,15 @@ static int turn(struct master *m, int64_t *next_tick)
          * clients' acknowledgements, ends acknowledged to agents, kills) waits for the sync:
          * what a client or an agent is told is durable (docs/runtime.md, "State folder and
          * durability"). */
-        flush_msgs(m, m->out, &m->nout, true);
+        if (m->turn_new_jobs <= JOB_IDS_UNSYNCED_MAX)
+            flush_msgs(m, m->out, &m->nout, true);
         if (m->cfg.test_crash_after_launch && m->turn_launch_batches > 0) {
             hrm_log(HRM_LOG_CRIT, "test: dying after a launch left, before the commit's sync");
             raise(SIGKILL);
         }
         if ((rc = hrm_store_sync(m->store, &err)) < 0) {
             master_store_failed(m, rc, &err);
-        } else if (m->cfg.test_crash_after_submit && m->turn_accepted_job) {
+        } else if (m->cfg.test_crash_after_submit && m->turn_new_jobs > 0) {
             hrm_log(HRM_LOG_CRIT, "test: dying after the commit of a submission, before the "
                     "reply");
             raise(SIGKILL);
@@ -1119,7 +1120,7 @@ static int turn(struct master *m, int64_t *next_tick)
     }
     if (writes && !m->stop)
         metrics_commit(&m->counters, master_mono_us() - commit_start);
-    m->turn_accepted_job = false;
+    m->turn_new_jobs = 0;
     if (!m->stop) {
         mhttp_after_commit(m); /* readers see this turn's writes before their answers leave */
         snap_after_commit(m);

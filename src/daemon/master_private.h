@@ -165,6 +165,14 @@ struct pending_logs {
 };
 
 /* Messages wait here until the turn's transaction commits. */
+/*
+ * A turn's launches leave before its commit's sync only while the turn made at most this many
+ * jobs, so a commit the machine's loss takes away (the only one not yet synced) held at most
+ * this many new ids; a master that finds the host restarted since the last one skips as many
+ * (jobs_load), so no id whose task may have started is ever given to another job.
+ */
+#define JOB_IDS_UNSYNCED_MAX 1024
+
 struct outmsg {
     struct peer_id to;
     json_t *msg; /* owned; NULL: the message is text (a hot one encoded without a tree) */
@@ -272,7 +280,7 @@ struct master {
      * the master meanwhile (their welcome asks them to stay quiet: master.c, welcome_quiet_ms). */
     int64_t reconcile_reports;
     bool stop;
-    bool turn_accepted_job; /* this turn made a new job (test_crash_after_submit) */
+    int32_t turn_new_jobs; /* jobs this turn made (test_crash_after_submit, JOB_IDS_UNSYNCED_MAX) */
     size_t turn_launch_batches; /* agents' batches of launches sent before the commit's sync */
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */

@@ -1,7 +1,9 @@
 # A master that dies (SIGKILL) after a turn's launch has left and before the turn's commit is
 # synced and acknowledged: the restarted master knows the job (the commit was written before the
 # launch left), the task runs exactly once (kept where it runs, or placed again if the launch
-# never reached the agent), and a retry with the submission key gives the same job.
+# never reached the agent), and a retry with the submission key gives the same job.  Job ids
+# stay dense across a master's restart on the same host boot; after a host restart (its boot id
+# changed), the ids one unsynced commit may have held (1,024, docs/runtime.md) are skipped.
 . "$(dirname "$0")/rtlib.sh"
 keygen
 # Test-only hook: the master dies right after sending a turn's launches, before the sync.
@@ -31,4 +33,21 @@ until_ok 60 started 1 1 || fail "job 1's task is not running after the restart"
 touch "$TMP/go"
 expect_exit 0 timeout 120 "$HRM" wait 1
 ran_once r 1 "job 1"
+id=$("$HRM" submit -- true) || fail "a submission after the restart"
+[ "$id" = 2 ] || fail "the first job after a restart on the same host boot got id $id, not 2"
+
+# A host restart, as the state folder sees it: another boot id recorded by the last master.
+kill -TERM "$MASTER"; until_ok 60 sh -c "! kill -0 $MASTER" || fail "master did not stop"
+python3 - "$S/hrm.db" <<'P' || fail "cannot edit the store"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+n = db.execute("UPDATE meta SET value = value + 2 WHERE key = 'host_boot'").rowcount
+assert n == 1, "no host_boot recorded"
+db.commit()
+P
+start_master
+grep -q "the host restarted since the last master: job ids 3 to 1026 skipped" "$TMP/master.log" ||
+  fail "the master did not say it skipped ids after a host restart"
+id=$("$HRM" submit -- true) || fail "a submission after the host restart"
+[ "$id" = 1027 ] || fail "the first job after a host restart got id $id, not 3 + 1024"
 echo ok
