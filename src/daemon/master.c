@@ -1016,7 +1016,7 @@ static int turn(struct master *m, int64_t *next_tick)
     snap_turn_start(m);
     hrm_server_handle_zap(m->srv);
     allow_list_check(m);
-    int rc = hrm_store_begin(m->store, &err);
+    int rc = hrm_store_begin_split(m->store, &err); /* launches leave before the sync */
     if (rc < 0) {
         master_store_failed(m, rc, &err);
         return rc;

@@ -52,10 +52,6 @@ static const char *const migrations[] = {
 #define STMT_MAP(X)                                                                            \
     X(BEGIN, "BEGIN IMMEDIATE")                                                                \
     X(COMMIT, "COMMIT")                                                                        \
-    /* Turns' transactions commit at NORMAL and sync the WAL themselves (hrm_store_sync);  \
-     * a write outside them (autocommit) is synced by SQLite's commit, at FULL. */          \
-    X(SYNC_NORMAL, "PRAGMA synchronous=NORMAL")                                                \
-    X(SYNC_FULL, "PRAGMA synchronous=FULL")                                                    \
     X(ROLLBACK, "ROLLBACK")                                                                    \
     X(META_GET, "SELECT value FROM meta WHERE key = ?1")                                       \
     X(META_PUT, "INSERT INTO meta(key, value) VALUES(?1, ?2)"                                  \
@@ -98,6 +94,7 @@ struct hrm_store {
     sqlite3 *db;
     sqlite3_stmt *stmt[NSTMT];
     bool want_txn; /* hrm_store_begin was called: the next write opens the transaction */
+    bool want_split; /* ... by hrm_store_begin_split: its commit may leave the sync for later */
     bool in_txn;   /* BEGIN has run */
     bool sync_normal;  /* the connection is at synchronous=NORMAL (a turn's transaction) */
     bool sync_pending; /* a commit's WAL frames are written, not yet synced (hrm_store_sync) */
@@ -318,16 +315,28 @@ int hrm_store_begin(struct hrm_store *s, struct hrm_error *err)
 {
     (void)err;
     s->want_txn = true;
+    s->want_split = false;
     return 0;
 }
 
-/* The synchronous level for what comes next: NORMAL for a transaction of the caller's (its
- * commit leaves the sync to hrm_store_sync), FULL for a write that is its own transaction. */
+int hrm_store_begin_split(struct hrm_store *s, struct hrm_error *err)
+{
+    (void)err;
+    s->want_txn = true;
+    s->want_split = true;
+    return 0;
+}
+
+/* The synchronous level for what comes next: NORMAL for a split transaction (its commit leaves
+ * the sync to hrm_store_sync), FULL for any other (SQLite's commit syncs; a failed sync fails
+ * the commit, and the transaction is not there).
+ * Not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs.
+ * It changes only around a write outside the turns (rare), so the parse costs nothing. */
 static int sync_level(struct hrm_store *s, bool normal, struct hrm_error *err)
 {
     if (s->sync_normal == normal)
         return 0;
-    int rc = step_done(s, normal ? STMT_SYNC_NORMAL : STMT_SYNC_FULL, err);
+    int rc = exec(s, normal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL", err);
     if (rc == 0)
         s->sync_normal = normal;
     return rc;
@@ -339,7 +348,7 @@ static int ensure_txn(struct hrm_store *s, struct hrm_error *err)
         return 0;
     if (!s->want_txn)
         return sync_level(s, false, err);
-    int rc = sync_level(s, true, err);
+    int rc = sync_level(s, s->want_split, err);
     if (rc == 0)
         rc = step_done(s, STMT_BEGIN, err);
     if (rc == 0)
@@ -360,7 +369,7 @@ int hrm_store_commit_unsynced(struct hrm_store *s, struct hrm_error *err)
         return rc;
     }
     s->in_txn = false;
-    s->sync_pending = true;
+    s->sync_pending = s->sync_normal; /* at FULL, SQLite's commit has synced */
     return 0;
 }
 
@@ -371,10 +380,8 @@ int hrm_store_commit_unsynced(struct hrm_store *s, struct hrm_error *err)
  * from COMMIT on (the WAL index is updated then); a process that dies keeps it (it is in the
  * page cache); only the machine's loss can take it away before this returns.
  */
-int hrm_store_sync(struct hrm_store *s, struct hrm_error *err)
+static int sync_wal(struct hrm_store *s, struct hrm_error *err)
 {
-    if (!s->sync_pending)
-        return 0;
     sqlite3_file *wal = NULL;
     int rc = sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal);
     if (rc == SQLITE_OK && wal && wal->pMethods)
@@ -385,11 +392,17 @@ int hrm_store_sync(struct hrm_store *s, struct hrm_error *err)
         return hrm_errorf(err, store_code(rc), "store: syncing the WAL: %s", sqlite3_errstr(rc));
     s->sync_pending = false;
     s->stats.syncs++;
+    return 0;
+}
+
+int hrm_store_sync(struct hrm_store *s, struct hrm_error *err)
+{
+    int rc = s->sync_pending ? sync_wal(s, err) : 0;
     /* A caller that never checkpoints still gets a bounded WAL, at a cost in this call.  The
      * commit is done whatever the checkpoint gives: one that fails is tried again next time. */
-    if (s->wal_frames >= 2 * STORE_WAL_CHECKPOINT_FRAMES)
+    if (rc == 0 && s->wal_frames >= 2 * STORE_WAL_CHECKPOINT_FRAMES)
         hrm_store_checkpoint(s, NULL);
-    return 0;
+    return rc;
 }
 
 bool hrm_store_sync_pending(const struct hrm_store *s)

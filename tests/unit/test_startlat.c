@@ -34,7 +34,7 @@ static int submit_turn(struct hrm_store *s, int64_t job, struct hrm_error *err)
                                .node = "n1", .start_us = job, .end_us = -1};
     struct hrm_store_event e = {.time_us = job, .kind = "task_started", .job = job,
                                 .task = 0, .node = "n1", .detail = ""};
-    int rc = hrm_store_begin(s, err);
+    int rc = hrm_store_begin_split(s, err);
     if (rc == 0)
         rc = hrm_store_insert_job(s, &j, err);
     if (rc == 0)
@@ -129,7 +129,7 @@ Test(startlat, every_commit_is_synced_once_and_an_empty_turn_never)
     cr_assert_eq(syncs(s), before + 2);
 
     /* A turn that wrote nothing commits nothing and syncs nothing. */
-    cr_assert_eq(hrm_store_begin(s, &err), 0);
+    cr_assert_eq(hrm_store_begin_split(s, &err), 0);
     cr_assert_eq(hrm_store_commit_unsynced(s, &err), 0, "%s", err.text);
     cr_assert_not(hrm_store_sync_pending(s));
     cr_assert_eq(hrm_store_sync(s, &err), 0, "%s", err.text);
