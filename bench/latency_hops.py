@@ -85,7 +85,8 @@ def probes(ev, limit):
                      and x[3] == 'flush_msgs')
             s1 = None if s0 is None else first(s0 + 1, lambda x: main(x, master)
                                                and x[3] == 'sys_exit_fdatasync', until)
-            k = first(steps[-1][1] + 1, lambda x: x[3] == 'sys_enter_clone' and main(x, x[1])
+            # The agent clones on its main thread or on its launch thread: any thread of it.
+            k = first(steps[-1][1] + 1, lambda x: x[3] == 'sys_enter_clone'
                       and x[1] not in (master, client), until)
             if k is None:
                 raise LookupError('clone')
@@ -95,7 +96,7 @@ def probes(ev, limit):
             step('agent I/O thread receives it', lambda x: io(x, agent) and x[3] == 'sys_exit_recvfrom')
             step('agent main thread wakes (poll returns)', lambda x: main(x, agent)
                  and x[3] == 'sys_exit_poll' and x[4].strip() not in ('0x0', ''))
-            step('agent: clone (start_us)', lambda x: main(x, agent) and x[3] == 'sys_enter_clone')
+            step('agent: clone (start_us)', lambda x: x[1] == agent and x[3] == 'sys_enter_clone')
         except LookupError:
             continue
         ack = first(i + 1, lambda x: main(x, client) and x[3] == 'submit_ret__return', until)
