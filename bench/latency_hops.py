@@ -7,7 +7,9 @@ PREFIX_flush_msgs and the tracepoints sys_enter_sendto, sys_exit_recvfrom, sys_e
 sys_enter/exit_fdatasync, sys_enter_clone, block_rq_issue.  Each latency probe of `hrm bench
 throughput` (one one-task job on the idle cluster) is followed from the client's call through
 ZeroMQ's I/O threads (their sendto and recvfrom), the master's turn, its commit and sync, to
-the agent's clone (where the agent takes the task's start_us).  Prints the quartiles of each
+the agent's clone (where the agent takes the task's start_us).  Where the launch leaves between
+the commit's write and its sync (PREFIX_commit on hrm_store_commit_unsynced, which returns
+before the fdatasync), the sync is printed apart, beside the launch's hops.  Prints the quartiles of each
 hop over the first N probes, and the device requests each probe's fdatasync issued.
 usage: latency_hops.py PERF_SCRIPT_TXT PREFIX [N]
 """
@@ -62,12 +64,29 @@ def probes(ev, limit):
             master = ev[steps[-1][1]][1]
             step('master main thread dispatches it', lambda x: main(x, master) and x[3] == 'dispatch_msg')
             step('master: turn done, commit called', lambda x: main(x, master) and x[3] == 'commit')
-            step('master: rows and WAL written, fdatasync', lambda x: main(x, master)
-                 and x[3] == 'sys_enter_fdatasync')
-            step('fdatasync returned', lambda x: main(x, master) and x[3] == 'sys_exit_fdatasync')
-            step('commit returned', lambda x: main(x, master) and x[3] == 'commit_ret__return')
-            step('master: turn\'s messages sent (flush)', lambda x: main(x, master) and x[3] == 'flush_msgs')
-            k = first(steps[-1][1] + 1, lambda x: x[3] == 'sys_enter_clone' and main(x, x[1])
+            at = steps[-1][1] + 1
+            ret = first(at, lambda x: main(x, master) and x[3] == 'commit_ret__return', until)
+            sync = first(at, lambda x: main(x, master) and x[3] == 'sys_enter_fdatasync', until)
+            early = ret is not None and (sync is None or ret < sync)
+            if early:  # the launch leaves between the commit's write and its sync
+                step('master: commit written (frames), returned', lambda x: main(x, master)
+                     and x[3] == 'commit_ret__return')
+                step('master: launches sent (flush), sync next', lambda x: main(x, master)
+                     and x[3] == 'flush_msgs')
+                s0 = first(steps[-1][1] + 1, lambda x: main(x, master)
+                           and x[3] == 'sys_enter_fdatasync', until)
+            else:
+                step('master: rows and WAL written, fdatasync', lambda x: main(x, master)
+                     and x[3] == 'sys_enter_fdatasync')
+                s0 = steps[-1][1]
+                step('fdatasync returned', lambda x: main(x, master) and x[3] == 'sys_exit_fdatasync')
+                step('commit returned', lambda x: main(x, master) and x[3] == 'commit_ret__return')
+                step('master: turn\'s messages sent (flush)', lambda x: main(x, master)
+                     and x[3] == 'flush_msgs')
+            s1 = None if s0 is None else first(s0 + 1, lambda x: main(x, master)
+                                               and x[3] == 'sys_exit_fdatasync', until)
+            # The agent clones on its main thread or on its launch thread: any thread of it.
+            k = first(steps[-1][1] + 1, lambda x: x[3] == 'sys_enter_clone'
                       and x[1] not in (master, client), until)
             if k is None:
                 raise LookupError('clone')
@@ -77,15 +96,16 @@ def probes(ev, limit):
             step('agent I/O thread receives it', lambda x: io(x, agent) and x[3] == 'sys_exit_recvfrom')
             step('agent main thread wakes (poll returns)', lambda x: main(x, agent)
                  and x[3] == 'sys_exit_poll' and x[4].strip() not in ('0x0', ''))
-            step('agent: clone (start_us)', lambda x: main(x, agent) and x[3] == 'sys_enter_clone')
+            step('agent: clone (start_us)', lambda x: x[1] == agent and x[3] == 'sys_enter_clone')
         except LookupError:
             continue
         ack = first(i + 1, lambda x: main(x, client) and x[3] == 'submit_ret__return', until)
-        s0, s1 = steps[5][1], steps[6][1]
-        reqs = ' '.join(ev[z][4].split()[1] for z in range(s0, s1)
-                        if ev[z][3] == 'block_rq_issue' and ev[z][1] == master)
+        reqs = '' if s1 is None else ' '.join(
+            ev[z][4].split()[1] for z in range(s0, s1)
+            if ev[z][3] == 'block_rq_issue' and ev[z][1] == master)
         rows.append(([ev[j][0] for _, j in steps], [l for l, _ in steps],
-                     ev[ack][0] - e[0] if ack is not None else None, reqs))
+                     ev[ack][0] - e[0] if ack is not None else None, reqs,
+                     ev[s1][0] - ev[s0][0] if early and s1 is not None else None))
         if len(rows) == limit:
             break
     return rows
@@ -107,11 +127,15 @@ def main():
         return d[int(f * (len(d) - 1))]
     print('%-42s %7s %7s %7s' % ('hop (ms since the step before)', 'p25', 'p50', 'p75'))
     labels = rows[0][1]
+    rows = [r for r in rows if r[1] == labels]  # one binary: one order of the commit's steps
     for k in range(1, len(labels)):
         d = [r[0][k] - r[0][k - 1] for r in rows]
         print('%-42s %7.3f %7.3f %7.3f' % (labels[k], q(d, .25), q(d, .5), q(d, .75)))
     d = [r[0][-1] - r[0][0] for r in rows]
     print('%-42s %7.3f %7.3f %7.3f' % ('submit called -> clone', q(d, .25), q(d, .5), q(d, .75)))
+    d = [r[4] for r in rows if r[4] is not None]
+    if d:  # the sync runs while the launch travels: not a hop of the start's path
+        print('%-42s %7.3f %7.3f %7.3f' % ('fdatasync, beside the launch', q(d, .25), q(d, .5), q(d, .75)))
     d = [r[2] for r in rows if r[2] is not None]
     if d:
         print('%-42s %7.3f %7.3f %7.3f' % ('submit called -> acknowledged', q(d, .25), q(d, .5), q(d, .75)))

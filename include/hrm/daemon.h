@@ -33,6 +33,9 @@ struct hrm_master_config {
     bool test_crash_after_submit; /* TEST ONLY ($HRM_TEST_CRASH_AFTER_COMMIT=submit): die by
                                      SIGKILL right after committing a turn that accepted a
                                      job, before any reply leaves */
+    bool test_crash_after_launch; /* TEST ONLY ($HRM_TEST_CRASH_AFTER_COMMIT=launch): die by
+                                     SIGKILL once a turn's launches have left, before its
+                                     commit's sync and any reply */
     const char *test_hold_file;   /* TEST ONLY ($HRM_TEST_HOLD_TURN=FILE): a turn holds in its
                                      scheduling section while FILE exists (master_snap.c) */
     int64_t snapshot_max_age_us;  /* the oldest snapshot a `jobs` request is answered from

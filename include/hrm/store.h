@@ -10,9 +10,14 @@
 /*
  * Writes are grouped: the master opens a transaction for one turn of its
  * loop, records everything the turn changed, and commits before it sends a
- * single reply or launch that depends on it.  With synchronous=FULL a commit
- * returns once the WAL is on disk, so "acknowledged" means "durable" for a
- * submission, and the commit's cost is shared by the whole turn.
+ * single reply or launch that depends on it.  A commit returns once the WAL is
+ * on disk (fdatasync), so "acknowledged" means "durable" for a submission,
+ * and the commit's cost is shared by the whole turn.  The commit can also be
+ * split: hrm_store_commit_unsynced writes the WAL's frames (a process that
+ * dies from then on keeps the transaction), hrm_store_sync makes them durable
+ * (the machine's loss keeps it too); the master sends its launches between
+ * the two and everything else after (docs/runtime.md, "State folder and
+ * durability").
  */
 
 enum hrm_rjob_state {
@@ -72,7 +77,21 @@ void hrm_store_close(struct hrm_store *s); /* NULL is a no-op */
 int hrm_store_schema_version(struct hrm_store *s);
 
 int hrm_store_begin(struct hrm_store *s, struct hrm_error *err);
-int hrm_store_commit(struct hrm_store *s, struct hrm_error *err);
+/* The same, for a transaction whose commit may be split: hrm_store_commit_unsynced then
+ * returns before the sync, left to hrm_store_sync.  (After hrm_store_begin, the commit always
+ * syncs before it returns, and a failed sync fails it: the transaction is not there.) */
+int hrm_store_begin_split(struct hrm_store *s, struct hrm_error *err);
+int hrm_store_commit(struct hrm_store *s, struct hrm_error *err); /* unsynced + sync */
+/* Commits the open transaction; if it was begun split, without its sync: what it wrote is in
+ * the WAL file (kept if the process dies, lost if the machine does) and visible to other
+ * connections.  Then hrm_store_sync, before anything that depends on it is promised.  0 or a
+ * negative code (the transaction is then rolled back, nothing pending). */
+int hrm_store_commit_unsynced(struct hrm_store *s, struct hrm_error *err);
+/* Syncs the WAL if a split commit waits for it (else a no-op): 0 or a negative code (the
+ * commit stays pending and visible: a failed sync may have lost its data, the caller must not
+ * promise it, and should stop, as the master does). */
+int hrm_store_sync(struct hrm_store *s, struct hrm_error *err);
+bool hrm_store_sync_pending(const struct hrm_store *s);
 void hrm_store_rollback(struct hrm_store *s);
 bool hrm_store_in_txn(const struct hrm_store *s);
 /*
@@ -159,9 +178,10 @@ int hrm_store_prune_events(struct hrm_store *s, int64_t keep, int64_t older_than
 
 /* What the store has written since it was opened: rows handed to it (task rows and events),
  * data statements run (every INSERT, UPDATE and DELETE, a multi-row one counting once),
- * transactions committed and WAL checkpoints run.  For tests and metrics. */
+ * transactions committed, WAL syncs made by hrm_store_sync (one per split commit) and WAL
+ * checkpoints run.  For tests and metrics. */
 struct hrm_store_stats {
-    long long rows, statements, commits, checkpoints;
+    long long rows, statements, commits, syncs, checkpoints;
 };
 void hrm_store_stats(const struct hrm_store *s, struct hrm_store_stats *out);
 

@@ -340,9 +340,11 @@ int cmd_master(int argc, char **argv)
     cfg.params = params;
     cfg.exec_queues = queues;
     umask(077); /* the store holds jobs' environments: files 0600, folders 0700 */
-    /* Test only (tests/cli): a crash between commit and reply, on purpose. */
+    /* Test only (tests/cli): a crash between commit and reply, or between a launch and the
+     * commit's sync, on purpose. */
     const char *crash = getenv("HRM_TEST_CRASH_AFTER_COMMIT");
     cfg.test_crash_after_submit = crash && strcmp(crash, "submit") == 0;
+    cfg.test_crash_after_launch = crash && strcmp(crash, "launch") == 0;
     cfg.test_hold_file = getenv("HRM_TEST_HOLD_TURN"); /* test only: a turn held on purpose */
     hrm_log_setup("master", level);
     block_signals();

@@ -70,13 +70,15 @@ static void send_text(struct master *m, const struct peer_id *to, char *text, si
     m->out[m->nout++] = (struct outmsg){.to = *to, .text = text, .len = len};
 }
 
-void master_send_node_text(struct master *m, int32_t node, char *text, size_t len)
+void master_send_launch(struct master *m, int32_t node, char *text, size_t len)
 {
     if (node < 0 || node >= m->nnodes || m->nodes[node].peer.len == 0) {
         free(text); /* as send_node: what the node missed is reconciled when it returns */
         return;
     }
-    send_text(m, &m->nodes[node].peer, text, len);
+    HRM_GROW(m->out, m->cap_out, m->nout + 1);
+    m->out[m->nout++] =
+        (struct outmsg){.to = m->nodes[node].peer, .text = text, .len = len, .launch = true};
 }
 
 void master_relay(struct master *m, const struct peer_id *to, json_t *msg)
@@ -842,11 +844,40 @@ static void link_by_peer(struct master *m, const struct outmsg *out, size_t nout
     }
 }
 
-static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
+/* Marks in first[] (of nout, true/false) the messages that are the first of their peer in out:
+ * the heads of link_by_peer's chains. */
+static void mark_firsts(const size_t *next, size_t nout, size_t *first)
+{
+    for (size_t i = 0; i < nout; i++)
+        first[i] = 1;
+    for (size_t i = 0; i < nout; i++)
+        if (next[i] != SIZE_MAX)
+            first[next[i]] = 0;
+}
+
+/* Every message of the peer whose chain starts at i is a launch. */
+static bool only_launches(const struct outmsg *out, const size_t *next, size_t i)
+{
+    for (size_t k = i; k != SIZE_MAX; k = next[k])
+        if ((out[k].msg || out[k].text) && !out[k].launch)
+            return false;
+    return true;
+}
+
+/*
+ * Sends the turn's messages; with launches_only, only the batches of agents to which the turn
+ * sends nothing but launches, the rest staying in out for a later call.  A peer's messages
+ * leave together and in order, so a launch never overtakes a message of its turn to its agent
+ * (a welcome, a kill, an acknowledgement of an end).
+ */
+static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io, bool launches_only)
 {
     size_t nout = *nout_io;
     if (nout)
         link_by_peer(m, out, nout);
+    size_t *first = m->flush_next + nout; /* link_by_peer's hash slots, free again */
+    if (launches_only && nout)
+        mark_firsts(m->flush_next, nout, first);
     struct hrm_wire_item items[BATCH_MAX_ITEMS];
     /* Agents' batches first, then the clients' replies.  Each send wakes a thread (ZeroMQ's I/O
      * thread, then the peer's): a reply sent first lets the client's chain take the core before
@@ -859,12 +890,14 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
         struct outmsg *o = &out[i];
         if (!o->msg && !o->text)
             continue; /* sent in an earlier batch */
+        if (launches_only && (!first[i] || !only_launches(out, m->flush_next, i)))
+            continue; /* not all launches: they wait with the rest */
         if (node_of_peer(m, &o->to) < 0 && !dist_is_sched_peer(m, &o->to)) {
             clients = true; /* the second loop */
             continue;
         }
         /* Texts go to agents only (launches, acknowledgements). */
-        size_t n = 0, first = i;
+        size_t n = 0, first_k = i;
         for (size_t k = i; k != SIZE_MAX && n < BATCH_MAX_ITEMS; k = m->flush_next[k])
             if (out[k].msg || out[k].text)
                 items[n++] = (struct hrm_wire_item){out[k].msg, out[k].text, out[k].len};
@@ -881,7 +914,7 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
                 send_item(m, &o->to, &items[k]);
         }
         /* Sent: a peer's further messages make the next batch. */
-        for (size_t k = first, sent = 0; k != SIZE_MAX && sent < n; k = m->flush_next[k]) {
+        for (size_t k = first_k, sent = 0; k != SIZE_MAX && sent < n; k = m->flush_next[k]) {
             if (!out[k].msg && !out[k].text)
                 continue;
             json_decref(out[k].msg);
@@ -890,6 +923,13 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
             out[k].text = NULL;
             sent++;
         }
+    }
+    if (launches_only) {
+        m->turn_launch_batches += batches;
+        if (batches)
+            hrm_log(HRM_LOG_DEBUG, "sent %zu launch batch%s before the commit's sync", batches,
+                    batches == 1 ? "" : "es");
+        return;
     }
     /* Every message left is to a client (or an HTTP request), sent on its own, in order. */
     size_t replies = 0;
@@ -903,6 +943,8 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
         else
             send_item(m, &o->to, &(struct hrm_wire_item){o->msg, o->text, o->len});
     }
+    batches += m->turn_launch_batches;
+    m->turn_launch_batches = 0;
     if (batches && replies)
         hrm_log(HRM_LOG_DEBUG, "sent %zu agent batch%s, then %zu client message%s", batches,
                 batches == 1 ? "" : "es", replies, replies == 1 ? "" : "s");
@@ -915,7 +957,7 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io)
 
 static void flush_out(struct master *m)
 {
-    flush_msgs(m, m->out, &m->nout);
+    flush_msgs(m, m->out, &m->nout, false);
 }
 
 /*
@@ -932,7 +974,7 @@ static void flush_relays(struct master *m, int64_t turn_start_us)
     if (m->trace)
         trace_step(m, "relay", (int64_t)m->nrelay, (int32_t)(master_now_us() - turn_start_us),
                    -1);
-    flush_msgs(m, m->relay, &m->nrelay);
+    flush_msgs(m, m->relay, &m->nrelay, false);
 }
 
 /* Drains the socket into the inbox; a failed receive is logged (what came before it is kept). */
@@ -974,7 +1016,7 @@ static int turn(struct master *m, int64_t *next_tick)
     snap_turn_start(m);
     hrm_server_handle_zap(m->srv);
     allow_list_check(m);
-    int rc = hrm_store_begin(m->store, &err);
+    int rc = hrm_store_begin_split(m->store, &err); /* launches leave before the sync */
     if (rc < 0) {
         master_store_failed(m, rc, &err);
         return rc;
@@ -1054,15 +1096,31 @@ static int turn(struct master *m, int64_t *next_tick)
     int64_t commit_start = master_mono_us();
     if (m->stop) {
         hrm_store_rollback(m->store);
-    } else if ((rc = hrm_store_commit(m->store, &err)) < 0) {
+    } else if ((rc = hrm_store_commit_unsynced(m->store, &err)) < 0) {
         master_store_failed(m, rc, &err);
-    } else if (m->cfg.test_crash_after_submit && m->turn_accepted_job) {
-        hrm_log(HRM_LOG_CRIT, "test: dying after the commit of a submission, before the reply");
-        raise(SIGKILL);
+    } else {
+        /* The commit is written: from here a crash of the master keeps it, so the turn's
+         * launches leave now and the task starts while the WAL syncs.  Everything else (the
+         * clients' acknowledgements, ends acknowledged to agents, kills) waits for the sync:
+         * what a client or an agent is told is durable (docs/runtime.md, "State folder and
+         * durability"). */
+        if (m->turn_new_jobs <= JOB_IDS_UNSYNCED_MAX)
+            flush_msgs(m, m->out, &m->nout, true);
+        if (m->cfg.test_crash_after_launch && m->turn_launch_batches > 0) {
+            hrm_log(HRM_LOG_CRIT, "test: dying after a launch left, before the commit's sync");
+            raise(SIGKILL);
+        }
+        if ((rc = hrm_store_sync(m->store, &err)) < 0) {
+            master_store_failed(m, rc, &err);
+        } else if (m->cfg.test_crash_after_submit && m->turn_new_jobs > 0) {
+            hrm_log(HRM_LOG_CRIT, "test: dying after the commit of a submission, before the "
+                    "reply");
+            raise(SIGKILL);
+        }
     }
     if (writes && !m->stop)
         metrics_commit(&m->counters, master_mono_us() - commit_start);
-    m->turn_accepted_job = false;
+    m->turn_new_jobs = 0;
     if (!m->stop) {
         mhttp_after_commit(m); /* readers see this turn's writes before their answers leave */
         snap_after_commit(m);

@@ -370,6 +370,46 @@ static int load_task(void *arg, const struct hrm_store_task *row)
     return 0;
 }
 
+/* The running kernel's boot (a hash of its boot_id, never 0); 0 if it cannot be read. */
+static int64_t host_boot(void)
+{
+    char id[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f)
+        return 0;
+    if (!fgets(id, sizeof(id), f))
+        id[0] = '\0';
+    fclose(f);
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = id; *c && *c != '\n'; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    return *id ? (int64_t)(h >> 1) | 1 : 0;
+}
+
+/*
+ * The next job id.  A launch may leave before its turn's commit is synced (turn() in master.c):
+ * a master killed then keeps the commit (the kernel's page cache has it), but a host that lost
+ * power or crashed may not, and the ids of that commit's jobs would be handed out again while a
+ * task of the forgotten job may still run on an agent of another host, which could then pass
+ * for the new job's.  So after a host restart (its boot id differs from the one the last master
+ * recorded, or is unknown) the ids that commit could have held are skipped.  A master restarted
+ * on the same host boot skips nothing.  Written before any turn, as writes of their own (synced).
+ */
+static int next_job_after_restart(struct master *m, struct hrm_error *err)
+{
+    int64_t boot = host_boot(), last = hrm_store_meta_get(m->store, "host_boot", 0);
+    if (last != 0 && (boot == 0 || boot != last)) {
+        hrm_log(HRM_LOG_NOTICE, "the host restarted since the last master: job ids %lld to %lld "
+                "skipped (a commit lost with the host may have launched tasks under them)",
+                (long long)m->next_job, (long long)(m->next_job + JOB_IDS_UNSYNCED_MAX - 1));
+        m->next_job += JOB_IDS_UNSYNCED_MAX;
+        int rc = hrm_store_meta_put(m->store, "next_job", m->next_job, err);
+        if (rc < 0)
+            return rc;
+    }
+    return boot != last ? hrm_store_meta_put(m->store, "host_boot", boot, err) : 0;
+}
+
 int jobs_load(struct master *m, struct hrm_error *err)
 {
     int rc = hrm_store_load(m->store, load_job, load_task, m, err);
@@ -378,7 +418,7 @@ int jobs_load(struct master *m, struct hrm_error *err)
     m->next_job = hrm_store_meta_get(m->store, "next_job", 1);
     if ((int64_t)m->njobs + 1 > m->next_job)
         m->next_job = (int64_t)m->njobs + 1;
-    return 0;
+    return next_job_after_restart(m, err);
 }
 
 /* ---- task and job transitions ---- */
@@ -424,7 +464,7 @@ void jobs_task_running(struct master *m, struct rjob *j, int32_t idx, int32_t no
     jobs_task_placed(m, j, idx, node, attempt, gpu_mask, true);
     size_t len;
     char *text = jobs_launch_text(j, idx, &len);
-    master_send_node_text(m, node, text, len);
+    master_send_launch(m, node, text, len);
 }
 
 /* A launch's field: ,"name": then its value; false (nothing written) where jansson's tree
@@ -792,7 +832,7 @@ void on_submit(struct master *m, const struct peer_id *from, json_t *msg)
                          j->queue, "ntasks", j->ntasks));
     hrm_log(HRM_LOG_INFO, HRM_JOB_FMT " (%s) submitted: %d tasks", (long long)id, j->name,
             j->ntasks);
-    m->turn_accepted_job = true;
+    m->turn_new_jobs++;
     trace_step(m, "submit", id, -1, -1);
     /* Sent after the turn commits: the acknowledgement follows durability. */
     reply_submitted(m, from, msg, id);

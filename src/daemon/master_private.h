@@ -165,11 +165,21 @@ struct pending_logs {
 };
 
 /* Messages wait here until the turn's transaction commits. */
+/*
+ * A turn's launches leave before its commit's sync only while the turn made at most this many
+ * jobs, so a commit the machine's loss takes away (the only one not yet synced) held at most
+ * this many new ids; a master that finds the host restarted since the last one skips as many
+ * (jobs_load), so no id whose task may have started is ever given to another job.
+ */
+#define JOB_IDS_UNSYNCED_MAX 1024
+
 struct outmsg {
     struct peer_id to;
     json_t *msg; /* owned; NULL: the message is text (a hot one encoded without a tree) */
     char *text;  /* owned, len bytes */
     size_t len;
+    /* A launch: it may leave once the turn's commit is written, before its sync (turn()). */
+    bool launch;
 };
 
 
@@ -270,7 +280,8 @@ struct master {
      * the master meanwhile (their welcome asks them to stay quiet: master.c, welcome_quiet_ms). */
     int64_t reconcile_reports;
     bool stop;
-    bool turn_accepted_job; /* this turn made a new job (test_crash_after_submit) */
+    int32_t turn_new_jobs; /* jobs this turn made (test_crash_after_submit, JOB_IDS_UNSYNCED_MAX) */
+    size_t turn_launch_batches; /* agents' batches of launches sent before the commit's sync */
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */
     struct usage_complaints usage_complaints;
@@ -335,9 +346,10 @@ void master_send(struct master *m, const struct peer_id *to, json_t *msg); /* ta
  * the master's current word on its configuration (the scheduler keys of its probe listener). */
 void master_welcome_again(struct master *m, int32_t n);
 void master_send_node(struct master *m, int32_t node, json_t *msg);       /* takes msg */
-/* The same with the message's JSON text (takes text, from free()'s heap): what the master sends
- * for every task is encoded directly, without a tree (docs/protocol.md, "Framing"). */
-void master_send_node_text(struct master *m, int32_t node, char *text, size_t len);
+/* A launch as its JSON text (takes text, from free()'s heap, jobs_launch_text): what the master
+ * sends for every task is encoded directly, without a tree (docs/protocol.md, "Framing").  It
+ * may leave before the turn's commit is durable (turn() in master.c). */
+void master_send_launch(struct master *m, int32_t node, char *text, size_t len);
 /* task_end_ack as text, one per task end: the bytes of its tree's dump (for free()). */
 char *master_end_ack_text(int64_t job, int64_t task, int64_t attempt, size_t *len);
 /* The same for a message that records nothing and promises nothing the store must keep (a

@@ -94,7 +94,10 @@ struct hrm_store {
     sqlite3 *db;
     sqlite3_stmt *stmt[NSTMT];
     bool want_txn; /* hrm_store_begin was called: the next write opens the transaction */
+    bool want_split; /* ... by hrm_store_begin_split: its commit may leave the sync for later */
     bool in_txn;   /* BEGIN has run */
+    bool sync_normal;  /* the connection is at synchronous=NORMAL (a turn's transaction) */
+    bool sync_pending; /* a commit's WAL frames are written, not yet synced (hrm_store_sync) */
     /* Task rows and events of the open transaction, written at its commit (store_batch.c). */
     struct store_batch *batch;
     int batch_failed;                 /* a flush failed: the commit must fail (SQLite code) */
@@ -312,20 +315,48 @@ int hrm_store_begin(struct hrm_store *s, struct hrm_error *err)
 {
     (void)err;
     s->want_txn = true;
+    s->want_split = false;
     return 0;
+}
+
+int hrm_store_begin_split(struct hrm_store *s, struct hrm_error *err)
+{
+    (void)err;
+    s->want_txn = true;
+    s->want_split = true;
+    return 0;
+}
+
+/* The synchronous level for what comes next: NORMAL for a split transaction (its commit leaves
+ * the sync to hrm_store_sync), FULL for any other (SQLite's commit syncs; a failed sync fails
+ * the commit, and the transaction is not there).
+ * Not a prepared statement: SQLite applies this pragma when it compiles it, not when it runs.
+ * It changes only around a write outside the turns (rare), so the parse costs nothing. */
+static int sync_level(struct hrm_store *s, bool normal, struct hrm_error *err)
+{
+    if (s->sync_normal == normal)
+        return 0;
+    int rc = exec(s, normal ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL", err);
+    if (rc == 0)
+        s->sync_normal = normal;
+    return rc;
 }
 
 static int ensure_txn(struct hrm_store *s, struct hrm_error *err)
 {
-    if (!s->want_txn || s->in_txn)
+    if (s->in_txn)
         return 0;
-    int rc = step_done(s, STMT_BEGIN, err);
+    if (!s->want_txn)
+        return sync_level(s, false, err);
+    int rc = sync_level(s, s->want_split, err);
+    if (rc == 0)
+        rc = step_done(s, STMT_BEGIN, err);
     if (rc == 0)
         s->in_txn = true;
     return rc;
 }
 
-int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
+int hrm_store_commit_unsynced(struct hrm_store *s, struct hrm_error *err)
 {
     s->want_txn = false;
     if (!s->in_txn)
@@ -338,11 +369,51 @@ int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
         return rc;
     }
     s->in_txn = false;
-    /* A caller that never checkpoints still gets a bounded WAL, at a cost in this commit.  The
-     * commit is done whatever the checkpoint gives: one that fails is tried again next time. */
-    if (s->wal_frames >= 2 * STORE_WAL_CHECKPOINT_FRAMES)
-        hrm_store_checkpoint(s, NULL);
+    s->sync_pending = s->sync_normal; /* at FULL, SQLite's commit has synced */
     return 0;
+}
+
+/*
+ * The sync SQLite's commit makes at synchronous=FULL, made here instead: its own handle of the
+ * WAL, through the VFS (unix: fdatasync, and the folder's fsync once after the file was made),
+ * with the flags SQLite's FULL commit passes.  A reader of the database can see the commit
+ * from COMMIT on (the WAL index is updated then); a process that dies keeps it (it is in the
+ * page cache); only the machine's loss can take it away before this returns.
+ */
+static int sync_wal(struct hrm_store *s, struct hrm_error *err)
+{
+    sqlite3_file *wal = NULL;
+    int rc = sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal);
+    if (rc == SQLITE_OK && wal && wal->pMethods)
+        rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+    else if (rc == SQLITE_OK)
+        rc = SQLITE_IOERR_FSYNC; /* no WAL open after a commit in WAL mode: never expected */
+    if (rc != SQLITE_OK)
+        return hrm_errorf(err, store_code(rc), "store: syncing the WAL: %s", sqlite3_errstr(rc));
+    s->sync_pending = false;
+    s->stats.syncs++;
+    return 0;
+}
+
+int hrm_store_sync(struct hrm_store *s, struct hrm_error *err)
+{
+    int rc = s->sync_pending ? sync_wal(s, err) : 0;
+    /* A caller that never checkpoints still gets a bounded WAL, at a cost in this call.  The
+     * commit is done whatever the checkpoint gives: one that fails is tried again next time. */
+    if (rc == 0 && s->wal_frames >= 2 * STORE_WAL_CHECKPOINT_FRAMES)
+        hrm_store_checkpoint(s, NULL);
+    return rc;
+}
+
+bool hrm_store_sync_pending(const struct hrm_store *s)
+{
+    return s->sync_pending;
+}
+
+int hrm_store_commit(struct hrm_store *s, struct hrm_error *err)
+{
+    int rc = hrm_store_commit_unsynced(s, err);
+    return rc < 0 ? rc : hrm_store_sync(s, err);
 }
 
 bool hrm_store_checkpoint_due(const struct hrm_store *s)

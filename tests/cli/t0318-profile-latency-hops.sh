@@ -1,7 +1,8 @@
 # bench/latency_hops.py (bench/profile-latency's reading of the trace): one probe followed from the
 # client's call through both sides' I/O threads, the master's turn, commit and fdatasync, to the
 # agent's clone; its hops, its acknowledgement, the device requests of its sync, and what it
-# leaves out: other processes' events in between, and a probe whose clone never came.
+# leaves out: other processes' events in between, and a probe whose clone never came; and the
+# same for a launch sent between the commit's write and its sync.
 . "$(dirname "$0")/lib.sh"
 need python3
 HOPS="$HRM_ROOT/bench/latency_hops.py"
@@ -45,4 +46,40 @@ matches -x 'probes followed: 1' "$TMP/out" || fail "not exactly one probe follow
 [ "$(hop 'submit called -> clone')" = 1.200 ] || fail "total"
 [ "$(hop 'submit called -> acknowledged')" = 1.300 ] || fail "acknowledgement"
 matches 'device requests per fdatasync.*: WS WSM x1$' "$TMP/out" || fail "the sync's requests (the master's only)"
+
+# A master that sends the launch between its commit's write and its sync: the commit returns
+# first, the launch leaves, and the sync runs beside the launch's hops, printed apart.
+{
+  ev 0.000 100/100 hrm probe_hrm:lat8_submit_one '(55d0)'
+  ev 0.100 100/101 ZMQbg/IO/0 syscalls:sys_enter_sendto 'fd: 0x0000000e, len: 0x000000b4'
+  ev 0.150 200/201 ZMQbg/IO/1 syscalls:sys_exit_recvfrom 0xb4
+  ev 0.250 200/200 hrm probe_hrm:lat8_dispatch_msg '(55d0)'
+  ev 0.400 200/200 hrm probe_hrm:lat8_commit '(55d0)'
+  ev 0.480 200/200 hrm probe_hrm:lat8_commit_ret__return '(55d0 <- 55d1)'
+  ev 0.490 200/200 hrm probe_hrm:lat8_flush_msgs '(55d0)'
+  ev 0.500 200/200 hrm syscalls:sys_enter_fdatasync 'fd: 0x00000007'
+  ev 0.510 200/200 hrm block:block_rq_issue '254,0 WS 4096 () 409738376 + 8 0x2,0,4 [hrm]'
+  ev 0.520 200/201 ZMQbg/IO/1 syscalls:sys_enter_sendto 'fd: 0x00000018, len: 0x000000f4'
+  ev 0.560 300/301 ZMQbg/IO/0 syscalls:sys_exit_recvfrom 0xf4
+  ev 0.600 300/300 hrm syscalls:sys_exit_poll 0x1
+  ev 0.650 300/300 hrm syscalls:sys_enter_clone 'clone_flags: 0x00004111'
+  ev 0.900 200/200 hrm syscalls:sys_exit_fdatasync 0x0
+  ev 0.950 200/200 hrm probe_hrm:lat8_flush_msgs '(55d0)'
+  ev 1.100 100/100 hrm probe_hrm:lat8_submit_ret__return '(55d0 <- 55d1)'
+} >"$TMP/perf8.txt"
+python3 "$HOPS" "$TMP/perf8.txt" lat8 10 >"$TMP/out8" || fail "latency_hops.py failed on the early launch"
+cat "$TMP/out8"
+grep -qx 'probes followed: 1' "$TMP/out8" || fail "the early launch's probe was not followed"
+while IFS='|' read -r label want; do
+  got=$(awk -v h="$label" 'index($0, h) == 1 { print $(NF - 1) }' "$TMP/out8")
+  [ "$got" = "$want" ] || fail "early launch, '$label': $got, not $want"
+done <<'W'
+master: commit written (frames), returned|0.080
+master: launches sent (flush), sync next|0.010
+master I/O thread sends the launch|0.030
+submit called -> clone|0.650
+fdatasync, beside the launch|0.400
+submit called -> acknowledged|1.100
+W
+grep -q 'device requests per fdatasync.*: WS x1$' "$TMP/out8" || fail "the early sync's requests"
 echo ok

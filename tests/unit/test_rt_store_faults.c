@@ -19,6 +19,7 @@ static struct {
     sqlite3_vfs *real;
     enum fault fault;
     int failed; /* how many operations the fault failed */
+    int syncs;  /* syncs passed to the real VFS */
 } inj;
 
 struct faulty_file {
@@ -55,6 +56,7 @@ static int f_sync(sqlite3_file *f, int flags)
         inj.failed++;
         return SQLITE_IOERR_FSYNC;
     }
+    inj.syncs++;
     return REAL(f)->pMethods->xSync(REAL(f), flags);
 }
 static int f_size(sqlite3_file *f, sqlite3_int64 *size)
@@ -389,4 +391,62 @@ Test(rt_store_faults, opening_on_a_full_disk_is_an_error_not_a_crash)
     cr_assert_not_null(s, "%s", err.text);
     hrm_store_close(s);
     holds_exactly(0);
+}
+
+/* A split commit (the master's turns: launches leave between its two steps): SQLite's COMMIT
+ * syncs nothing, hrm_store_sync syncs once; a whole commit and a write outside any transaction
+ * still sync inside SQLite. */
+Test(rt_store_faults, a_split_commit_syncs_only_in_hrm_store_sync)
+{
+    struct hrm_error err;
+    struct hrm_store *s = hrm_store_open(path, &err);
+    cr_assert_not_null(s, "%s", err.text);
+    cr_assert_eq(put_job(s, 1, &err), 0, "%s", err.text);
+    struct hrm_store_job j = job(2);
+    for (int round = 0; round < 2; round++) { /* the level is set again after a FULL write */
+        int before = inj.syncs;
+        cr_assert_eq(hrm_store_begin_split(s, &err), 0);
+        cr_assert_eq(hrm_store_insert_job(s, &j, &err), 0, "%s", err.text);
+        cr_assert_eq(hrm_store_commit_unsynced(s, &err), 0, "%s", err.text);
+        cr_assert_eq(inj.syncs, before, "the split commit's first step synced (round %d)", round);
+        cr_assert(hrm_store_sync_pending(s));
+        cr_assert_eq(hrm_store_sync(s, &err), 0, "%s", err.text);
+        cr_assert_eq(inj.syncs, before + 1, "hrm_store_sync made %d syncs", inj.syncs - before);
+        before = inj.syncs;
+        cr_assert_eq(hrm_store_meta_put(s, "next_job", j.id + 1, &err), 0, "%s", err.text);
+        cr_assert_gt(inj.syncs, before, "a write outside a transaction was not synced");
+        j.id++;
+    }
+    int before = inj.syncs;
+    cr_assert_eq(put_job(s, j.id, &err), 0, "%s", err.text); /* hrm_store_begin: whole */
+    cr_assert_gt(inj.syncs, before, "a whole commit was not synced");
+    cr_assert_not(hrm_store_sync_pending(s));
+    hrm_store_close(s);
+}
+
+Test(rt_store_faults, a_failed_sync_of_a_split_commit_is_an_error_and_keeps_it_pending)
+{
+    struct hrm_error err;
+    struct hrm_store *s = hrm_store_open(path, &err);
+    cr_assert_not_null(s, "%s", err.text);
+    cr_assert_eq(put_job(s, 1, &err), 0, "%s", err.text);
+    cr_assert_eq(put_job(s, 2, &err), 0, "%s", err.text);
+    struct hrm_store_job j = job(3);
+    struct hrm_store_task t = {.job = 3, .idx = 0, .state = HRM_RTASK_DONE, .attempt = 1,
+                               .node = "n1", .start_us = 1, .end_us = 2};
+    cr_assert_eq(hrm_store_begin_split(s, &err), 0);
+    cr_assert_eq(hrm_store_insert_job(s, &j, &err), 0, "%s", err.text);
+    cr_assert_eq(hrm_store_put_task(s, &t, &err), 0, "%s", err.text);
+    cr_assert_eq(hrm_store_meta_put(s, "next_job", 4, &err), 0, "%s", err.text);
+    cr_assert_eq(hrm_store_commit_unsynced(s, &err), 0, "%s", err.text);
+    inj.fault = FAULT_FSYNC;
+    inj.failed = 0;
+    int rc = hrm_store_sync(s, &err);
+    cr_assert_gt(inj.failed, 0, "the fault was never hit");
+    cr_assert_eq(rc, -HRM_EIO, "code %d (%s)", rc, err.text);
+    cr_assert(strstr(err.text, "store: syncing the WAL"), "%s", err.text);
+    cr_assert(hrm_store_sync_pending(s), "a failed sync cleared the pending commit");
+    hrm_store_close(s);
+    /* The frames were written before the sync failed: a reopen finds job 3 whole or not. */
+    holds_one_of(2, 3);
 }
