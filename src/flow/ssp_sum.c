@@ -348,6 +348,80 @@ void flow_sum_moved(struct hrm_flow *g, const int32_t *from, const int32_t *to, 
     }
 }
 
+/* The user arc of residual slot r (forward or backward), for the order of a
+ * whole layout: by user arc, the forward slot of a self-loop first. */
+static inline int64_t user_order(const struct hrm_flow *g, int32_t r)
+{
+    int32_t a = g->rarc[r];
+    return a >= 0 ? 2 * (int64_t)a : 2 * (int64_t)g->rarc[g->rev[r]] + 1;
+}
+
+/* Puts the live part [first[x], live[x]) of x in user-arc order; key, at and
+ * inv hold its length.  Insertion sort: the parts are short (a task's few
+ * placements, a target's tasks) and the routing leaves them near order. */
+static void sort_live(struct hrm_flow *g, int32_t x, int64_t *key, int32_t *at, int32_t *inv)
+{
+    int32_t f = g->first[x], k = g->sum->live[x] - f;
+    bool sorted = true;
+    for (int32_t i = 0; i < k; i++) {
+        int64_t c = user_order(g, f + i);
+        int32_t j = i;
+        sorted &= i == 0 || key[i - 1] <= c;
+        while (j > 0 && key[j - 1] > c) {
+            key[j] = key[j - 1];
+            at[j] = at[j - 1];
+            j--;
+        }
+        key[j] = c;
+        at[j] = i;
+    }
+    if (sorted)
+        return;
+    for (int32_t i = 0; i < k; i++)
+        inv[at[i]] = i; /* slot f + at[i] goes to f + i */
+    struct { int32_t head, rev, tail, rarc; int64_t rcap, rcost; } *tmp =
+        hrm_alloc(sizeof(*tmp) * (size_t)k);
+    for (int32_t i = 0; i < k; i++) {
+        int32_t r = f + at[i];
+        tmp[i].head = g->head[r], tmp[i].rev = g->rev[r], tmp[i].tail = g->tail[r];
+        tmp[i].rarc = g->rarc[r], tmp[i].rcap = g->rcap[r], tmp[i].rcost = g->rcost[r];
+    }
+    for (int32_t i = 0; i < k; i++) {
+        int32_t r = f + i, q = tmp[i].rev;
+        g->head[r] = tmp[i].head, g->tail[r] = tmp[i].tail, g->rarc[r] = tmp[i].rarc;
+        g->rcap[r] = tmp[i].rcap, g->rcost[r] = tmp[i].rcost;
+        if (q >= f && q < f + k) { /* a self-loop's partner moves too */
+            g->rev[r] = f + inv[q - f];
+        } else {
+            g->rev[r] = q;
+            g->rev[q] = r;
+        }
+        if (g->rarc[r] >= 0)
+            g->apos[g->rarc[r]] = r;
+    }
+    hrm_free(tmp);
+}
+
+void flow_sum_sort_live(struct hrm_flow *g, int32_t nv)
+{
+    struct flow_sum *s = g->sum;
+    if (!s || !s->valid || s->live_all)
+        return;
+    int32_t k = (size_t)nv < s->lim_n ? nv : (int32_t)s->lim_n, most = 0;
+    for (int32_t v = 0; v < k; v++)
+        if (s->live[v] - g->first[v] > most)
+            most = s->live[v] - g->first[v];
+    int64_t *key = hrm_alloc(sizeof(*key) * ((size_t)most + 1));
+    int32_t *at = hrm_alloc(sizeof(*at) * ((size_t)most + 1));
+    int32_t *inv = hrm_alloc(sizeof(*inv) * ((size_t)most + 1));
+    for (int32_t v = 0; v < k; v++)
+        if (partitioned(g, v))
+            sort_live(g, v, key, at, inv);
+    hrm_free(key);
+    hrm_free(at);
+    hrm_free(inv);
+}
+
 void flow_sum_touch(struct hrm_flow *g, int32_t v)
 {
     struct flow_sum *s = g->sum;
