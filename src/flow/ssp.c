@@ -47,11 +47,13 @@
  * decrease-key pushes a fresh copy (stale copies are skipped when taken), and
  * a search no longer pays a heap's random walks: it made searches ~30 % faster
  * than a 4-ary heap with positions.
- * Ties of the smallest key (bucket 0) are taken first in, first out: after a
- * scheduler's changes most of what carries flow ties at one distance, and a
- * search that stops at the first deficit then meets the deficits fewest arcs
- * from the sources first, where last in, first out dived into each tie's
- * descendants before its siblings (docs/flow-solver.md, "2026-11-27 (later)").
+ * A search that stops at the first deficit takes ties of the smallest key
+ * (bucket 0) first in, first out: after a scheduler's changes most of what
+ * carries flow ties at one distance, and it then meets the deficits fewest
+ * arcs from the sources first, where last in, first out dived into each tie's
+ * descendants before its siblings (docs/flow-solver.md, "2026-11-27
+ * (later)").  A cold start's searches keep last in, first out: first in,
+ * first out made the 2,000-GPU full solve 10-25 % dearer.
  */
 struct radix_item {
     int64_t key;
@@ -61,7 +63,8 @@ struct radix_item {
 struct flow_radix {
     struct radix_item *b[65];
     size_t n[65], cap[65];
-    size_t h0; /* bucket 0 (the ties of the smallest key) is taken from here on */
+    size_t h0;  /* with fifo, bucket 0 (the ties of the smallest key) is taken from here on */
+    bool fifo; /* ties first in, first out (else last in, first out) */
     int64_t last;
     size_t count;
 };
@@ -93,7 +96,7 @@ static inline void radix_push(struct flow_radix *q, int64_t key, int32_t v)
 /* Takes an item of the smallest key; q must not be empty. */
 static inline struct radix_item radix_pop(struct flow_radix *q)
 {
-    if (q->h0 == q->n[0])
+    if (q->fifo && q->h0 == q->n[0])
         q->h0 = q->n[0] = 0;
     if (q->n[0] == 0) {
         int i = 1;
@@ -112,7 +115,7 @@ static inline struct radix_item radix_pop(struct flow_radix *q)
             radix_push(q, items[k].key, items[k].v);
     }
     q->count--;
-    return q->b[0][q->h0++];
+    return q->fifo ? q->b[0][q->h0++] : q->b[0][--q->n[0]];
 }
 
 static void radix_clear(struct flow_radix *q)
@@ -239,6 +242,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
         need += ex[s];
     }
     g->at_first = need <= g->n / 16; /* little excess: stop at the first deficit */
+    q->fifo = g->at_first;
     int32_t near = -1; /* at_first: the labelled deficit of the smallest label */
     while (q->count > 0) {
         struct radix_item it = radix_pop(q);
