@@ -75,6 +75,8 @@ static void size_vertices(struct flow_sum *s, size_t n)
  */
 static void swap_slots(struct hrm_flow *g, int32_t p, int32_t q)
 {
+    if (g->sum)
+        g->sum->moved[g->tail[p]] = 1; /* even p == q: a live boundary moves past it */
     if (p == q)
         return;
     int32_t rp = g->rev[p], rq = g->rev[q];
@@ -97,8 +99,6 @@ static void swap_slots(struct hrm_flow *g, int32_t p, int32_t q)
         g->apos[g->rarc[p]] = p;
     if (g->rarc[q] >= 0)
         g->apos[g->rarc[q]] = q;
-    if (g->sum)
-        g->sum->moved[g->tail[p]] = 1;
 }
 
 static bool partitioned(const struct hrm_flow *g, int32_t x)
@@ -144,6 +144,7 @@ static void partition_live(struct hrm_flow *g, int32_t x)
         s->live[x] = s->lim[x];
         return;
     }
+    s->moved[x] = 1; /* the boundary is found again: its order is unknown */
     int32_t i = g->first[x], j = s->lim[x] - 1;
     for (;;) {
         while (i <= j && g->rcap[i] > 0)
