@@ -148,7 +148,7 @@ static int run_kind(struct incr *x, int k, long long repeat)
             x->family, x->name, hrm_flowgen_change_name((enum hrm_flowgen_change)k),
             repeat > 0 ? (double)phases / (double)repeat : 0,
             repeat > 0 ? (double)reads / (double)repeat : 0);
-    fprintf(stderr, "flow-incr: %s %s %s: per re-solve the routing read %.0f arcs\n",
+    fprintf(stderr, "flow-incr: %s %s %s: the routing read %.0f arcs per re-solve\n",
             x->family, x->name, hrm_flowgen_change_name((enum hrm_flowgen_change)k),
             repeat > 0 ? (double)route / (double)repeat : 0);
     const char *f = x->family, *nm = x->name, *kn = hrm_flowgen_change_name((enum hrm_flowgen_change)k);
