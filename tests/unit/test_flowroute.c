@@ -59,7 +59,7 @@ static int64_t *live_parts(const struct hrm_flow *g, size_t *len)
  * arcs (those that cancel flow: a task's arc back to its job) go before the forward ones.
  * The routing appends an arc that gains capacity to the end of its vertex's live arcs, so a
  * task that carries flow came to offer its tied placements before its way back to its job,
- * and the searches and depth-first passes after it read 10 % more arcs on the 2,000-GPU
+ * and the searches and depth-first passes after it read 11 % more arcs on the 2,000-GPU
  * batch (docs/flow-solver.md, "2026-11-27 (later)").  On P1 shapes under SSP (the engine
  * that keeps live parts; AUTO may run the simplex at these sizes), after a cold solve and a
  * few batches (whose routing reorders the live parts), zero-capacity arcs added at one
