@@ -503,6 +503,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
     const int32_t *first = g->first, *head = g->head;
     const int64_t *ex = g->ex;
     int32_t qh = 0, qt = 0, limit = INT32_MAX;
+    int64_t reads = 0; /* kept in a register: the stats are added once, at the end */
     for (int32_t i = 0; i < g->nroute; i++)
         lvl[g->list[i]] = -1;
     for (int32_t i = 0; i < nsrc; i++)
@@ -519,7 +520,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
         if (lvl[u] >= limit)
             continue;
         int64_t pu = g->vx[u].pi;
-        g->stats.route_read += flow_sum_live(g)[u] - first[u];
+        reads += flow_sum_live(g)[u] - first[u];
         for (int32_t r = first[u], end = flow_sum_live(g)[u]; r < end; r++) {
             int32_t w = head[r];
             if (usable_admit(g, r, pu) && lvl[w] < 0) {
@@ -530,7 +531,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
         if (g->vx[u].sum > 0) {
             int32_t b0, nb;
             const struct flow_sum_bucket *bk = flow_sum_edges(g, u, &b0, &nb);
-            g->stats.route_read += nb;
+            reads += nb;
             for (int32_t k = 0; k < nb; k++) {
                 int32_t w = bk[k].x;
                 if (usable_sum_admit(g, &bk[k], pu) && lvl[w] < 0) {
@@ -541,6 +542,7 @@ static bool level_graph(struct hrm_flow *g, const int32_t *src, int32_t nsrc, in
         }
     }
     *nq = qt;
+    g->stats.route_read += reads;
     return limit < INT32_MAX;
 }
 
@@ -557,6 +559,7 @@ static void augment_from(struct hrm_flow *g, int32_t s)
     const int32_t *first = g->first, *head = g->head;
     const int64_t *ex = g->ex;
     int32_t depth = 0, u = s;
+    int64_t reads = 0; /* added to the stats at the end */
     while (ex[s] > 0) {
         if (ex[u] < 0) {
             int32_t cut = augment_path(g, s, u, depth);
@@ -577,8 +580,8 @@ static void augment_from(struct hrm_flow *g, int32_t s)
             if (lvl[B->x] == lvl[u] + 1 && usable_sum(g, B, pu))
                 break;
         }
-        g->stats.route_read += (r < vend ? r : vend) - (cur[u] < vend ? cur[u] : vend) +
-                               (r < send) + (r > end ? r - (cur[u] > end ? cur[u] : end) : 0);
+        reads += (r < vend ? r : vend) - (cur[u] < vend ? cur[u] : vend) + (r < send) +
+                 (r > end ? r - (cur[u] > end ? cur[u] : end) : 0);
         cur[u] = r;
         if (r < send) {
             int32_t e = r < end ? r : -2 - (b0 + r - end);
@@ -592,6 +595,7 @@ static void augment_from(struct hrm_flow *g, int32_t s)
         u = e_tail(g, stack[--depth]);
         cur[u]++;
     }
+    g->stats.route_read += reads;
 }
 
 void flow_route(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int32_t nset)
@@ -639,6 +643,7 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
     const int32_t *first = g->first, *head = g->head;
     const int64_t *rcost = g->rcost, *rcap = g->rcap, *ex = g->ex;
     int32_t depth = 0, u = s;
+    int64_t reads = 0; /* added to the stats at the end */
     vx[s].hpos = ONPATH;
     while (ex[s] > 0) {
         if (ex[u] < 0) {
@@ -674,8 +679,8 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
                     continue;
                 break;
             }
-            g->stats.route_read += (r < vend ? r : vend) - (cur[u] < vend ? cur[u] : vend) +
-                                   (r < send) + (r > end ? r - (cur[u] > end ? cur[u] : end) : 0);
+            reads += (r < vend ? r : vend) - (cur[u] < vend ? cur[u] : vend) + (r < send) +
+                     (r > end ? r - (cur[u] > end ? cur[u] : end) : 0);
             cur[u] = r;
         } else {
             r = send;
@@ -695,6 +700,7 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
     for (int32_t k = 0; k < depth; k++)
         vx[e_head(g, stack[k])].hpos = SETTLED;
     vx[s].hpos = SETTLED;
+    g->stats.route_read += reads;
 }
 
 /* Some source still has excess and some vertex of the region still has a
