@@ -111,6 +111,8 @@ struct hrm_flow_stats {
     int64_t arcs_read;     /* residual arcs and summary edges the shortest-path searches
                             * read (their settled vertices' arcs up to the first without
                             * residual capacity or hidden, see docs/flow-solver.md) */
+    int64_t route_read;    /* residual arcs and summary edges the routing after the searches
+                            * read (depth-first passes, Dinic's levels and paths) */
 };
 
 /* Statistics of the last solve. */

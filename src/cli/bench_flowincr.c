@@ -107,7 +107,7 @@ static int run_kind(struct incr *x, int k, long long repeat)
 {
     struct hrm_error err = {{0}};
     double sum = 0, worst = 0, cpu;
-    int64_t phases = 0, reads = 0;
+    int64_t phases = 0, reads = 0, route = 0;
     for (long long i = 0; i < repeat; i++) {
         hrm_flowgen_change(&x->ch, (enum hrm_flowgen_change)k);
         if (solve(x, &cpu, &err) < 0) {
@@ -121,6 +121,7 @@ static int run_kind(struct incr *x, int k, long long repeat)
         hrm_flow_stats(x->g, &one);
         phases += one.phases;
         reads += one.arcs_read;
+        route += one.route_read;
     }
     struct hrm_flow_stats st;
     hrm_flow_stats(x->g, &st);
@@ -147,6 +148,9 @@ static int run_kind(struct incr *x, int k, long long repeat)
             x->family, x->name, hrm_flowgen_change_name((enum hrm_flowgen_change)k),
             repeat > 0 ? (double)phases / (double)repeat : 0,
             repeat > 0 ? (double)reads / (double)repeat : 0);
+    fprintf(stderr, "flow-incr: %s %s %s: the routing read %.0f arcs per re-solve\n",
+            x->family, x->name, hrm_flowgen_change_name((enum hrm_flowgen_change)k),
+            repeat > 0 ? (double)route / (double)repeat : 0);
     const char *f = x->family, *nm = x->name, *kn = hrm_flowgen_change_name((enum hrm_flowgen_change)k);
     printf("BENCH flow_incr.%s.%s.%s.cpu_ms %.3f ms\n", f, nm, kn, mean);
     printf("BENCH flow_incr.%s.%s.%s.max_cpu_ms %.3f ms\n", f, nm, kn, worst);

@@ -649,6 +649,8 @@ static void regrow(struct hrm_flow *g, int32_t old_n, const int32_t *to)
     else
         flow_sum_relaid(g, NULL, NULL);
     memcpy(g->first, to, sizeof(*to) * ((size_t)old_n + 1));
+    if (flow_sum_keeps(g))
+        flow_sum_backward_first(g, old_n);
     for (int32_t v = 0; v < old_n; v++)
         for (int32_t r = to[v] + g->fill[v]; r < to[v + 1]; r++)
             set_inert(g, r, v);

@@ -216,6 +216,9 @@ void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid, const int32_t *live
 /* Vertex v < nv's slots moved in their order from segment start from[v] to
  * to[v] (flow.c's regrow): its parts move with them. */
 void flow_sum_moved(struct hrm_flow *g, const int32_t *from, const int32_t *to, int32_t nv);
+/* Puts the backward arcs of every partitioned vertex v < nv's live part before
+ * its forward ones, each kind in its order (flow.c's regrow). */
+void flow_sum_backward_first(struct hrm_flow *g, int32_t nv);
 /* User arc a's flow or capacity changed outside flow_ssp (the patch of a
  * changed arc): its residual slots may cross their vertices' live boundary. */
 void flow_sum_note_arc(struct hrm_flow *g, int32_t a);

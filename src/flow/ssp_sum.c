@@ -31,7 +31,7 @@ void flow_sum_free(struct flow_sum *s)
 {
     if (!s)
         return;
-    void *arrays[] = {s->grp,    s->bk,    s->it,    s->mem,     s->tit,   s->mem_of, s->lim, s->ue, s->live, s->note,
+    void *arrays[] = {s->grp,    s->bk,    s->it,    s->mem,     s->tit,   s->mem_of, s->lim, s->ue, s->live, s->note, s->moved,
                       s->bmark,  s->bstamp, s->touch, s->queued, s->touched, s->queue,
                       s->unfolded, s->cand};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
@@ -58,6 +58,8 @@ static void size_vertices(struct flow_sum *s, size_t n)
     s->lim = hrm_reallocarray(s->lim, cap, sizeof(*s->lim));
     s->ue = hrm_reallocarray(s->ue, cap, sizeof(*s->ue));
     s->live = hrm_reallocarray(s->live, cap, sizeof(*s->live));
+    s->moved = hrm_reallocarray(s->moved, cap, 1);
+    memset(s->moved + s->vn, 1, cap - s->vn);
     s->vn = cap;
 }
 
@@ -73,6 +75,8 @@ static void size_vertices(struct flow_sum *s, size_t n)
  */
 static void swap_slots(struct hrm_flow *g, int32_t p, int32_t q)
 {
+    if (g->sum)
+        g->sum->moved[g->tail[p]] = 1; /* even p == q: a live boundary moves past it */
     if (p == q)
         return;
     int32_t rp = g->rev[p], rq = g->rev[q];
@@ -140,6 +144,7 @@ static void partition_live(struct hrm_flow *g, int32_t x)
         s->live[x] = s->lim[x];
         return;
     }
+    s->moved[x] = 1; /* the boundary is found again: its order is unknown */
     int32_t i = g->first[x], j = s->lim[x] - 1;
     for (;;) {
         while (i <= j && g->rcap[i] > 0)
@@ -326,6 +331,7 @@ void flow_sum_relaid(struct hrm_flow *g, const int32_t *hid, const int32_t *live
         return;
     }
     size_vertices(s, (size_t)g->n);
+    memset(s->moved, 1, (size_t)g->n); /* a whole layout writes user-arc order */
     for (int32_t v = 0; v < g->n; v++) {
         s->lim[v] = g->first[v] + hid[v];
         s->live[v] = partitioned(g, v) ? g->first[v] + live[v] : s->lim[v];
@@ -346,6 +352,74 @@ void flow_sum_moved(struct hrm_flow *g, const int32_t *from, const int32_t *to, 
         s->live[v] += d;
         s->ue[v] += d;
     }
+}
+
+struct live_slot {
+    int32_t head, rev, tail, rarc;
+    int64_t rcap, rcost;
+};
+
+/*
+ * Puts the backward arcs of x's live part (those that cancel flow: a task's
+ * arc back to its job, a target's arcs back to the tasks it holds) before its
+ * forward ones, each kind in its order; at and tmp hold the part's length.
+ * The routing appends an arc that gains capacity to the end of the live part
+ * (flow_sum_revive), so after a while a task that carries flow offers its
+ * tied placements before its way back to its job, and a depth-first pass
+ * looking for a job that can give way wanders from placement to placement.
+ */
+static void backward_first(struct hrm_flow *g, int32_t x, int32_t *at, struct live_slot *tmp)
+{
+    int32_t f = g->first[x], k = g->sum->live[x] - f, nb = 0;
+    bool forward_seen = false, in_order = true;
+    for (int32_t i = 0; i < k; i++) {
+        bool back = g->rarc[f + i] < 0;
+        in_order &= !(back && forward_seen);
+        forward_seen |= !back;
+        nb += back;
+    }
+    if (in_order)
+        return;
+    for (int32_t i = 0, b = 0, fw = nb; i < k; i++)
+        at[i] = g->rarc[f + i] < 0 ? b++ : fw++; /* slot f + i goes to f + at[i] */
+    for (int32_t i = 0; i < k; i++) {
+        int32_t r = f + i;
+        tmp[at[i]] = (struct live_slot){g->head[r], g->rev[r], g->tail[r], g->rarc[r],
+                                        g->rcap[r], g->rcost[r]};
+    }
+    for (int32_t i = 0; i < k; i++) {
+        int32_t r = f + i, q = tmp[i].rev;
+        g->head[r] = tmp[i].head, g->tail[r] = tmp[i].tail, g->rarc[r] = tmp[i].rarc;
+        g->rcap[r] = tmp[i].rcap, g->rcost[r] = tmp[i].rcost;
+        if (q >= f && q < f + k) { /* a self-loop's partner moves too */
+            g->rev[r] = f + at[q - f];
+        } else {
+            g->rev[r] = q;
+            g->rev[q] = r;
+        }
+        if (g->rarc[r] >= 0)
+            g->apos[g->rarc[r]] = r;
+    }
+}
+
+void flow_sum_backward_first(struct hrm_flow *g, int32_t nv)
+{
+    struct flow_sum *s = g->sum;
+    if (!s || !s->valid || s->live_all)
+        return;
+    int32_t k = (size_t)nv < s->lim_n ? nv : (int32_t)s->lim_n, most = 0;
+    for (int32_t v = 0; v < k; v++)
+        if (s->moved[v] && s->live[v] - g->first[v] > most)
+            most = s->live[v] - g->first[v];
+    int32_t *at = hrm_alloc(sizeof(*at) * ((size_t)most + 1));
+    struct live_slot *tmp = hrm_alloc(sizeof(*tmp) * ((size_t)most + 1));
+    for (int32_t v = 0; v < k; v++) {
+        if (s->moved[v] && partitioned(g, v))
+            backward_first(g, v, at, tmp);
+        s->moved[v] = 0;
+    }
+    hrm_free(at);
+    hrm_free(tmp);
 }
 
 void flow_sum_touch(struct hrm_flow *g, int32_t v)

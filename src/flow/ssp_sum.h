@@ -52,6 +52,8 @@ struct flow_sum {
     int32_t *live; /* per vertex: its arcs in [live, lim) have no residual capacity (those
                     * before may have none too, until the next flow_sum_place) */
     bool live_all; /* every vertex's live part must be found again (flows changed anywhere) */
+    uint8_t *moved; /* per vertex: its slots traded places (or were laid out) since its live
+                     * part was last put backward arcs first (flow_sum_backward_first) */
     int32_t *note; /* user arcs whose residual capacities changed since flow_sum_place */
     size_t nnote, note_cap;
     int32_t *ue;   /* per vertex: the end of its arcs in use when lim was last found */

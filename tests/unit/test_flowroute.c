@@ -53,17 +53,23 @@ static int64_t *live_parts(const struct hrm_flow *g, size_t *len)
 
 /*
  * When arcs arrive at a vertex without free slots, every vertex's slots move to a larger
- * segment in their order; before, the whole residual graph was laid out again from the user's
- * arcs, in user-arc order (5-10 ms on the 2,000-GPU graph, the maximum of its batches), which
- * also reordered every vertex's live arcs and so the ties the engine breaks next.  On P1
- * shapes under SSP (the engine that keeps live parts; AUTO may run the simplex at these
- * sizes), after a cold solve and a few batches (whose routing reorders the live parts),
- * zero-capacity arcs added at one aggregator, more than its free slots, make the next
- * re-solve lay the graph out; it routes nothing, and every vertex's live part must list the
- * same arcs in the same order as before.  Then batches go on, each certified and equal in
+ * segment; before, the whole residual graph was laid out again from the user's arcs
+ * (5-10 ms on the 2,000-GPU graph, the maximum of its batches).  The move keeps each
+ * vertex's live arcs in the order the engines left them but for one thing: the backward
+ * arcs (those that cancel flow: a task's arc back to its job) go before the forward ones.
+ * The routing appends an arc that gains capacity to the end of its vertex's live arcs, so a
+ * task that carries flow came to offer its tied placements before its way back to its job,
+ * and the searches and depth-first passes after it read 11 % more arcs on the 2,000-GPU
+ * batch (docs/flow-solver.md, "2026-11-27 (later)").  On P1 shapes under SSP (the engine
+ * that keeps live parts; AUTO may run the simplex at these sizes), after a cold solve and a
+ * few batches (whose routing reorders the live parts), zero-capacity arcs added at one
+ * aggregator, more than its free slots, make the next re-solve lay the graph out; it routes
+ * nothing, and every vertex's live part must list its backward arcs and then its forward
+ * ones, each in the order they had before.  Then batches go on, each certified and equal in
  * cost and value to from-scratch solves by shortest paths and cost scaling.
  */
-Test(flowroute, a_layout_that_makes_room_keeps_every_vertexs_live_arcs_in_order, .timeout = 900)
+Test(flowroute, a_layout_that_makes_room_puts_backward_live_arcs_first_in_order,
+     .timeout = 900)
 {
     for (uint64_t seed = 1; seed <= 10; seed++) {
         struct hrm_flowgen_sched s = {0};
@@ -108,11 +114,20 @@ Test(flowroute, a_layout_that_makes_room_keeps_every_vertexs_live_arcs_in_order,
         cr_assert_eq(st.augmentations, 0, "%s: nothing to route", what);
         int64_t *after = live_parts(g, &n1);
         cr_assert_eq(n0, n1, "%s: live parts of %zu entries before, %zu after", what, n0, n1);
-        size_t at = 0;
-        while (at < n0 && before[at] == after[at])
-            at++;
-        cr_assert_eq(at, n0, "%s: the live arcs changed order (first difference at entry %zu of "
-                     "%zu)", what, at, n0);
+        for (size_t at = 0; at < n0; at += 1 + (size_t)before[at]) {
+            size_t len = (size_t)before[at], i = at + 1;
+            cr_assert_eq(after[at], before[at], "%s: a live part of %lld arcs before, %lld "
+                         "after (entry %zu)", what, (long long)before[at],
+                         (long long)after[at], at);
+            for (int odd = 1; odd >= 0; odd--) /* backward (odd ids) first, in their order */
+                for (size_t j = at + 1; j <= at + len; j++)
+                    if ((before[j] & 1) == odd) {
+                        cr_assert_eq(after[i], before[j], "%s: the live part at entry %zu: "
+                                     "arc %lld where %lld belongs", what, at,
+                                     (long long)after[i], (long long)before[j]);
+                        i++;
+                    }
+        }
         hrm_free(before);
         hrm_free(after);
         for (int i = 0; i < 4; i++) {
