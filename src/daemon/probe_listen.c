@@ -143,6 +143,11 @@ size_t probe_listen_zsocks(struct probe_listen *pl, void *socks[2])
     return pl->admitted ? 2 : 1;
 }
 
+bool probe_listen_expecting(const struct probe_listen *pl)
+{
+    return pl->batch || hrm_authz_count(pl->keys) > 0;
+}
+
 /* A probe this node will not take: the sender hears why; the log says it, within bounds. */
 static void refuse(struct probe_listen *pl, const struct hrm_inmsg *in, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
