@@ -222,7 +222,11 @@ static int batch_item(struct probe_listen *pl, struct hrm_msg *out)
 
 int probe_listen_next(struct probe_listen *pl, struct probe_in *in)
 {
-    if (!pl->batch && pl->admitted)
+    /* Before the master's welcome no handshake is answered, so no message can have come: the
+     * look at the socket (getpid and a poll(2) in ZeroMQ) would find nothing. */
+    if (!pl->batch && !pl->admitted)
+        return 0;
+    if (!pl->batch)
         hrm_server_handle_zap(pl->srv);
     for (;;) {
         if (batch_item(pl, &in->msg)) {
