@@ -20,6 +20,7 @@
 #include "hrm/transport.h"
 #include "hrm/wire.h"
 
+#if defined(__x86_64__) /* the traced calls' numbers are read from x86-64 registers */
 #define BURST 400
 
 /* The child marks what its main thread just did with system calls it makes nowhere else. */
@@ -83,7 +84,7 @@ static void child_main(void)
     for (int i = 0; i < BURST; i++)
         if (hrm_server_send_raw(srv, in.id, in.idlen, "{}", 2) < 0)
             _exit(15);
-    syscall(MARK_WAITED); /* the sends' own calls are not the receives' */
+    syscall(MARK_WAITED, 0); /* the sends' own calls are not the receives' */
     long got = 0;
     zmq_pollitem_t wait_it = {hrm_conn_zsock(c), 0, ZMQ_POLLIN, 0};
     while (got < BURST) {
@@ -96,7 +97,7 @@ static void child_main(void)
         } else {
             syscall(MARK_EMPTY);
             zmq_poll(&wait_it, 1, -1);
-            syscall(MARK_WAITED);
+            syscall(MARK_WAITED, 0);
         }
     }
     hrm_conn_free(c);
@@ -172,14 +173,15 @@ static struct counts traced_counts(void)
     }
     return k;
 }
+#endif
 
 TestSuite(onehostcpu, .timeout = 120);
 
 Test(onehostcpu, burst_received_without_poll)
 {
 #if !defined(__x86_64__)
-    cr_skip_test("the syscall count reads x86-64 registers");
-#endif
+    cr_skip_test("the system call count reads x86-64 registers");
+#else
     struct counts k = traced_counts();
     fprintf(stderr, "onehostcpu: %ld receives with a message (%ld poll(2)s, %ld without any), %ld empty (%ld "
                 "poll(2)s)\n", k.got, k.polls_got, k.got_without_poll, k.empty, k.polls_empty);
@@ -191,6 +193,7 @@ Test(onehostcpu, burst_received_without_poll)
     cr_assert_lt(k.polls_got, BURST / 2);
     /* A receive that finds nothing looks at the mailbox once. */
     cr_assert_leq(k.polls_empty, k.empty);
+#endif
 }
 
 Test(onehostcpu, probe_listener_expects_senders_only_with_a_key)
