@@ -667,8 +667,9 @@ void agent_turn(struct agent *a)
     for (int i = 0; i < TURN_MAX_MSGS; i++) {
         /* Probes first, and between the master's messages: a run may start a task, whose
          * start the loop prepares (files, environment, cgroups) before the launcher thread
-         * clones it, and a scheduler's round waits for its slowest node's reply.  A look at a socket with nothing in it costs a system call. */
-        anqs_probes_take(a);
+         * clones it, and a scheduler's round waits for its slowest node's reply.  A look at a
+         * socket with nothing in it costs system calls: none when no scheduler can send. */
+        anqs_probes_take_between(a);
         json_t *msg;
         struct hrm_error rerr;
         int rc = hrm_conn_recv_hot(a->conn, 0, on_frame_hot, a, &msg, &rerr);

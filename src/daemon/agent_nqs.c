@@ -440,7 +440,11 @@ int anqs_probes_open(struct agent *a, const struct hrm_keypair *mine, struct hrm
 
 size_t anqs_probes_socks(struct agent *a, void *socks[2])
 {
-    return a->probe ? probe_listen_zsocks(a->probe, socks) : 0;
+    /* Each ZeroMQ socket in the loop's poll costs two looks at its mailbox (getpid and a
+     * poll(2)) per wait, twice when the wait blocks.  While no scheduler key is declared no
+     * probe can come; a stray handshake is answered by the turn's own look (the loop wakes at
+     * least every 100 ms). */
+    return a->probe && probe_listen_expecting(a->probe) ? probe_listen_zsocks(a->probe, socks) : 0;
 }
 
 void anqs_probes_take(struct agent *a)
@@ -456,6 +460,12 @@ void anqs_probes_take(struct agent *a)
     }
     if (a->probe)
         probe_listen_flush(a->probe); /* the replies to each scheduler in one frame */
+}
+
+void anqs_probes_take_between(struct agent *a)
+{
+    if (a->probe && probe_listen_expecting(a->probe))
+        anqs_probes_take(a);
 }
 
 bool anqs_cancel(struct agent *a, int64_t job, int32_t task, int32_t attempt)

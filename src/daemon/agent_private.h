@@ -377,5 +377,8 @@ void anqs_heartbeat(struct agent *a, json_t *hb); /* tasks the negotiator moved 
 int anqs_probes_open(struct agent *a, const struct hrm_keypair *mine, struct hrm_error *err);
 size_t anqs_probes_socks(struct agent *a, void *socks[2]);
 void anqs_probes_take(struct agent *a);
+/* anqs_probes_take between the master's messages: only when a probe can be waiting (a
+ * scheduler key declared), so the central path pays no look at the socket per message. */
+void anqs_probes_take_between(struct agent *a);
 
 #endif

@@ -1362,10 +1362,12 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
     }
     struct hrm_store_stats st;
     hrm_store_stats(m->store, &st);
-    hrm_log(HRM_LOG_NOTICE, "master stopped (%lld scheduler rebuilds, %lld passes; store: %lld "
-            "rows in %lld statements, %lld commits, %lld checkpoints)",
-            (long long)m->sched.rebuilds, (long long)m->sched.passes, st.rows, st.statements,
-            st.commits, st.checkpoints);
+    /* The turns against the commits and the tasks: a turn's wake-up and its commit are the
+     * master's costs that do not shrink with the tasks a turn carries. */
+    hrm_log(HRM_LOG_NOTICE, "master stopped (%lld turns, %lld scheduler rebuilds, %lld passes; "
+            "store: %lld rows in %lld statements, %lld commits, %lld checkpoints)",
+            (long long)m->turns, (long long)m->sched.rebuilds, (long long)m->sched.passes, st.rows,
+            st.statements, st.commits, st.checkpoints);
     master_free(m);
     return rc;
 }

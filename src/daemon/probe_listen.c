@@ -143,6 +143,11 @@ size_t probe_listen_zsocks(struct probe_listen *pl, void *socks[2])
     return pl->admitted ? 2 : 1;
 }
 
+bool probe_listen_expecting(const struct probe_listen *pl)
+{
+    return pl->batch || hrm_authz_count(pl->keys) > 0;
+}
+
 /* A probe this node will not take: the sender hears why; the log says it, within bounds. */
 static void refuse(struct probe_listen *pl, const struct hrm_inmsg *in, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -217,7 +222,11 @@ static int batch_item(struct probe_listen *pl, struct hrm_msg *out)
 
 int probe_listen_next(struct probe_listen *pl, struct probe_in *in)
 {
-    if (!pl->batch && pl->admitted)
+    /* Before the master's welcome no handshake is answered, so no message can have come: the
+     * look at the socket (getpid and a poll(2) in ZeroMQ) would find nothing. */
+    if (!pl->batch && !pl->admitted)
+        return 0;
+    if (!pl->batch)
         hrm_server_handle_zap(pl->srv);
     for (;;) {
         if (batch_item(pl, &in->msg)) {

@@ -43,6 +43,11 @@ size_t probe_listen_zsocks(struct probe_listen *pl, void *socks[2]);
  * admitted scheduler key is answered with a bad_field error and logged (at most a few lines a
  * minute), and skipped. */
 int probe_listen_next(struct probe_listen *pl, struct probe_in *in);
+/* Whether a probe can be waiting: a scheduler key is declared, or a batch is being taken
+ * apart.  Without either no handshake succeeds, so a look at the socket between the master's
+ * messages would find nothing (the turn's own looks still answer any handshake and refuse
+ * what an earlier key sent). */
+bool probe_listen_expecting(const struct probe_listen *pl);
 /* Queues msg (borrowed) for the sender of a probe: what is queued for one sender leaves as one
  * frame (a batch) at probe_listen_flush.  0 (a sender gone since loses it). */
 int probe_listen_send(struct probe_listen *pl, const struct probe_in *to, const json_t *msg);

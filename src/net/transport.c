@@ -589,16 +589,25 @@ int hrm_conn_recv_hot(struct hrm_conn *c, int timeout_ms, hrm_conn_hot_f *hot, v
                       json_t **out, struct hrm_error *err)
 {
     *out = NULL;
-    zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
-    int n = zmq_poll(&it, 1, timeout_ms);
-    if (n < 0)
-        return hrm_errorf(err, -zmq_errno(), "poll: %s", zmq_strerror(zmq_errno()));
-    if (n == 0)
-        return -ETIMEDOUT;
+    /* Without a wait, no poll: zmq_poll costs a poll(2) on the socket's descriptor and then
+     * ZeroMQ's own look at its mailbox (getpid and another poll(2)) for every message of a
+     * burst; a receive that does not wait takes a message already queued with no system call
+     * and looks at the mailbox only when the queue is empty. */
+    if (timeout_ms != 0) {
+        zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
+        int n = zmq_poll(&it, 1, timeout_ms);
+        if (n < 0)
+            return hrm_errorf(err, -zmq_errno(), "poll: %s", zmq_strerror(zmq_errno()));
+        if (n == 0)
+            return -ETIMEDOUT;
+    }
     zmq_msg_t m;
     zmq_msg_init(&m);
     if (zmq_msg_recv(&m, c->sock, ZMQ_DONTWAIT) < 0) {
+        int e = zmq_errno();
         zmq_msg_close(&m);
+        if (timeout_ms == 0 && e != EAGAIN)
+            return hrm_errorf(err, -e, "receive: %s", zmq_strerror(e));
         return -ETIMEDOUT;
     }
     if (hot && hot(ctx, zmq_msg_data(&m), zmq_msg_size(&m))) {
