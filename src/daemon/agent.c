@@ -12,6 +12,7 @@
 #include "agent_private.h"
 #include "probe_listen.h"
 #include "hrm/alloc.h"
+#include "hrm/hash.h"
 #include "hrm/log.h"
 #include "hrm/wire.h"
 #include "peer.h"
@@ -200,9 +201,7 @@ void agent_quiet_after_welcome(struct agent *a, const json_t *msg)
                 "quiet for %d ms only", a->name, (long long)quiet_ms, WELCOME_QUIET_MAX_MS);
         quiet_ms = WELCOME_QUIET_MAX_MS;
     }
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = a->name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    uint64_t h = hrm_hash_str(a->name);
     int64_t now = agent_mono_us(), period = a->cfg.heartbeat_us;
     int64_t resume = now + (int64_t)quiet_ms * 1000 + (int64_t)(h % (uint64_t)period);
     if (a->next_heartbeat_us < resume)

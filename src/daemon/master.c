@@ -12,6 +12,7 @@
 #include <zmq.h>
 
 #include "hrm/alloc.h"
+#include "hrm/hash.h"
 #include "hrm/jsontext.h"
 #include "hrm/log.h"
 #include "hrm/wire_hot.h"
@@ -831,10 +832,7 @@ static void link_by_peer(struct master *m, const struct outmsg *out, size_t nout
         slot[i] = SIZE_MAX; /* peer hash -> the latest message to it so far */
     for (size_t i = 0; i < nout; i++) {
         const struct peer_id *p = &out[i].to;
-        uint64_t h = 1469598103934665603ull;
-        for (size_t b = 0; b < p->len; b++)
-            h = (h ^ p->id[b]) * 1099511628211ull;
-        size_t k = h % cap;
+        size_t k = hrm_hash(HRM_HASH_SEED, p->id, p->len) % cap;
         while (slot[k] != SIZE_MAX && !peer_eq(&out[slot[k]].to, p))
             k = (k + 1) % cap;
         if (slot[k] != SIZE_MAX)

@@ -4,6 +4,7 @@
 
 #include "dist_private.h"
 #include "hrm/alloc.h"
+#include "hrm/hash.h"
 #include "hrm/log.h"
 #include "hrm/units.h"
 #include "master_eta.h"
@@ -346,20 +347,12 @@ void eta_state_free(struct eta_state *e)
     hrm_free(e);
 }
 
-static uint64_t fnv(uint64_t h, const char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* The user and the group's command, each argument with its length (no two lists share a key
  * by concatenation).  A collision of 64 bits would only mix two histories. */
 static uint64_t hist_key(const struct rjob *j, int32_t g)
 {
-    uint64_t h = fnv(14695981039346656037ull, j->user, strlen(j->user) + 1);
+    /* Seeded with FNV's published basis (not HRM_HASH_SEED): the keys stay as they were. */
+    uint64_t h = hrm_hash(14695981039346656037ull, j->user, strlen(j->user) + 1);
     const json_t *cmd = json_object_get(json_array_get(json_object_get(j->spec, "tasks"),
                                                        (size_t)g), "cmd");
     size_t i;
@@ -367,8 +360,8 @@ static uint64_t hist_key(const struct rjob *j, int32_t g)
     json_array_foreach(cmd, i, a)
     {
         uint64_t n = json_string_length(a);
-        h = fnv(h, (const char *)&n, sizeof(n));
-        h = fnv(h, json_string_value(a), (size_t)n);
+        h = hrm_hash(h, (const char *)&n, sizeof(n));
+        h = hrm_hash(h, json_string_value(a), (size_t)n);
     }
     return h ? h : 1;
 }
@@ -612,7 +605,7 @@ static uint64_t nodes_key(const struct master *m)
     for (int32_t n = 0; n < m->nnodes; n++) {
         const struct rnode *rn = &m->nodes[n];
         int64_t v[5] = {rn->up, rn->cores, rn->mem, rn->gpus, rn->gpu_mem};
-        h = fnv(h, (const char *)v, sizeof(v));
+        h = hrm_hash(h, (const char *)v, sizeof(v));
     }
     return h;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
+#include "hrm/hash.h"
 #include "hrm/jobdesc.h"
 #include "hrm/jsontext.h"
 #include "hrm/log.h"
@@ -380,9 +381,7 @@ static int64_t host_boot(void)
     if (!fgets(id, sizeof(id), f))
         id[0] = '\0';
     fclose(f);
-    uint64_t h = 1469598103934665603ull;
-    for (const char *c = id; *c && *c != '\n'; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    uint64_t h = hrm_hash(HRM_HASH_SEED, id, strcspn(id, "\n"));
     return *id ? (int64_t)(h >> 1) | 1 : 0;
 }
 
@@ -573,10 +572,7 @@ static int task_exit_code(const struct rtask *t)
 
 static uint64_t peer_hash(const struct peer_id *p)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < p->len; i++)
-        h = (h ^ p->id[i]) * 1099511628211ull;
-    return h;
+    return hrm_hash(HRM_HASH_SEED, p->id, p->len);
 }
 
 /* The index's keys.  A wait is (job, client, req): the job and the client's hash share the 64-bit

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
+#include "hrm/hash.h"
 #include "master_private.h"
 
 /*
@@ -12,10 +13,7 @@
 
 static uint64_t hash_bytes(const void *p, size_t n)
 {
-    const unsigned char *b = p;
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
+    uint64_t h = hrm_hash(HRM_HASH_SEED, p, n);
     return h ? h : 1;
 }
 

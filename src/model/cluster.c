@@ -3,6 +3,7 @@
 
 #include "hrm/alloc.h"
 #include "hrm/cluster.h"
+#include "hrm/hash.h"
 
 struct hrm_cluster *hrm_cluster_new(const struct hrm_netcfg *net)
 {
@@ -32,10 +33,7 @@ void hrm_cluster_free(struct hrm_cluster *c)
 /* FNV-1a: node names are short, and clusters of 100,000 nodes must build fast. */
 static size_t name_hash(const char *name)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return (size_t)h;
+    return (size_t)hrm_hash_str(name);
 }
 
 /* Slot of name in the index: where it is, or the empty slot where it would go. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
+#include "hrm/hash.h"
 #include "hrm/readfile.h"
 #include "hrm/units.h"
 #include "spec/spec_private.h"
@@ -381,10 +382,7 @@ int spec_choice(struct spec_ctx *c, const json_t *obj, const char *key, unsigned
 
 static uint64_t hash_name(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return hrm_hash_str(s);
 }
 
 void spec_names_init(struct spec_names *s, const char *(*name_of)(const void *, int32_t),

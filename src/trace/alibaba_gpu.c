@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
+#include "hrm/hash.h"
 #include "trace_private.h"
 
 /* ---- column tables ---- */
@@ -87,10 +88,7 @@ struct name_index {
 
 static uint64_t name_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return hrm_hash_str(s);
 }
 
 /* Row holding name, or -1; with add >= 0 inserts add when absent. */
