@@ -17,7 +17,8 @@ static void usage(FILE *out)
         out,
         "usage: hrm bench flow-incr FAMILY [--size S|M] [--name NAME] [--seed N]\n"
         "                           [--algo auto|ssp|scaling] [--repeat R] [--job-tasks K]\n"
-        "                           [--gpus N] [--jobs J] [--tasks-per-job K]\n\n"
+        "                           [--gpus N] [--jobs J] [--tasks-per-job K]\n"
+        "                           [--kind KIND] [--same-start]\n\n"
         "Solves an instance of FAMILY (netgen, gridgen, goto, p1, p1-rack; see\n"
         "`hrm bench flow-gen --help`) from scratch, then, for each kind of change a\n"
         "scheduler makes, R times (default 10): make the change, re-solve from the\n"
@@ -37,6 +38,9 @@ static void usage(FILE *out)
         "  --seed N          instance seed (1)       --repeat R   re-solves per kind (10)\n"
         "  --algo A          algorithm of the solves (auto)\n"
         "  --kind KIND       only this change kind (all of them)\n"
+        "  --same-start      start each change from a from-scratch solve of the problem\n"
+        "                    (untimed) instead of the last warm state: builds compared\n"
+        "                    so meet the same problems and states\n"
         "  --job-tasks K     tasks (units) of an arriving job (100)\n"
         "  --gpus, --jobs, --tasks-per-job, --gpus-per-machine, --machines-per-rack:\n"
         "                    the P1 shape (defaults of the size, see flow-gen)\n\n"
@@ -103,12 +107,31 @@ static int certify(struct incr *x)
     return bad ? -1 : 0;
 }
 
-static int run_kind(struct incr *x, int k, long long repeat)
+/* Solves x's problem again from scratch (the state --same-start starts each
+ * change from). */
+static int same_state(struct incr *x, struct hrm_error *err)
+{
+    double cpu;
+    hrm_flow_reset(x->g);
+    if (solve(x, &cpu, err) < 0) {
+        fprintf(stderr, "hrm bench flow-incr: solve from scratch failed: %s\n", err->text);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_kind(struct incr *x, int k, long long repeat, int same_start)
 {
     struct hrm_error err = {{0}};
     double sum = 0, worst = 0, cpu;
     int64_t phases = 0, reads = 0, route = 0;
     for (long long i = 0; i < repeat; i++) {
+        /* --same-start: the next change meets the state a from-scratch solve
+         * leaves (untimed), not the one the last warm re-solve left, so two
+         * builds of the engine meet the same problems and states at every
+         * change, however differently their re-solves break ties */
+        if (same_start && i > 0 && same_state(x, &err) < 0)
+            return -1;
         hrm_flowgen_change(&x->ch, (enum hrm_flowgen_change)k);
         if (solve(x, &cpu, &err) < 0) {
             fprintf(stderr, "hrm bench flow-incr: %s: warm re-solve failed: %s\n", hrm_flowgen_change_name((enum hrm_flowgen_change)k),
@@ -182,6 +205,7 @@ int bench_flowincr(int argc, char **argv)
         {"gpus-per-machine", required_argument, NULL, 'G'},
         {"machines-per-rack", required_argument, NULL, 'R'},
         {"kind", required_argument, NULL, 'K'},   {"help", no_argument, NULL, 'h'},
+        {"same-start", no_argument, NULL, 'X'},
         {NULL, 0, NULL, 0},
     };
     char size = 'S';
@@ -189,7 +213,7 @@ int bench_flowincr(int argc, char **argv)
     long long seed = 1, repeat = 10, job_tasks = 100;
     long long gpus = -1, jobs = -1, tpj = -1, gpm = -1, mpr = -1;
     enum hrm_flow_algo algo = HRM_FLOW_AUTO;
-    int c, bad = 0, only = -1;
+    int c, bad = 0, only = -1, same_start = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1 && !bad) {
         switch (c) {
@@ -249,6 +273,9 @@ int bench_flowincr(int argc, char **argv)
                                 "node-dies, arc-cost or batch\n", optarg);
                 return CLI_USAGE;
             }
+            break;
+        case 'X':
+            same_start = 1;
             break;
         case 'h':
             usage(stdout);
@@ -324,7 +351,7 @@ int bench_flowincr(int argc, char **argv)
     printf("BENCH flow_incr.%s.%s.arcs %" PRId32 " arcs\n", x.family, x.name, hrm_flow_arcs(x.g));
     printf("BENCH flow_incr.%s.%s.full_cpu_ms %.3f ms\n", x.family, x.name, full);
     for (int k = 0; k < HRM_FLOWGEN_NCHANGES; k++)
-        if ((only < 0 || k == only) && run_kind(&x, k, repeat) < 0) {
+        if ((only < 0 || k == only) && run_kind(&x, k, repeat, same_start) < 0) {
             code = CLI_FAIL;
             break;
         }

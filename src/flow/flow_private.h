@@ -112,6 +112,7 @@ struct hrm_flow {
     int32_t *lvl, *queue; /* ssp.c's routing: BFS level and queue */
     int32_t nroute;       /* ssp.c's routing: its region is list[0 .. nroute) (admit) */
     bool at_first;        /* ssp.c: the phase's search stopped at the first deficit */
+    int64_t ssp_labels;   /* ssp.c: labels the searches of the last flow_ssp made, for tests */
     struct flow_radix *rq; /* ssp.c's priority queue, allocated on first use */
     struct flow_ns *ns;    /* simplex.c's basis, allocated on first use */
     struct flow_sum *sum;  /* ssp_sum.c's summaries of flow-free tasks, allocated on first use */

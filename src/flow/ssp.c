@@ -170,9 +170,12 @@ static inline int32_t arcs_end(const struct hrm_flow *g, int32_t u, int32_t *b0)
 }
 
 /* The search's relaxation of owner u's summary edges (base: u's distance plus
- * potential): a task's potential cancels out of the path through it.  Returns
- * the edges read. */
-static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base, int32_t *near)
+ * potential): a task's potential cancels out of the path through it.  With
+ * near (a search that stops at the first deficit), labels from *bound on
+ * (the nearest labelled deficit's) are not made (see search).  Returns the
+ * edges read. */
+static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base, int32_t *near,
+                             int64_t *bound)
 {
     struct flow_vx *vx = g->vx;
     int32_t epoch = g->epoch, b0, nb;
@@ -182,6 +185,8 @@ static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base, int32_
             continue;
         struct flow_vx *w = &vx[bk[k].x];
         int64_t nd = base + bk[k].cost - w->pi;
+        if (near && nd >= *bound)
+            continue;
         if (w->stamp != epoch) {
             w->stamp = epoch;
             w->hpos = INHEAP;
@@ -191,8 +196,11 @@ static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base, int32_
         w->dist = nd;
         w->pred = -2 - (b0 + k);
         radix_push(g->rq, nd, bk[k].x);
-        if (near && g->ex[bk[k].x] < 0 && (*near < 0 || nd < vx[*near].dist))
-            *near = bk[k].x;
+        g->ssp_labels++;
+        if (near && g->ex[bk[k].x] < 0) {
+            *near = bk[k].x; /* nd < *bound: the nearest so far */
+            *bound = nd;
+        }
     }
     return nb;
 }
@@ -226,7 +234,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
     const int64_t *rcap = g->rcap, *rcost = g->rcost, *ex = g->ex;
     int32_t epoch = g->epoch;
     int32_t nset = 0;
-    int64_t need = 0, D = -1, dlast = -1, reads = 0;
+    int64_t need = 0, D = -1, dlast = -1, reads = 0, labels = nsrc;
     /* flow_sum_place ran just before: every arc before live[u] has residual
      * capacity, but at the terminals of the virtual arc (never partitioned)
      * and without the summaries (live = lim): there the capacities are read */
@@ -244,6 +252,11 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
     g->at_first = need <= g->n / 16; /* little excess: stop at the first deficit */
     q->fifo = g->at_first;
     int32_t near = -1; /* at_first: the labelled deficit of the smallest label */
+    /* at_first: near's label.  A vertex labelled from it on is never settled
+     * (a deficit ties with the smallest key: that deficit goes first), so
+     * such labels are not made: it keeps the queue to what can end the
+     * search, and leaves the same vertices settled, in the same order. */
+    int64_t bound = INT64_MAX;
     while (q->count > 0) {
         struct radix_item it = radix_pop(q);
         int32_t u = it.v;
@@ -284,6 +297,8 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
             int32_t v = head[r];
             struct flow_vx *w = &vx[v];
             int64_t nd = base + rcost[r] - w->pi;
+            if (nd >= bound)
+                continue; /* settled after the first deficit, if ever: not needed */
             if (w->stamp != epoch) {
                 if (w->sum < 0)
                     continue; /* folded: its owner's summary edges stand for it */
@@ -295,11 +310,14 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
             w->dist = nd;
             w->pred = r;
             radix_push(q, nd, v);
-            if (g->at_first && ex[v] < 0 && (near < 0 || nd < vx[near].dist))
-                near = v;
+            labels++;
+            if (g->at_first && ex[v] < 0) {
+                near = v; /* nd < bound: the nearest so far */
+                bound = nd;
+            }
         }
         if (vx[u].sum > 0)
-            reads += relax_summary(g, u, base, g->at_first ? &near : NULL);
+            reads += relax_summary(g, u, base, g->at_first ? &near : NULL, &bound);
     }
     /* vertices left in the queue are labelled but not settled */
     for (int i = 0; i < 65; i++)
@@ -308,6 +326,7 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
                 vx[q->b[i][k].v].hpos = LABELLED;
     g->stats.scanned += nset;
     g->stats.arcs_read += reads;
+    g->ssp_labels += labels;
     if (dlast < 0)
         return -1;
     if (D < 0)
@@ -719,6 +738,7 @@ static bool work_left(const struct hrm_flow *g, const int32_t *src, int32_t nsrc
 int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
 {
     int32_t *src = g->sc_i32;
+    g->ssp_labels = 0;
     if (g->sum_off || g->n > FLOW_SUM_MAX_VERTICES)
         flow_sum_drop(g);
     else

@@ -84,13 +84,7 @@ Test(batchseeds, a_deficit_among_the_nearest_ties_ends_the_search)
             int32_t u = hrm_flow_arc_from(g, a), v = hrm_flow_arc_to(g, a);
             bound += (hop[u] >= 0 && hop[u] < hop[d]) + (hop[v] >= 0 && hop[v] < hop[d]);
         }
-        hrm_flow_set_supply(g, 0, 1);
-        hrm_flow_set_supply(g, d, -1);
-        cr_assert_eq(hrm_flow_solve(g, &err), 0, "%s", err.text);
-        struct hrm_flow_stats st;
-        hrm_flow_stats(g, &st);
-        cr_assert(st.warm, "seed %d: a warm re-solve", (int)seed);
-        cr_assert_eq(st.phases, 1, "seed %d: one search", (int)seed);
+        struct hrm_flow_stats st = route_one_unit(g, 0, d, (int)seed);
         cr_assert_leq(st.arcs_read, bound,
                       "seed %d (%d vertices, d = %d, %d arcs away): the search read %lld arcs, "
                       "the vertices nearer than d hold %lld",

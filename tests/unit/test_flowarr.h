@@ -167,6 +167,22 @@ static inline void expect_optimal(struct hrm_flow *g, int32_t S, int32_t T, cons
     }
 }
 
+/* Routes one unit from `from` to `to` (supplies +1 and -1) by a warm re-solve that must take
+ * one search; returns its stats. */
+static inline struct hrm_flow_stats route_one_unit(struct hrm_flow *g, int32_t from, int32_t to,
+                                                   int seed)
+{
+    struct hrm_error err = {{0}};
+    hrm_flow_set_supply(g, from, 1);
+    hrm_flow_set_supply(g, to, -1);
+    cr_assert_eq(hrm_flow_solve(g, &err), 0, "%s", err.text);
+    struct hrm_flow_stats st;
+    hrm_flow_stats(g, &st);
+    cr_assert(st.warm, "seed %d: a warm re-solve", seed);
+    cr_assert_eq(st.phases, 1, "seed %d: one search", seed);
+    return st;
+}
+
 /* Re-solves g warm and checks it against from-scratch solves by both algorithms. */
 static inline void expect_warm_optimal(struct hrm_flow *g, int32_t S, int32_t T, const char *what)
 {
