@@ -683,7 +683,13 @@ void agent_turn(struct agent *a)
         on_message(a, msg);
         json_decref(msg);
     }
-    exec_reap(a); /* a SIGCHLD may have merged with one already read */
+    /* The launches that are back, with no system call when none is.  No wait4 here: every
+     * child's exit raises a SIGCHLD after the last wait4 of the reap it missed (the signal is
+     * read before that reap), so the signalfd wakes the loop for it. */
+    if (a->simulate)
+        exec_reap(a);
+    else
+        exec_collect(a);
     anqs_probes_take(a);
     anqs_drain(a);
     anqs_run_timers(a);
@@ -709,7 +715,8 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     while (!a->stop) {
         void *probe[2];
         size_t nprobe = anqs_probes_socks(a, probe);
-        /* The launcher's fd (-1, never ready, without one): a task it started has its pid. */
+        /* The launcher's fd (-1, never ready, without one): a task it started has had its
+         * pid for a while and no turn has taken it (agent_exec_thread.c, the hold). */
         zmq_pollitem_t items[5] = {
             {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
             {NULL, a->sigfd, ZMQ_POLLIN, 0},
@@ -738,7 +745,7 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             }
             exec_reap(a);
         } else if (items[2].revents & ZMQ_POLLIN) {
-            exec_reap(a); /* the launches that are back first */
+            exec_collect(a); /* the launches that are back first */
         }
         agent_turn(a);
     }

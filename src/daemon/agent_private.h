@@ -323,6 +323,7 @@ void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const stru
  * run on the agent's loop, as they did before. */
 void exec_launcher_start(struct agent *a);
 int exec_launcher_fd(const struct agent *a); /* -1 without a launcher */
+void exec_collect(struct agent *a); /* the launches that are back: pids, task_started */
 /* Reports a run that never started (exit 127 with the reason), as a launch failure. */
 void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t attempt,
                         const char *why);
@@ -346,12 +347,15 @@ struct launch_item {
     struct launch_item *next;
 };
 typedef void launch_fn(void *ctx, struct launch_item *it);
-/* Starts the thread, which calls work(ctx, item) for each submitted item; NULL with err. */
-struct launcher *launcher_new(launch_fn *work, void *ctx, struct hrm_error *err);
+/* Starts the thread, which calls work(ctx, item) for each submitted item; NULL with err.
+ * A done item makes the fd readable hold_us after the first item launcher_take has not taken
+ * (0: at once); launcher_take gets it earlier, without a system call, when called anyway. */
+struct launcher *launcher_new(launch_fn *work, void *ctx, int64_t hold_us,
+                              struct hrm_error *err);
 void launcher_submit(struct launcher *l, struct launch_item *it); /* lent until taken back */
 /* The items whose work is done, as a list in submission order (NULL: none); drains the fd. */
 struct launch_item *launcher_take(struct launcher *l);
-int launcher_fd(const struct launcher *l); /* readable when launcher_take has items */
+int launcher_fd(const struct launcher *l); /* readable when held items wait (launcher_new) */
 void launcher_wait_idle(struct launcher *l); /* until every submitted item is done */
 void launcher_free(struct launcher *l);      /* after the work left: stops and joins */
 

@@ -1,0 +1,83 @@
+/*
+ * The agent's CPU per task: the launcher thread's hold (agent_exec_thread.c).  A launch that
+ * is back does not wake the agent's loop at once: the loop takes it in a turn it makes anyway
+ * (a short task's SIGCHLD, the next launches), and only a launch left untaken for the hold
+ * makes the launcher's fd readable.  Counts and events only: the hold is either far longer
+ * than the test (nothing may wake the loop) or waited for as an event (the fd), never timed.
+ */
+#include <criterion/criterion.h>
+#include <poll.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "daemon/agent_private.h"
+
+#define HOLD_FOREVER_US (600LL * 1000000) /* longer than any run of this test */
+#define HOLD_SHORT_US 20000
+#define EVENT_WAIT_MS 30000 /* the bound on waiting for the fd: a failure, not a figure */
+
+struct job {
+    struct launch_item item; /* first, as struct launch has it */
+    int n;
+};
+
+static void work(void *ctx, struct launch_item *it)
+{
+    (void)ctx;
+    (void)it;
+}
+
+static bool readable(int fd, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, timeout_ms) == 1 && (p.revents & POLLIN);
+}
+
+/* Takes what is done and checks it is jobs[0..n) in order. */
+static void take_all(struct launcher *l, const struct job *jobs, int n)
+{
+    struct launch_item *it = launcher_take(l);
+    for (int i = 0; i < n; i++) {
+        cr_assert_not_null(it, "launch %d was not handed back", i);
+        cr_assert_eq(((const struct job *)it)->n, jobs[i].n, "handed back in submission order");
+        it = it->next;
+    }
+    cr_assert_null(it, "more handed back than submitted");
+}
+
+Test(agentcpu, launches_back_do_not_wake_the_loop_before_their_hold)
+{
+    struct hrm_error err;
+    struct launcher *l = launcher_new(work, NULL, HOLD_FOREVER_US, &err);
+    cr_assert_not_null(l, "%s", err.text);
+    struct job jobs[3];
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 3; i++) {
+            jobs[i] = (struct job){.n = 3 * round + i};
+            launcher_submit(l, &jobs[i].item);
+        }
+        launcher_wait_idle(l); /* all three are back */
+        cr_assert(!readable(launcher_fd(l), 0),
+                  "round %d: launches back within their hold woke the loop", round);
+        take_all(l, jobs, 3); /* a turn made for another reason takes them */
+        cr_assert(!readable(launcher_fd(l), 0), "round %d: taken: the fd is quiet", round);
+    }
+    launcher_free(l);
+}
+
+Test(agentcpu, a_launch_left_untaken_wakes_the_loop_once_its_hold_is_over)
+{
+    struct hrm_error err;
+    struct launcher *l = launcher_new(work, NULL, HOLD_SHORT_US, &err);
+    cr_assert_not_null(l, "%s", err.text);
+    struct job jobs[2] = {{.n = 0}, {.n = 1}};
+    for (int round = 0; round < 2; round++) {
+        launcher_submit(l, &jobs[round].item);
+        /* No turn takes it: the launcher's fd must become readable by itself. */
+        cr_assert(readable(launcher_fd(l), EVENT_WAIT_MS),
+                  "round %d: a launch nobody took never woke the loop", round);
+        take_all(l, &jobs[round], 1);
+        cr_assert(!readable(launcher_fd(l), 0), "round %d: taken: the fd is quiet", round);
+    }
+    launcher_free(l);
+}
