@@ -53,6 +53,14 @@ void agent_send_text(struct agent *a, char *text, size_t len)
     a->outq[a->noutq++] = (struct hrm_wire_item){.text = text, .len = len};
 }
 
+void agent_send_start_text(struct agent *a, char *text, size_t len)
+{
+    if (a->noutq == 0) /* the first report since the last frame: the wait counts from now */
+        a->starts_since_us = agent_mono_us();
+    a->nstarts_queued++;
+    agent_send_text(a, text, len);
+}
+
 static void send_item(struct agent *a, const struct hrm_wire_item *it)
 {
     if (it->msg) {
@@ -72,6 +80,23 @@ static void drop_queued(struct agent *a)
         free((char *)a->outq[i].text);
     }
     a->noutq = 0;
+    a->nstarts_queued = 0;
+}
+
+/*
+ * When the turn's reports are only task_starteds, they wait for the next frame that goes anyway
+ * (an end, a heartbeat), up to START_FRAME_WAIT_US from the first of them (INT64_MAX: nothing
+ * waits).  A short task's end then withdraws its start (exec_finish), and a burst of starts
+ * shares its frame with the ends that follow: a frame the agent sends costs a wake-up of its
+ * ZeroMQ thread and a turn of the master's loop.  A simulated agent's reports leave at once.
+ */
+#define START_FRAME_WAIT_US 2000
+
+int64_t agent_flush_due(const struct agent *a)
+{
+    if (a->simulate || a->noutq == 0 || a->noutq != a->nstarts_queued)
+        return a->noutq > 0 ? 0 : INT64_MAX;
+    return a->starts_since_us + START_FRAME_WAIT_US;
 }
 
 /*
@@ -694,7 +719,8 @@ void agent_turn(struct agent *a)
     anqs_drain(a);
     anqs_run_timers(a);
     timers(a);
-    agent_flush(a);
+    if (agent_mono_us() >= agent_flush_due(a))
+        agent_flush(a);
 }
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
@@ -732,6 +758,9 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         int64_t qt = anqs_next_timer(a); /* hold expiry in the execution queues */
         if (qt != INT64_MAX && qt - now < wait_us)
             wait_us = qt - now;
+        int64_t ft = agent_flush_due(a); /* task_starteds waiting for a frame */
+        if (ft != INT64_MAX && ft - now < wait_us)
+            wait_us = ft - now;
         if (zmq_poll(items, 3 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
             zmq_errno() != EINTR)
             break;

@@ -228,7 +228,7 @@ void exec_report_started(struct agent *a, struct arun *r)
     char *text = exec_started_text(r, &len);
     r->started_gen = a->flush_gen;
     r->started_idx = a->noutq;
-    agent_send_text(a, text, len);
+    agent_send_start_text(a, text, len);
 }
 
 struct arun *exec_run_add(struct agent *a, const struct arun *r)

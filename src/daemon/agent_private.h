@@ -107,6 +107,8 @@ struct agent {
                                  * together by agent_flush; an item with neither was withdrawn */
     size_t noutq, cap_outq;
     uint64_t flush_gen;      /* counts agent_flush calls */
+    size_t nstarts_queued;   /* of outq's items, the task_starteds (agent_send_start_text) */
+    int64_t starts_since_us; /* mono: when outq last held only task_starteds (agent_flush_due) */
     int devnull;             /* the tasks' stdin */
     pid_t pid;               /* its own, read once: each launch child checks its parent */
     int64_t dir_job;         /* the last job whose output folder exists (0 none) */
@@ -232,6 +234,11 @@ void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes 
 /* The same with a message's JSON text (takes text, from free()'s heap). */
 void agent_send_text(struct agent *a, char *text, size_t len);
 void agent_flush(struct agent *a);             /* sends the queue, batched */
+/* A task_started: queued as agent_send_text, but a queue of only these may wait (below). */
+void agent_send_start_text(struct agent *a, char *text, size_t len);
+/* When the end of a turn sends the queue (mono µs): 0 at once, a little later when it holds
+ * only task_starteds, INT64_MAX when empty. */
+int64_t agent_flush_due(const struct agent *a);
 /* A simulated agent (no discovery, cgroups, bench or processes) named `name`, connected
  * through the borrowed zctx, watching its link when watch_link (two sockets more); NULL with
  * err.  agent_free frees it. */

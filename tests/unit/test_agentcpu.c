@@ -1,16 +1,21 @@
 /*
- * The agent's CPU per task: the launcher thread's hold (agent_exec_thread.c).  A launch that
- * is back does not wake the agent's loop at once: the loop takes it in a turn it makes anyway
- * (a short task's SIGCHLD, the next launches), and only a launch left untaken for the hold
- * makes the launcher's fd readable.  Counts and events only: the hold is either far longer
- * than the test (nothing may wake the loop) or waited for as an event (the fd), never timed.
+ * The agent's CPU per task: fewer wake-ups and frames per start.  The launcher thread's hold
+ * (agent_exec_thread.c): a launch that is back does not wake the agent's loop at once; the loop
+ * takes it in a turn it makes anyway (a short task's SIGCHLD, the next launches), and only a
+ * launch left untaken for the hold makes the launcher's fd readable.  And a frame of only
+ * task_starteds waits for the next report that goes anyway (agent.c, agent_flush_due).  Counts
+ * and events only: a hold is either far longer than the test (nothing may wake the loop) or
+ * waited for as an event (the fd), never timed.
  */
 #include <criterion/criterion.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "daemon/agent_private.h"
+#include "hrm/alloc.h"
 
 #define HOLD_FOREVER_US (600LL * 1000000) /* longer than any run of this test */
 #define HOLD_SHORT_US 20000
@@ -80,4 +85,43 @@ Test(agentcpu, a_launch_left_untaken_wakes_the_loop_once_its_hold_is_over)
         cr_assert(!readable(launcher_fd(l), 0), "round %d: taken: the fd is quiet", round);
     }
     launcher_free(l);
+}
+
+/* Frees what the test queued (agent.c's drop_queued is its own). */
+static void drop_texts(struct agent *a)
+{
+    for (size_t i = 0; i < a->noutq; i++)
+        free((char *)a->outq[i].text);
+    a->noutq = a->nstarts_queued = 0;
+}
+
+static char *text(void)
+{
+    char *t = malloc(3);
+    cr_assert_not_null(t);
+    memcpy(t, "{}", 3);
+    return t;
+}
+
+Test(agentcpu, a_frame_of_only_task_starteds_waits_for_the_next_report)
+{
+    struct agent *a = hrm_calloc(1, sizeof(*a));
+    cr_assert_eq(agent_flush_due(a), INT64_MAX, "nothing queued: no frame is due");
+    int64_t before = agent_mono_us();
+    agent_send_start_text(a, text(), 2);
+    int64_t due = agent_flush_due(a);
+    cr_assert_gt(due, before, "a task_started alone waits for a frame that goes anyway");
+    cr_assert_neq(due, INT64_MAX, "but not forever");
+    agent_send_start_text(a, text(), 2);
+    cr_assert_eq(agent_flush_due(a), due, "a second start waits no longer than the first");
+    agent_send_text(a, text(), 2); /* an end, a heartbeat: it leaves at once, the starts too */
+    cr_assert_eq(agent_flush_due(a), 0);
+    drop_texts(a);
+    cr_assert_eq(agent_flush_due(a), INT64_MAX);
+    a->simulate = true; /* a fleet's simulated agents send their starts at once */
+    agent_send_start_text(a, text(), 2);
+    cr_assert_eq(agent_flush_due(a), 0);
+    drop_texts(a);
+    hrm_free(a->outq);
+    hrm_free(a);
 }
