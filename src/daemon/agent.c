@@ -88,13 +88,14 @@ static void drop_queued(struct agent *a)
  * (an end, a heartbeat), up to START_FRAME_WAIT_US from the first of them (INT64_MAX: nothing
  * waits).  A short task's end then withdraws its start (exec_finish), and a burst of starts
  * shares its frame with the ends that follow: a frame the agent sends costs a wake-up of its
- * ZeroMQ thread and a turn of the master's loop.  A simulated agent's reports leave at once.
+ * ZeroMQ thread and a turn of the master's loop.  A simulated agent's reports leave at once,
+ * and so do those of a node that runs a node queue system (exec_launcher_follow_role: why).
  */
 #define START_FRAME_WAIT_US 2000
 
 int64_t agent_flush_due(const struct agent *a)
 {
-    if (a->simulate || a->noutq == 0 || a->noutq != a->nstarts_queued)
+    if (a->simulate || a->nqs || a->noutq == 0 || a->noutq != a->nstarts_queued)
         return a->noutq > 0 ? 0 : INT64_MAX;
     return a->starts_since_us + START_FRAME_WAIT_US;
 }
@@ -308,6 +309,7 @@ static void on_message(struct agent *a, json_t *msg)
         a->register_retry_us = REGISTER_RETRY_US;
         agent_quiet_after_welcome(a, msg);
         anqs_configure(a, msg);
+        exec_launcher_follow_role(a);
         break;
     case HRM_WIRE_TASK_LAUNCH:
         exec_launch(a, msg, NULL);

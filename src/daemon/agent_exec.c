@@ -759,6 +759,20 @@ void exec_launcher_start(struct agent *a)
                 "execve", err.text);
 }
 
+/*
+ * Distributed scheduling (a node queue system) keeps the start reports immediate: its runs on
+ * P4's testbed were not measured on a quiet host with the hold (docs/benchmarks.md, "The
+ * agents' wake-ups per task"), and its node answers schedulers' probes from the same loop.
+ */
+void exec_launcher_follow_role(struct agent *a)
+{
+    bool off = a->nqs != NULL;
+    if (!a->launcher || off == a->launch_hold_off)
+        return;
+    a->launch_hold_off = off;
+    launcher_set_hold(a->launcher, off ? 0 : START_REPORT_HOLD_US);
+}
+
 int exec_launcher_fd(const struct agent *a)
 {
     return a->launcher ? launcher_fd(a->launcher) : -1;

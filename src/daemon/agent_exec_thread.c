@@ -177,6 +177,14 @@ struct launch_item *launcher_take(struct launcher *l)
     return it; /* a list, in the order they were submitted */
 }
 
+void launcher_set_hold(struct launcher *l, int64_t hold_us)
+{
+    pthread_mutex_lock(&l->mu);
+    l->hold_us = hold_us > 0 ? hold_us : 0;
+    pthread_cond_broadcast(&l->cv); /* a thread waiting out the old hold looks again */
+    pthread_mutex_unlock(&l->mu);
+}
+
 int launcher_fd(const struct launcher *l)
 {
     return l->efd;

@@ -108,6 +108,7 @@ struct agent {
     size_t noutq, cap_outq;
     uint64_t flush_gen;      /* counts agent_flush calls */
     size_t nstarts_queued;   /* of outq's items, the task_starteds (agent_send_start_text) */
+    bool launch_hold_off;    /* the launcher's hold is off (exec_launcher_follow_role) */
     int64_t starts_since_us; /* mono: when outq last held only task_starteds (agent_flush_due) */
     int devnull;             /* the tasks' stdin */
     pid_t pid;               /* its own, read once: each launch child checks its parent */
@@ -330,6 +331,8 @@ void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const stru
  * run on the agent's loop, as they did before. */
 void exec_launcher_start(struct agent *a);
 int exec_launcher_fd(const struct agent *a); /* -1 without a launcher */
+/* The launcher's hold as the node's role asks: none while it runs a node queue system. */
+void exec_launcher_follow_role(struct agent *a);
 void exec_collect(struct agent *a); /* the launches that are back: pids, task_started */
 /* Reports a run that never started (exit 127 with the reason), as a launch failure. */
 void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t attempt,
@@ -363,6 +366,7 @@ void launcher_submit(struct launcher *l, struct launch_item *it); /* lent until 
 /* The items whose work is done, as a list in submission order (NULL: none); drains the fd. */
 struct launch_item *launcher_take(struct launcher *l);
 int launcher_fd(const struct launcher *l); /* readable when held items wait (launcher_new) */
+void launcher_set_hold(struct launcher *l, int64_t hold_us); /* from now on */
 void launcher_wait_idle(struct launcher *l); /* until every submitted item is done */
 void launcher_free(struct launcher *l);      /* after the work left: stops and joins */
 

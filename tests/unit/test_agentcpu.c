@@ -125,3 +125,22 @@ Test(agentcpu, a_frame_of_only_task_starteds_waits_for_the_next_report)
     hrm_free(a->outq);
     hrm_free(a);
 }
+
+Test(agentcpu, a_hold_turned_off_wakes_the_loop_for_what_waits)
+{
+    struct hrm_error err;
+    struct launcher *l = launcher_new(work, NULL, HOLD_FOREVER_US, &err);
+    cr_assert_not_null(l, "%s", err.text);
+    struct job jobs[2] = {{.n = 0}, {.n = 1}};
+    launcher_submit(l, &jobs[0].item);
+    launcher_wait_idle(l);
+    cr_assert(!readable(launcher_fd(l), 0), "held");
+    /* A node that starts running a node queue system turns the hold off (agent_exec.c). */
+    launcher_set_hold(l, 0);
+    cr_assert(readable(launcher_fd(l), EVENT_WAIT_MS), "what was held wakes the loop now");
+    take_all(l, &jobs[0], 1);
+    launcher_submit(l, &jobs[1].item);
+    cr_assert(readable(launcher_fd(l), EVENT_WAIT_MS), "without a hold, each launch wakes it");
+    take_all(l, &jobs[1], 1);
+    launcher_free(l);
+}
