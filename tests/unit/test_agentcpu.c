@@ -50,11 +50,18 @@ static void take_all(struct launcher *l, const struct job *jobs, int n)
     cr_assert_null(it, "more handed back than submitted");
 }
 
-Test(agentcpu, launches_back_do_not_wake_the_loop_before_their_hold)
+/* A launcher of work() with that hold, or the test fails. */
+static struct launcher *launcher_held(int64_t hold_us)
 {
     struct hrm_error err;
-    struct launcher *l = launcher_new(work, NULL, HOLD_FOREVER_US, &err);
+    struct launcher *l = launcher_new(work, NULL, hold_us, &err);
     cr_assert_not_null(l, "%s", err.text);
+    return l;
+}
+
+Test(agentcpu, launches_back_do_not_wake_the_loop_before_their_hold)
+{
+    struct launcher *l = launcher_held(HOLD_FOREVER_US);
     struct job jobs[3];
     for (int round = 0; round < 2; round++) {
         for (int i = 0; i < 3; i++) {
@@ -72,9 +79,7 @@ Test(agentcpu, launches_back_do_not_wake_the_loop_before_their_hold)
 
 Test(agentcpu, a_launch_left_untaken_wakes_the_loop_once_its_hold_is_over)
 {
-    struct hrm_error err;
-    struct launcher *l = launcher_new(work, NULL, HOLD_SHORT_US, &err);
-    cr_assert_not_null(l, "%s", err.text);
+    struct launcher *l = launcher_held(HOLD_SHORT_US);
     struct job jobs[2] = {{.n = 0}, {.n = 1}};
     for (int round = 0; round < 2; round++) {
         launcher_submit(l, &jobs[round].item);
@@ -128,9 +133,7 @@ Test(agentcpu, a_frame_of_only_task_starteds_waits_for_the_next_report)
 
 Test(agentcpu, a_hold_turned_off_wakes_the_loop_for_what_waits)
 {
-    struct hrm_error err;
-    struct launcher *l = launcher_new(work, NULL, HOLD_FOREVER_US, &err);
-    cr_assert_not_null(l, "%s", err.text);
+    struct launcher *l = launcher_held(HOLD_FOREVER_US);
     struct job jobs[2] = {{.n = 0}, {.n = 1}};
     launcher_submit(l, &jobs[0].item);
     launcher_wait_idle(l);
