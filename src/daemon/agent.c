@@ -53,6 +53,14 @@ void agent_send_text(struct agent *a, char *text, size_t len)
     a->outq[a->noutq++] = (struct hrm_wire_item){.text = text, .len = len};
 }
 
+void agent_send_start_text(struct agent *a, char *text, size_t len)
+{
+    if (a->noutq == 0) /* the first report since the last frame: the wait counts from now */
+        a->starts_since_us = agent_mono_us();
+    a->nstarts_queued++;
+    agent_send_text(a, text, len);
+}
+
 static void send_item(struct agent *a, const struct hrm_wire_item *it)
 {
     if (it->msg) {
@@ -72,6 +80,24 @@ static void drop_queued(struct agent *a)
         free((char *)a->outq[i].text);
     }
     a->noutq = 0;
+    a->nstarts_queued = 0;
+}
+
+/*
+ * When the turn's reports are only task_starteds, they wait for the next frame that goes anyway
+ * (an end, a heartbeat), up to START_FRAME_WAIT_US from the first of them (INT64_MAX: nothing
+ * waits).  A short task's end then withdraws its start (exec_finish), and a burst of starts
+ * shares its frame with the ends that follow: a frame the agent sends costs a wake-up of its
+ * ZeroMQ thread and a turn of the master's loop.  A simulated agent's reports leave at once,
+ * and so do those of a node that runs a node queue system (exec_launcher_follow_role: why).
+ */
+#define START_FRAME_WAIT_US 2000
+
+int64_t agent_flush_due(const struct agent *a)
+{
+    if (a->simulate || a->nqs || a->noutq == 0 || a->noutq != a->nstarts_queued)
+        return a->noutq > 0 ? 0 : INT64_MAX;
+    return a->starts_since_us + START_FRAME_WAIT_US;
 }
 
 /*
@@ -283,6 +309,7 @@ static void on_message(struct agent *a, json_t *msg)
         a->register_retry_us = REGISTER_RETRY_US;
         agent_quiet_after_welcome(a, msg);
         anqs_configure(a, msg);
+        exec_launcher_follow_role(a);
         break;
     case HRM_WIRE_TASK_LAUNCH:
         exec_launch(a, msg, NULL);
@@ -683,12 +710,19 @@ void agent_turn(struct agent *a)
         on_message(a, msg);
         json_decref(msg);
     }
-    exec_reap(a); /* a SIGCHLD may have merged with one already read */
+    /* The launches that are back, with no system call when none is.  No wait4 here: every
+     * child's exit raises a SIGCHLD after the last wait4 of the reap it missed (the signal is
+     * read before that reap), so the signalfd wakes the loop for it. */
+    if (a->simulate)
+        exec_reap(a);
+    else
+        exec_collect(a);
     anqs_probes_take(a);
     anqs_drain(a);
     anqs_run_timers(a);
     timers(a);
-    agent_flush(a);
+    if (agent_mono_us() >= agent_flush_due(a))
+        agent_flush(a);
 }
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
@@ -709,7 +743,8 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     while (!a->stop) {
         void *probe[2];
         size_t nprobe = anqs_probes_socks(a, probe);
-        /* The launcher's fd (-1, never ready, without one): a task it started has its pid. */
+        /* The launcher's fd (-1, never ready, without one): a task it started has had its
+         * pid for a while and no turn has taken it (agent_exec_thread.c, the hold). */
         zmq_pollitem_t items[5] = {
             {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
             {NULL, a->sigfd, ZMQ_POLLIN, 0},
@@ -725,6 +760,9 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         int64_t qt = anqs_next_timer(a); /* hold expiry in the execution queues */
         if (qt != INT64_MAX && qt - now < wait_us)
             wait_us = qt - now;
+        int64_t ft = agent_flush_due(a); /* task_starteds waiting for a frame */
+        if (ft != INT64_MAX && ft - now < wait_us)
+            wait_us = ft - now;
         if (zmq_poll(items, 3 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
             zmq_errno() != EINTR)
             break;
@@ -738,7 +776,7 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             }
             exec_reap(a);
         } else if (items[2].revents & ZMQ_POLLIN) {
-            exec_reap(a); /* the launches that are back first */
+            exec_collect(a); /* the launches that are back first */
         }
         agent_turn(a);
     }

@@ -107,6 +107,9 @@ struct agent {
                                  * together by agent_flush; an item with neither was withdrawn */
     size_t noutq, cap_outq;
     uint64_t flush_gen;      /* counts agent_flush calls */
+    size_t nstarts_queued;   /* of outq's items, the task_starteds (agent_send_start_text) */
+    bool launch_hold_off;    /* the launcher's hold is off (exec_launcher_follow_role) */
+    int64_t starts_since_us; /* mono: when outq last held only task_starteds (agent_flush_due) */
     int devnull;             /* the tasks' stdin */
     pid_t pid;               /* its own, read once: each launch child checks its parent */
     int64_t dir_job;         /* the last job whose output folder exists (0 none) */
@@ -232,6 +235,11 @@ void agent_send(struct agent *a, json_t *msg); /* queued for agent_flush; takes 
 /* The same with a message's JSON text (takes text, from free()'s heap). */
 void agent_send_text(struct agent *a, char *text, size_t len);
 void agent_flush(struct agent *a);             /* sends the queue, batched */
+/* A task_started: queued as agent_send_text, but a queue of only these may wait (below). */
+void agent_send_start_text(struct agent *a, char *text, size_t len);
+/* When the end of a turn sends the queue (mono µs): 0 at once, a little later when it holds
+ * only task_starteds, INT64_MAX when empty. */
+int64_t agent_flush_due(const struct agent *a);
 /* A simulated agent (no discovery, cgroups, bench or processes) named `name`, connected
  * through the borrowed zctx, watching its link when watch_link (two sockets more); NULL with
  * err.  agent_free frees it. */
@@ -323,6 +331,9 @@ void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const stru
  * run on the agent's loop, as they did before. */
 void exec_launcher_start(struct agent *a);
 int exec_launcher_fd(const struct agent *a); /* -1 without a launcher */
+/* The launcher's hold as the node's role asks: none while it runs a node queue system. */
+void exec_launcher_follow_role(struct agent *a);
+void exec_collect(struct agent *a); /* the launches that are back: pids, task_started */
 /* Reports a run that never started (exit 127 with the reason), as a launch failure. */
 void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t attempt,
                         const char *why);
@@ -346,12 +357,16 @@ struct launch_item {
     struct launch_item *next;
 };
 typedef void launch_fn(void *ctx, struct launch_item *it);
-/* Starts the thread, which calls work(ctx, item) for each submitted item; NULL with err. */
-struct launcher *launcher_new(launch_fn *work, void *ctx, struct hrm_error *err);
+/* Starts the thread, which calls work(ctx, item) for each submitted item; NULL with err.
+ * A done item makes the fd readable hold_us after the first item launcher_take has not taken
+ * (0: at once); launcher_take gets it earlier, without a system call, when called anyway. */
+struct launcher *launcher_new(launch_fn *work, void *ctx, int64_t hold_us,
+                              struct hrm_error *err);
 void launcher_submit(struct launcher *l, struct launch_item *it); /* lent until taken back */
 /* The items whose work is done, as a list in submission order (NULL: none); drains the fd. */
 struct launch_item *launcher_take(struct launcher *l);
-int launcher_fd(const struct launcher *l); /* readable when launcher_take has items */
+int launcher_fd(const struct launcher *l); /* readable when held items wait (launcher_new) */
+void launcher_set_hold(struct launcher *l, int64_t hold_us); /* from now on */
 void launcher_wait_idle(struct launcher *l); /* until every submitted item is done */
 void launcher_free(struct launcher *l);      /* after the work left: stops and joins */
 

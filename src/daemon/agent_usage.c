@@ -13,6 +13,8 @@
 static int proc_usage(const struct arun *r, int64_t *cpu_us, int64_t *mem)
 {
     struct hrm_proc_stat ps;
+    if (r->pid <= 0) /* still starting (the launcher has it): no process to read yet */
+        return -1;
     if (hrm_proc_stat_read(r->pid, &ps) < 0)
         return -1;
     *cpu_us = ps.cpu_us;
@@ -63,7 +65,7 @@ static json_t *task_sample(struct agent *a, struct arun *r, int64_t now, int64_t
                           "interval_us", (json_int_t)interval, "cpu_delta_us",
                           (json_int_t)delta, "source", source);
     /* The first interval runs from the start, as the process's wait does (the mark is 0). */
-    int64_t wait = proc_wait_us(r->pid);
+    int64_t wait = r->pid > 0 ? proc_wait_us(r->pid) : -1;
     if (wait >= 0 && r->sample_wait_us >= 0 && wait >= r->sample_wait_us)
         json_object_set_new(o, "cpu_wait_us", json_integer(wait - r->sample_wait_us));
     r->sample_wait_us = wait;

@@ -34,7 +34,7 @@ static bool readable(int fd, int timeout_ms)
 Test(launch_thread, runs_in_order_off_the_caller_and_wakes_once_per_batch)
 {
     struct hrm_error err;
-    struct launcher *l = launcher_new(work, NULL, &err);
+    struct launcher *l = launcher_new(work, NULL, 0, &err);
     cr_assert_not_null(l, "%s", err.text);
     int gate[2];
     cr_assert_eq(pipe(gate), 0);
