@@ -1186,7 +1186,7 @@ static int turn(struct master *m, int64_t *next_tick)
         }
         if ((held = sync_may_wait(m))) {
             m->held_syncs += writes;
-            if (m->cfg.test_crash_held_acks && writes) {
+            if (m->cfg.test_crash_held_acks && writes && m->nout > 0) {
                 hrm_log(HRM_LOG_CRIT, "test: dying with %zu end acknowledgement%s held for a "
                         "later sync", m->nout, m->nout == 1 ? "" : "s");
                 raise(SIGKILL);
