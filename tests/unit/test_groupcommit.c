@@ -45,6 +45,17 @@ static void end_turn(struct hrm_store *s, int32_t idx)
     cr_assert_eq(hrm_store_commit_unsynced(s, &err), 0, "%s", err.text);
 }
 
+/* A store with the job submitted and its first end's commit written, its sync held. */
+static struct hrm_store *one_end_held(void)
+{
+    struct hrm_error err;
+    struct hrm_store *s = hrm_store_open(path, &err);
+    cr_assert_not_null(s, "%s", err.text);
+    submitted(s);
+    end_turn(s, 0);
+    return s;
+}
+
 static struct hrm_store_stats stats(const struct hrm_store *s)
 {
     struct hrm_store_stats st;
@@ -94,10 +105,7 @@ Test(groupcommit, the_commits_of_several_turns_share_one_sync)
 Test(groupcommit, no_checkpoint_runs_while_a_sync_is_held)
 {
     struct hrm_error err;
-    struct hrm_store *s = hrm_store_open(path, &err);
-    cr_assert_not_null(s, "%s", err.text);
-    submitted(s);
-    end_turn(s, 0);
+    struct hrm_store *s = one_end_held();
     long long checkpoints = stats(s).checkpoints;
     cr_assert_eq(hrm_store_checkpoint(s, &err), 0, "%s", err.text);
     cr_assert_eq(stats(s).checkpoints, checkpoints,
@@ -113,10 +121,7 @@ Test(groupcommit, no_checkpoint_runs_while_a_sync_is_held)
 Test(groupcommit, a_synced_commit_after_held_ones_makes_them_durable_too)
 {
     struct hrm_error err;
-    struct hrm_store *s = hrm_store_open(path, &err);
-    cr_assert_not_null(s, "%s", err.text);
-    submitted(s);
-    end_turn(s, 0);
+    struct hrm_store *s = one_end_held();
     long long syncs = stats(s).syncs;
     /* A transaction not begun split commits at synchronous=FULL: SQLite's sync covers the
      * WAL's earlier frames as well, so nothing is pending after it. */
