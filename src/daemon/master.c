@@ -1219,31 +1219,6 @@ static int turn(struct master *m, int64_t *next_tick)
     return m->stop && m->turn_err.text[0] ? -HRM_EIO : 0;
 }
 
-/*
- * While a sync is held (the group commit), agents' messages wait in the inbox for the turn that
- * makes it, at most the window: their reports then share that turn's commit as well as its
- * sync, where each would otherwise have had a turn and a commit of its own.  What a person or
- * the loop itself waits for runs the turn at once: a client's request, an HTTP request, a
- * handshake, the tick, a timer, a rebuild, a listing's walk, a turn's worth of messages.
- */
-static bool agents_may_wait(struct master *m)
-{
-    return m->sync_due_us > 0 && !m->stop && inbox_len(&m->inbox, INBOX_CLIENTS) == 0 &&
-           inbox_len(&m->inbox, INBOX_PEERS) < TURN_MAX_MSGS &&
-           !(m->sched.dirty && !m->reconciling) && !eta_walk_pending(m);
-}
-
-static bool agents_wait_for_sync(struct master *m, int64_t next_tick, bool other_input)
-{
-    if (other_input || !agents_may_wait(m))
-        return false;
-    int64_t now = master_mono_us();
-    if (now >= m->sync_due_us || now >= next_tick || sched_next_timer(m) <= master_now_us())
-        return false;
-    fill_inbox(m);
-    return agents_may_wait(m);
-}
-
 /* ---- context ---- */
 
 static int write_endpoint(struct master *m, struct hrm_error *err)
@@ -1443,8 +1418,8 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
         }
         if (m->sync_due_us > 0 && m->sync_due_us - now < wait_us)
             wait_us = m->sync_due_us - now; /* the group commit's held sync */
-        if ((m->sched.dirty && !m->reconciling) ||
-            (inbox_total(&m->inbox) > 0 && !agents_may_wait(m)) || eta_walk_pending(m))
+        if ((m->sched.dirty && !m->reconciling) || inbox_total(&m->inbox) > 0 ||
+            eta_walk_pending(m))
             wait_us = 0; /* a rebuild, messages received and not yet handled, a walk's steps */
         zmq_pollitem_t items[4] = {
             {hrm_server_zsock(m->srv, 0), 0, ZMQ_POLLIN, 0},
@@ -1465,9 +1440,6 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
                 m->stop = true;
             }
         }
-        if (agents_wait_for_sync(m, next_tick,
-                                 (items[1].revents & ZMQ_POLLIN) || (items[3].revents & ZMQ_POLLIN)))
-            continue;
         if ((rc = turn(m, &next_tick)) < 0) {
             hrm_errorf(err, rc, "%s", m->turn_err.text);
             break;
