@@ -1178,8 +1178,13 @@ static int turn(struct master *m, int64_t *next_tick)
          * durability").  The launches' job ids are bounded over the whole unsynced window. */
         if (hrm_store_sync_pending(m->store))
             m->unsynced_new_jobs += m->turn_new_jobs;
-        if (m->unsynced_new_jobs <= JOB_IDS_UNSYNCED_MAX)
+        if (m->unsynced_new_jobs <= JOB_IDS_UNSYNCED_MAX) {
+            /* The socket is the loop's for the sends: the listing reader may be using it while
+             * it is lent, and a ZeroMQ socket takes one thread at a time. */
+            snap_reclaim(m);
             flush_msgs(m, m->out, &m->nout, true);
+            snap_lend(m);
+        }
         if (m->cfg.test_crash_after_launch && m->turn_launch_batches > 0) {
             hrm_log(HRM_LOG_CRIT, "test: dying after a launch left, before the commit's sync");
             raise(SIGKILL);
