@@ -22,6 +22,9 @@ struct hrm_master_config {
                                  bound); the rest go to the next pass, after the clients */
     int64_t eta_turn_rows;    /* waiting-table rows a listing's estimate walk visits per turn
                                  (default 20,000; docs/runtime.md) */
+    int64_t group_commit_us;  /* a turn whose sync waits only for agents' end
+                                 acknowledgements leaves it to a later turn's within this
+                                 (default 2 ms; -1: every turn syncs) */
     int32_t compact_tasks;    /* distributed policies: the instances' workload is rebuilt when
                                  every instance is idle and it holds this many tasks (65536) */
     const char *const *exec_queues; /* distributed policies: the nodes' execution queues, each
@@ -36,6 +39,9 @@ struct hrm_master_config {
     bool test_crash_after_launch; /* TEST ONLY ($HRM_TEST_CRASH_AFTER_COMMIT=launch): die by
                                      SIGKILL once a turn's launches have left, before its
                                      commit's sync and any reply */
+    bool test_crash_held_acks;    /* TEST ONLY ($HRM_TEST_CRASH_AFTER_COMMIT=held): die by
+                                     SIGKILL at the end of a turn that leaves its sync and its
+                                     end acknowledgements for a later turn */
     const char *test_hold_file;   /* TEST ONLY ($HRM_TEST_HOLD_TURN=FILE): a turn holds in its
                                      scheduling section while FILE exists (master_snap.c) */
     int64_t snapshot_max_age_us;  /* the oldest snapshot a `jobs` request is answered from

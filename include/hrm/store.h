@@ -98,7 +98,10 @@ bool hrm_store_in_txn(const struct hrm_store *s);
  * The WAL is checkpointed (its frames copied into the database, so it starts over from its
  * beginning) when the caller says, outside its commits: due once a commit leaves 1,000 frames
  * (pages) in it.  A commit that leaves twice that checkpoints itself.
- * Outside a transaction only; 0 or a negative code (the WAL then only grows until the next).
+ * Outside a transaction only, and never while a split commit's sync is pending (a no-op then:
+ * the caller's next call after hrm_store_sync does it); 0 or a negative code (the WAL then only
+ * grows until the next).  Several split commits may share one hrm_store_sync (the master's
+ * group commit): it syncs every frame written before it.
  */
 bool hrm_store_checkpoint_due(const struct hrm_store *s);
 int hrm_store_checkpoint(struct hrm_store *s, struct hrm_error *err);

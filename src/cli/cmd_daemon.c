@@ -134,6 +134,7 @@ int cmd_master(int argc, char **argv)
         {"max-pass-starts", required_argument, NULL, 'S'},
         {"eta-turn-rows", required_argument, NULL, 'R'},
         {"snapshot-max-age", required_argument, NULL, 'G'},
+        {"group-commit", required_argument, NULL, 'g'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct hrm_master_config cfg = {.state_dir = default_state()};
@@ -237,6 +238,12 @@ int cmd_master(int argc, char **argv)
             if (parse_dur("snapshot-max-age", optarg, &cfg.snapshot_max_age_us) < 0)
                 return CLI_USAGE;
             break;
+        case 'g': /* 0: every turn syncs (the config's -1; its 0 is the default) */
+            if (strcmp(optarg, "0") == 0)
+                cfg.group_commit_us = -1;
+            else if (parse_dur("group-commit", optarg, &cfg.group_commit_us) < 0)
+                return CLI_USAGE;
+            break;
         case 'H':
             cfg.http = optarg;
             break;
@@ -302,6 +309,10 @@ int cmd_master(int argc, char **argv)
                    "  --snapshot-max-age D while a turn is long, hrm jobs is answered beside\n"
                    "                      it from the job table as a commit at most D ago left\n"
                    "                      it (default 1s); older, it waits for the turn\n"
+                   "  --group-commit D    a turn whose commit only agents' end acknowledgements\n"
+                   "                      wait for leaves its fdatasync to a later turn's, at\n"
+                   "                      most D after (default 2ms; 0: every turn syncs);\n"
+                   "                      a client's reply always syncs at its turn's end\n"
                    "  --max-waits N       hrm wait requests one client may have pending\n"
                    "                      (default 10000); past it a wait gets an error\n"
                    "  --events-keep N     the event log (hrm events) keeps the latest N events\n"
@@ -345,6 +356,7 @@ int cmd_master(int argc, char **argv)
     const char *crash = getenv("HRM_TEST_CRASH_AFTER_COMMIT");
     cfg.test_crash_after_submit = crash && strcmp(crash, "submit") == 0;
     cfg.test_crash_after_launch = crash && strcmp(crash, "launch") == 0;
+    cfg.test_crash_held_acks = crash && strcmp(crash, "held") == 0;
     cfg.test_hold_file = getenv("HRM_TEST_HOLD_TURN"); /* test only: a turn held on purpose */
     hrm_log_setup("master", level);
     block_signals();

@@ -159,6 +159,7 @@ static void ack_task(struct master *m, const struct peer_id *to, json_int_t job,
     size_t len;
     char *text = master_end_ack_text(job, task, attempt, &len);
     send_text(m, to, text, len);
+    m->out[m->nout - 1].ack = true; /* it may wait for a later turn's sync (turn()) */
 }
 
 void master_kill_run(struct master *m, int32_t node, int64_t job, int64_t task, int64_t attempt)
@@ -853,20 +854,32 @@ static void mark_firsts(const size_t *next, size_t nout, size_t *first)
             first[next[i]] = 0;
 }
 
-/* Every message of the peer whose chain starts at i is a launch. */
+/* Every message of the peer whose chain starts at i is a launch or an end's acknowledgement. */
 static bool only_launches(const struct outmsg *out, const size_t *next, size_t i)
 {
     for (size_t k = i; k != SIZE_MAX; k = next[k])
-        if ((out[k].msg || out[k].text) && !out[k].launch)
+        if ((out[k].msg || out[k].text) && !out[k].launch && !out[k].ack)
             return false;
     return true;
 }
 
+/* Drops the sent messages (NULL) from out, keeping the order of the rest. */
+static void compact_out(struct outmsg *out, size_t *nout_io)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < *nout_io; i++)
+        if (out[i].msg || out[i].text)
+            out[n++] = out[i];
+    *nout_io = n;
+}
+
 /*
- * Sends the turn's messages; with launches_only, only the batches of agents to which the turn
- * sends nothing but launches, the rest staying in out for a later call.  A peer's messages
- * leave together and in order, so a launch never overtakes a message of its turn to its agent
- * (a welcome, a kill, an acknowledgement of an end).
+ * Sends the turn's messages; with launches_only, only the launches of agents to which the
+ * turn sends nothing but launches and acknowledgements of ends, the rest staying in out for a
+ * later call.  A peer's messages leave together and in order, so a launch never overtakes a
+ * message of its turn to its agent (a welcome, a kill), except an acknowledgement of an end:
+ * that one waits for its commit's sync, which may be a later turn's (the group commit), and
+ * names the run it acknowledges (job, task, attempt), which no launch changes.
  */
 static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io, bool launches_only)
 {
@@ -897,8 +910,10 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io, bo
         /* Texts go to agents only (launches, acknowledgements). */
         size_t n = 0, first_k = i;
         for (size_t k = i; k != SIZE_MAX && n < BATCH_MAX_ITEMS; k = m->flush_next[k])
-            if (out[k].msg || out[k].text)
+            if ((out[k].msg || out[k].text) && (!launches_only || out[k].launch))
                 items[n++] = (struct hrm_wire_item){out[k].msg, out[k].text, out[k].len};
+        if (n == 0)
+            continue; /* acknowledgements only: they wait for the sync */
         batches++;
         size_t len;
         char *text = n > 1 ? hrm_wire_batch_text(items, n, &len) : NULL;
@@ -913,7 +928,7 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io, bo
         }
         /* Sent: a peer's further messages make the next batch. */
         for (size_t k = first_k, sent = 0; k != SIZE_MAX && sent < n; k = m->flush_next[k]) {
-            if (!out[k].msg && !out[k].text)
+            if ((!out[k].msg && !out[k].text) || (launches_only && !out[k].launch))
                 continue;
             json_decref(out[k].msg);
             free(out[k].text);
@@ -923,6 +938,7 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io, bo
         }
     }
     if (launches_only) {
+        compact_out(out, nout_io); /* the acknowledgements may wait over several turns */
         m->turn_launch_batches += batches;
         if (batches)
             hrm_log(HRM_LOG_DEBUG, "sent %zu launch batch%s before the commit's sync", batches,
@@ -956,6 +972,7 @@ static void flush_msgs(struct master *m, struct outmsg *out, size_t *nout_io, bo
 static void flush_out(struct master *m)
 {
     flush_msgs(m, m->out, &m->nout, false);
+    m->out_acks_checked = 0;
 }
 
 /*
@@ -1006,6 +1023,59 @@ static void allow_list_check(struct master *m)
         dist_follow_keys(m);
 }
 
+/* Everything left in m->out is an acknowledgement of an end (checked once per message). */
+static bool out_only_acks(struct master *m)
+{
+    for (; m->out_acks_checked < m->nout; m->out_acks_checked++)
+        if (!m->out[m->out_acks_checked].ack)
+            return false;
+    return true;
+}
+
+/*
+ * The group commit: a turn whose commit only agents wait on (the acknowledgements of their
+ * ends, which they keep re-sending until acknowledged, so no person waits) leaves its sync to a
+ * later turn's, at most the window after the first such turn: one fdatasync for the ends of
+ * several turns.  Anything else in m->out (a client's reply, a kill, a welcome, a task_end to a
+ * scheduler process), a stop, or the jobs made since the last sync over JOB_IDS_UNSYNCED_MAX
+ * syncs at the turn's end, as every turn does with the window off.
+ */
+static bool sync_may_wait(struct master *m)
+{
+    if (m->cfg.group_commit_us <= 0 || m->stop || !hrm_store_sync_pending(m->store) ||
+        m->unsynced_new_jobs > 0 || !out_only_acks(m))
+        return false;
+    int64_t now = master_mono_us();
+    if (m->sync_due_us == 0)
+        m->sync_due_us = now + m->cfg.group_commit_us;
+    return now < m->sync_due_us;
+}
+
+/* The WAL synced, then what waited for it may leave; a failed sync stops the master (nothing
+ * held is sent: those commits failed, as a turn's own does). */
+static int sync_now(struct master *m)
+{
+    struct hrm_error err;
+    int rc = hrm_store_sync(m->store, &err);
+    if (rc < 0) {
+        master_store_failed(m, rc, &err);
+        return rc;
+    }
+    m->sync_due_us = 0;
+    m->unsynced_new_jobs = 0;
+    return 0;
+}
+
+/* A stop (SIGINT, SIGTERM): the held sync made and its acknowledgements sent, before the stop
+ * keeps anything more from leaving. */
+static void release_held(struct master *m)
+{
+    if (hrm_store_sync_pending(m->store) || m->nout > 0) {
+        if (sync_now(m) == 0)
+            flush_out(m);
+    }
+}
+
 static int turn(struct master *m, int64_t *next_tick)
 {
     struct hrm_error err;
@@ -1039,6 +1109,10 @@ static int turn(struct master *m, int64_t *next_tick)
      * agent messages, scheduling pass and commit.  A write (a submission, a cancel) holds them
      * until the commit, as every reply. */
     if (clients && !hrm_store_txn_open(m->store)) {
+        /* ... and the state they read must be durable: an earlier turn's sync held for the
+         * group commit is made first. */
+        if (hrm_store_sync_pending(m->store) && (rc = sync_now(m)) < 0)
+            return rc;
         flush_out(m);
         snap_turn_start(m); /* their replies left: a listing beside the loop may follow them */
     }
@@ -1090,7 +1164,7 @@ static int turn(struct master *m, int64_t *next_tick)
     snap_reclaim(m);
     flush_relays(m, turn_start_us); /* the rest of the turn's relays: they need no commit */
     snap_lend(m);
-    bool writes = hrm_store_txn_open(m->store);
+    bool writes = hrm_store_txn_open(m->store), held = false;
     int64_t commit_start = master_mono_us();
     if (m->stop) {
         hrm_store_rollback(m->store);
@@ -1101,16 +1175,28 @@ static int turn(struct master *m, int64_t *next_tick)
          * launches leave now and the task starts while the WAL syncs.  Everything else (the
          * clients' acknowledgements, ends acknowledged to agents, kills) waits for the sync:
          * what a client or an agent is told is durable (docs/runtime.md, "State folder and
-         * durability"). */
-        if (m->turn_new_jobs <= JOB_IDS_UNSYNCED_MAX)
+         * durability").  The launches' job ids are bounded over the whole unsynced window. */
+        if (hrm_store_sync_pending(m->store))
+            m->unsynced_new_jobs += m->turn_new_jobs;
+        if (m->unsynced_new_jobs <= JOB_IDS_UNSYNCED_MAX) {
+            /* The socket is the loop's for the sends: the listing reader may be using it while
+             * it is lent, and a ZeroMQ socket takes one thread at a time. */
+            snap_reclaim(m);
             flush_msgs(m, m->out, &m->nout, true);
+            snap_lend(m);
+        }
         if (m->cfg.test_crash_after_launch && m->turn_launch_batches > 0) {
             hrm_log(HRM_LOG_CRIT, "test: dying after a launch left, before the commit's sync");
             raise(SIGKILL);
         }
-        if ((rc = hrm_store_sync(m->store, &err)) < 0) {
-            master_store_failed(m, rc, &err);
-        } else if (m->cfg.test_crash_after_submit && m->turn_new_jobs > 0) {
+        if ((held = sync_may_wait(m))) {
+            m->held_syncs += writes;
+            if (m->cfg.test_crash_held_acks && writes && m->nout > 0) {
+                hrm_log(HRM_LOG_CRIT, "test: dying with %zu end acknowledgement%s held for a "
+                        "later sync", m->nout, m->nout == 1 ? "" : "s");
+                raise(SIGKILL);
+            }
+        } else if (sync_now(m) == 0 && m->cfg.test_crash_after_submit && m->turn_new_jobs > 0) {
             hrm_log(HRM_LOG_CRIT, "test: dying after the commit of a submission, before the "
                     "reply");
             raise(SIGKILL);
@@ -1119,14 +1205,15 @@ static int turn(struct master *m, int64_t *next_tick)
     if (writes && !m->stop)
         metrics_commit(&m->counters, master_mono_us() - commit_start);
     m->turn_new_jobs = 0;
-    if (!m->stop) {
+    if (!m->stop && !held) {
         mhttp_after_commit(m); /* readers see this turn's writes before their answers leave */
         snap_after_commit(m);
     }
     snap_reclaim(m);
-    if (m->trace && m->nout > 0)
+    if (m->trace && m->nout > 0 && !held)
         trace_step(m, "flush", (int64_t)m->nout, (int32_t)(master_now_us() - turn_start_us), -1);
-    flush_out(m); /* after the commit: nothing is promised that is not durable */
+    if (!held)
+        flush_out(m); /* after the sync: nothing is promised that is not durable */
     snap_lend(m);
     if (!m->stop)
         eta_turn(m); /* a step of a listing's estimate walk, after the replies left */
@@ -1212,6 +1299,8 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         m->cfg.compact_tasks = 65536;
     if (m->cfg.max_pass_starts == 0)
         m->cfg.max_pass_starts = MASTER_MAX_PASS_STARTS;
+    if (m->cfg.group_commit_us == 0)
+        m->cfg.group_commit_us = MASTER_GROUP_COMMIT_US;
     if (m->cfg.eta_turn_rows == 0)
         m->cfg.eta_turn_rows = ETA_TURN_ROWS;
     events_defaults(&m->cfg);
@@ -1332,6 +1421,8 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
             if (d < wait_us)
                 wait_us = d;
         }
+        if (m->sync_due_us > 0 && m->sync_due_us - now < wait_us)
+            wait_us = m->sync_due_us - now; /* the group commit's held sync */
         if ((m->sched.dirty && !m->reconciling) || inbox_total(&m->inbox) > 0 ||
             eta_walk_pending(m))
             wait_us = 0; /* a rebuild, messages received and not yet handled, a walk's steps */
@@ -1350,6 +1441,7 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
             struct signalfd_siginfo si;
             if (read(m->sigfd, &si, sizeof(si)) == sizeof(si)) {
                 hrm_log(HRM_LOG_NOTICE, "signal %u: stopping", si.ssi_signo);
+                release_held(m);
                 m->stop = true;
             }
         }
@@ -1363,9 +1455,10 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
     /* The turns against the commits and the tasks: a turn's wake-up and its commit are the
      * master's costs that do not shrink with the tasks a turn carries. */
     hrm_log(HRM_LOG_NOTICE, "master stopped (%lld turns, %lld scheduler rebuilds, %lld passes; "
-            "store: %lld rows in %lld statements, %lld commits, %lld checkpoints)",
+            "store: %lld rows in %lld statements, %lld commits, %lld syncs, %lld commits whose "
+            "sync a later turn made, %lld checkpoints)",
             (long long)m->turns, (long long)m->sched.rebuilds, (long long)m->sched.passes, st.rows,
-            st.statements, st.commits, st.checkpoints);
+            st.statements, st.commits, st.syncs, (long long)m->held_syncs, st.checkpoints);
     master_free(m);
     return rc;
 }

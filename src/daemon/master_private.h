@@ -180,6 +180,9 @@ struct outmsg {
     size_t len;
     /* A launch: it may leave once the turn's commit is written, before its sync (turn()). */
     bool launch;
+    /* An end's acknowledgement: it waits for the sync of the end's commit, which may be a later
+     * turn's (the group commit, turn()); a later launch to its agent may overtake it. */
+    bool ack;
 };
 
 
@@ -196,6 +199,10 @@ struct wl_map {
  * that, while a pass's fixed costs (the policy's ordering, the turn's commit) stay a few
  * percent of its placements'. */
 #define MASTER_MAX_PASS_STARTS 500
+/* The group commit's window (--group-commit, docs/runtime.md "State folder and durability"):
+ * how long a turn whose sync only agents' end acknowledgements wait for may leave it to a
+ * later turn's. */
+#define MASTER_GROUP_COMMIT_US 2000
 
 struct msched {
     struct hrm_policy *policy; /* borrowed from central, which owns it */
@@ -280,7 +287,15 @@ struct master {
      * the master meanwhile (their welcome asks them to stay quiet: master.c, welcome_quiet_ms). */
     int64_t reconcile_reports;
     bool stop;
-    int32_t turn_new_jobs; /* jobs this turn made (test_crash_after_submit, JOB_IDS_UNSYNCED_MAX) */
+    int32_t turn_new_jobs; /* jobs this turn made (test_crash_after_submit) */
+    /* The group commit (turn()): jobs made since the last sync (JOB_IDS_UNSYNCED_MAX bounds
+     * them over the turns of an unsynced window, not per turn), when the sync held for the
+     * window is due (monotonic; 0: none held), how much of m->out is known to be
+     * acknowledgements only, and the turns that left their sync to a later one. */
+    int32_t unsynced_new_jobs;
+    int64_t sync_due_us;
+    size_t out_acks_checked;
+    int64_t held_syncs;
     size_t turn_launch_batches; /* agents' batches of launches sent before the commit's sync */
     struct hrm_error turn_err;
     struct hrm_authz_entry sender; /* the key of the message being dispatched (master_keys.c) */

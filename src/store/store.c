@@ -425,6 +425,12 @@ int hrm_store_checkpoint(struct hrm_store *s, struct hrm_error *err)
 {
     if (s->in_txn)
         return 0; /* not inside a transaction: the next call after its commit does it */
+    /* Nor with a commit's sync pending: a checkpoint at synchronous=NORMAL syncs the WAL itself
+     * (so the commit would be durable without hrm_store_sync knowing it), and one that
+     * restarts the WAL could write over frames whose sync a caller still holds back.  The
+     * first call after the sync does it. */
+    if (s->sync_pending)
+        return 0;
     int frames = 0, copied = 0;
     int rc = sqlite3_wal_checkpoint_v2(s->db, "main", SQLITE_CHECKPOINT_PASSIVE, &frames,
                                        &copied);
