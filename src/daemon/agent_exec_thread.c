@@ -40,13 +40,6 @@ struct launcher {
     void *ctx;
 };
 
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* Wakes the loop for what done holds, once; under mu. */
 static void signal_done(struct launcher *l)
 {
@@ -71,7 +64,7 @@ static void wait_for_work(struct launcher *l)
             continue;
         }
         int64_t due = l->done_since_us + l->hold_us;
-        if (mono_us() >= due) {
+        if (agent_mono_us() >= due) {
             signal_done(l);
             continue;
         }
@@ -98,12 +91,12 @@ static void *loop(void *arg)
         pthread_mutex_lock(&l->mu);
         it->next = NULL;
         if (!l->done)
-            l->done_since_us = mono_us();
+            l->done_since_us = agent_mono_us();
         *l->done_tail = it;
         l->done_tail = &it->next;
         l->busy--;
         /* Between launches of a backlog too: the hold counts from the first item not taken. */
-        if (!l->signalled && mono_us() - l->done_since_us >= l->hold_us)
+        if (!l->signalled && agent_mono_us() - l->done_since_us >= l->hold_us)
             signal_done(l);
         pthread_cond_broadcast(&l->cv);
     }

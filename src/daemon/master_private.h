@@ -164,7 +164,6 @@ struct pending_logs {
     bool chunked;             /* a read from an offset (the answer is a logs_data) */
 };
 
-/* Messages wait here until the turn's transaction commits. */
 /*
  * A turn's launches leave before its commit's sync only while the turn made at most this many
  * jobs, so a commit the machine's loss takes away (the only one not yet synced) held at most
@@ -173,6 +172,7 @@ struct pending_logs {
  */
 #define JOB_IDS_UNSYNCED_MAX 1024
 
+/* Messages wait here until the turn's commit is written (launches) or synced (the rest). */
 struct outmsg {
     struct peer_id to;
     json_t *msg; /* owned; NULL: the message is text (a hot one encoded without a tree) */
