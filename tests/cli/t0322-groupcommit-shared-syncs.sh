@@ -5,6 +5,12 @@
 # line gives the counts; a stop (SIGTERM) syncs and sends what was held.
 . "$(dirname "$0")/rtlib.sh"
 keygen
+# A window that is not a duration is refused with its name, before anything starts.
+for bad in abc -5ms 5x ""; do
+  expect_exit 2 "$HRM" master --state "$TMP/bad" --group-commit "$bad"
+  grep -q -- "--group-commit" "$TMP/err" || fail "no word of --group-commit for '$bad': $(cat "$TMP/err")"
+done
+[ ! -e "$TMP/bad/hrm.db" ] || fail "a refused flag left a store behind"
 start_master --group-commit 600s
 start_agent n1 --cpus 1 --mem 1G --no-cgroup
 until_ok 60 nodes_up 1 || fail "agent did not register"
