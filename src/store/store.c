@@ -58,6 +58,15 @@ static const char *const migrations[] = {
     " SELECT 'events_seq', seq FROM sqlite_sequence WHERE name = 'events';"
     "DROP TABLE events;"
     "ALTER TABLE events_v8 RENAME TO events;",
+    /* 8 -> 9: a job's state, exit and end apart from its row, which is written once at the
+     * submission.  An update rewrote the whole row, description included (hundreds of bytes),
+     * on pages scattered over the table: the jobs ending in one turn each dirtied a page of
+     * their own.  The states of jobs started or ended near one another in time are rows of
+     * near ids, a few dozen bytes each, on one or two pages.  A job without a row here is as
+     * its jobs row says (pending at its submission). */
+    "CREATE TABLE job_states(id INTEGER PRIMARY KEY, state INTEGER NOT NULL,"
+    " exit INTEGER NOT NULL, end_us INTEGER NOT NULL);"
+    "INSERT INTO job_states SELECT id, state, exit, end_us FROM jobs WHERE state <> 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -75,9 +84,12 @@ static const char *const migrations[] = {
                   " end_us, state, exit, spec, submit_key)"                                    \
                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")                \
     X(JOB_BY_KEY, "SELECT id FROM jobs WHERE submit_key = ?1")                                 \
-    X(JOB_STATE, "UPDATE jobs SET state = ?2, exit = ?3, end_us = ?4 WHERE id = ?1")           \
-    X(JOB_ALL, "SELECT id, name, user, queue, priority, ntasks, submit_us, end_us, state,"     \
-               " exit, spec FROM jobs ORDER BY id")                                            \
+    X(JOB_STATE, "INSERT OR REPLACE INTO job_states(id, state, exit, end_us)"                  \
+                 " VALUES(?1, ?2, ?3, ?4)")                                                    \
+    X(JOB_ALL, "SELECT j.id, j.name, j.user, j.queue, j.priority, j.ntasks, j.submit_us,"      \
+               " coalesce(s.end_us, j.end_us), coalesce(s.state, j.state),"                    \
+               " coalesce(s.exit, j.exit), j.spec"                                             \
+               " FROM jobs j LEFT JOIN job_states s ON s.id = j.id ORDER BY j.id")             \
     X(TASK_ALL, "SELECT job, idx, state, attempt, node, exit, signal, oom, start_us, end_us,"  \
                 " error, restarts, crash_streak, backoff_us, restart_at_us"                    \
                 " FROM tasks ORDER BY job, idx")                                               \

@@ -3,6 +3,7 @@
  * log's numbering kept across the migration that dropped its index and AUTOINCREMENT. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -175,5 +176,70 @@ Test(mastercpu, the_migration_keeps_the_numbering_of_an_emptied_log)
     s = hrm_store_open(path, &err);
     cr_assert_not_null(s, "%s", err.text);
     cr_assert_eq(hrm_store_last_event_seq(s), 43);
+    hrm_store_close(s);
+}
+
+static int on_job(void *arg, const struct hrm_store_job *j)
+{
+    int *done = arg;
+    *done += j->state == HRM_JOB_DONE && j->exit == 3 && j->end_us == j->id;
+    return 0;
+}
+
+/* A turn of job ends, as in a run of one-task jobs with a hundred running: the jobs it ends
+ * were submitted dozens apart, so their rows (a description of hundreds of bytes each) are on
+ * pages of their own, and rewriting them dirtied a page per end.  Their states are written
+ * apart, small rows of near ids: one page a commit for four ends (two before, SQLite
+ * rewriting in place the frames of pages an unsynced commit had written). */
+Test(mastercpu, a_turn_of_job_ends_writes_about_one_page)
+{
+    struct hrm_error err;
+    struct hrm_store *s = hrm_store_open(path, &err);
+    cr_assert_not_null(s, "%s", err.text);
+    enum { JOBS = 600, COMMITS = 100, APART = 32 };
+    char spec[400];
+    memset(spec, 'x', sizeof(spec) - 1);
+    spec[sizeof(spec) - 1] = '\0';
+    cr_assert_eq(hrm_store_begin(s, &err), 0);
+    for (int id = 1; id <= JOBS; id++) {
+        struct hrm_store_job j = {.id = id, .name = "one", .user = "u", .queue = "default",
+                                  .ntasks = 1, .submit_us = id, .end_us = -1,
+                                  .state = HRM_JOB_PENDING, .spec = spec};
+        cr_assert_eq(hrm_store_insert_job(s, &j, &err), 0, "%s", err.text);
+    }
+    cr_assert_eq(hrm_store_commit(s, &err), 0, "%s", err.text);
+    int frames0, commits0;
+    wal_frames(&frames0, &commits0);
+    for (int c = 0; c < COMMITS; c++) {
+        cr_assert_eq(hrm_store_begin_split(s, &err), 0);
+        for (int k = 0; k < 4; k++) {
+            int64_t id = 1 + c + k * APART;
+            cr_assert_eq(hrm_store_set_job_state(s, id, HRM_JOB_DONE, 3, id, &err), 0, "%s",
+                         err.text);
+        }
+        cr_assert_eq(hrm_store_commit(s, &err), 0, "%s", err.text);
+    }
+    int frames, commits;
+    wal_frames(&frames, &commits);
+    frames -= frames0;
+    commits -= commits0;
+    cr_assert_eq(commits, COMMITS, "the WAL restarted or lost commits: %d", commits);
+    cr_assert_lt(frames, COMMITS * 3 / 2, "%d WAL frames for %d commits of 4 job ends", frames,
+                 COMMITS);
+    hrm_store_close(s);
+    /* What was written is what a restarted master loads: every job ended, none twice. */
+    s = hrm_store_open(path, &err);
+    cr_assert_not_null(s, "%s", err.text);
+    int done = 0;
+    cr_assert_eq(hrm_store_load(s, on_job, NULL, &done, &err), 0, "%s", err.text);
+    bool ended[JOBS + 1] = {false};
+    int want = 0;
+    for (int c = 0; c < COMMITS; c++)
+        for (int k = 0; k < 4; k++)
+            if (!ended[1 + c + k * APART]) {
+                ended[1 + c + k * APART] = true;
+                want++;
+            }
+    cr_assert_eq(done, want, "%d jobs loaded as ended, not %d", done, want);
     hrm_store_close(s);
 }
