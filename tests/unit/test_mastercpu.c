@@ -31,9 +31,13 @@ static uint32_t be32(const unsigned char *p)
     return ntohl(v);
 }
 
+struct wal_count {
+    int frames, commits;
+};
+
 /* The WAL's frames since its last restart (those with its header's salts), and how many of
  * them end a commit (a nonzero database size in the frame header). */
-static void wal_frames(int *frames, int *commits)
+static struct wal_count wal_now(void)
 {
     char wal[300];
     snprintf(wal, sizeof(wal), "%s-wal", path);
@@ -42,15 +46,25 @@ static void wal_frames(int *frames, int *commits)
     unsigned char head[32], fh[24];
     cr_assert_eq(fread(head, 1, sizeof(head), f), sizeof(head));
     uint32_t page = be32(head + 8), salt1 = be32(head + 16), salt2 = be32(head + 20);
-    *frames = *commits = 0;
+    struct wal_count n = {0};
     while (fread(fh, 1, sizeof(fh), f) == sizeof(fh)) {
         if (be32(fh + 8) != salt1 || be32(fh + 12) != salt2)
             break;
-        (*frames)++;
-        *commits += be32(fh + 4) != 0;
+        n.frames++;
+        n.commits += be32(fh + 4) != 0;
         cr_assert_eq(fseek(f, (long)page, SEEK_CUR), 0);
     }
     fclose(f);
+    return n;
+}
+
+/* The frames written since `before`, by exactly `commits` commits (the WAL did not restart). */
+static int frames_since(struct wal_count before, int commits)
+{
+    struct wal_count now = wal_now();
+    cr_assert_eq(now.commits - before.commits, commits, "the WAL restarted or lost commits: %d",
+                 now.commits - before.commits);
+    return now.frames - before.frames;
 }
 
 static struct hrm_store_event event_row(int64_t job, int32_t task, const char *kind)
@@ -68,8 +82,7 @@ Test(mastercpu, a_commit_of_events_writes_about_one_page)
     struct hrm_error err;
     struct hrm_store *s = hrm_store_open(path, &err);
     cr_assert_not_null(s, "%s", err.text);
-    int frames0, commits0;
-    wal_frames(&frames0, &commits0);
+    struct wal_count before = wal_now();
     enum { COMMITS = 200, EVENTS = 4 };
     for (int c = 0; c < COMMITS; c++) {
         cr_assert_eq(hrm_store_begin_split(s, &err), 0);
@@ -79,11 +92,7 @@ Test(mastercpu, a_commit_of_events_writes_about_one_page)
         }
         cr_assert_eq(hrm_store_commit(s, &err), 0, "%s", err.text);
     }
-    int frames, commits;
-    wal_frames(&frames, &commits);
-    frames -= frames0;
-    commits -= commits0;
-    cr_assert_eq(commits, COMMITS, "the WAL restarted or lost commits: %d", commits);
+    int frames = frames_since(before, COMMITS);
     cr_assert_lt(frames, COMMITS * 3 / 2, "%d WAL frames for %d commits of %d events", frames,
                  COMMITS, EVENTS);
     cr_assert_eq(hrm_store_last_event_seq(s), COMMITS * EVENTS);
@@ -99,8 +108,7 @@ Test(mastercpu, a_turn_of_launches_and_ends_writes_under_five_pages)
     struct hrm_store *s = hrm_store_open(path, &err);
     cr_assert_not_null(s, "%s", err.text);
     enum { COMMITS = 200, PER_TURN = 6, RUNNING = 128 };
-    int frames0, commits0;
-    wal_frames(&frames0, &commits0);
+    struct wal_count before = wal_now();
     int32_t next = 0;
     for (int c = 0; c < COMMITS; c++) {
         cr_assert_eq(hrm_store_begin_split(s, &err), 0);
@@ -122,11 +130,7 @@ Test(mastercpu, a_turn_of_launches_and_ends_writes_under_five_pages)
         }
         cr_assert_eq(hrm_store_commit(s, &err), 0, "%s", err.text);
     }
-    int frames, commits;
-    wal_frames(&frames, &commits);
-    frames -= frames0;
-    commits -= commits0;
-    cr_assert_eq(commits, COMMITS, "the WAL restarted or lost commits: %d", commits);
+    int frames = frames_since(before, COMMITS);
     cr_assert_lt(frames, COMMITS * 5, "%d WAL frames for %d commits", frames, COMMITS);
     hrm_store_close(s);
 }
@@ -208,8 +212,7 @@ Test(mastercpu, a_turn_of_job_ends_writes_about_one_page)
         cr_assert_eq(hrm_store_insert_job(s, &j, &err), 0, "%s", err.text);
     }
     cr_assert_eq(hrm_store_commit(s, &err), 0, "%s", err.text);
-    int frames0, commits0;
-    wal_frames(&frames0, &commits0);
+    struct wal_count before = wal_now();
     for (int c = 0; c < COMMITS; c++) {
         cr_assert_eq(hrm_store_begin_split(s, &err), 0);
         for (int k = 0; k < 4; k++) {
@@ -219,11 +222,7 @@ Test(mastercpu, a_turn_of_job_ends_writes_about_one_page)
         }
         cr_assert_eq(hrm_store_commit(s, &err), 0, "%s", err.text);
     }
-    int frames, commits;
-    wal_frames(&frames, &commits);
-    frames -= frames0;
-    commits -= commits0;
-    cr_assert_eq(commits, COMMITS, "the WAL restarted or lost commits: %d", commits);
+    int frames = frames_since(before, COMMITS);
     cr_assert_lt(frames, COMMITS * 3 / 2, "%d WAL frames for %d commits of 4 job ends", frames,
                  COMMITS);
     hrm_store_close(s);
