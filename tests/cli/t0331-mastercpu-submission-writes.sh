@@ -1,7 +1,8 @@
 # A submission writes its job row and its event, not a meta row besides (job rows are never
 # removed, so a restarted master takes the next id after the highest row): sequential
 # submissions, each a turn of its own, cost two statements each in the master's stop line.
-# The ids and the event log's numbers go on after a stop and after a SIGKILL, never given twice.
+# The ids and the event log's numbers go on after a stop and after a SIGKILL, never given twice,
+# nor the id of a job whose row could not be read back.
 . "$(dirname "$0")/rtlib.sh"
 keygen
 start_master
@@ -38,4 +39,18 @@ assert after[:len(before)] == [int(s) for s in before], (before, after)
 assert after == sorted(set(after)), after
 assert len(after) == int(sys.argv[3]), after  # a job_submitted each, none lost or doubled
 P
+
+# The highest job's row unreadable (dropped at the load, with a log line): its id is still
+# not given again, and the master takes the next submission.
+kill -TERM "$MASTER"; until_ok 60 sh -c "! kill -0 $MASTER" || fail "master did not stop"
+python3 - "$S/hrm.db" $((n + 2)) <<'P' || fail "cannot edit the store"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+assert db.execute("UPDATE jobs SET spec = '{' WHERE id = ?", (int(sys.argv[2]),)).rowcount == 1
+db.commit()
+P
+start_master
+id=$("$HRM" submit -- true) || fail "submit after the last job's row was dropped"
+[ "$id" = $((n + 3)) ] || fail "after the last row was dropped the next job is $id, not $((n + 3))"
+kill -0 "$MASTER" || fail "the master stopped"
 echo ok
