@@ -44,6 +44,29 @@ static const char *const migrations[] = {
     " kind TEXT NOT NULL, job INTEGER NOT NULL, task INTEGER NOT NULL, node TEXT NOT NULL,"
     " detail TEXT NOT NULL);"
     "CREATE INDEX events_time ON events(time_us);",
+    /* 7 -> 8: the event log without its time index and without AUTOINCREMENT, whose
+     * sqlite_sequence row was rewritten by every statement that appended: two pages of every
+     * turn's commit, of about seven (docs/benchmarks.md, "The master's pages per commit").
+     * The store gives the sequence numbers itself (event_seq below); the highest one given so
+     * far is kept in meta as events_seq, so that retention emptying the table gives no number
+     * twice.  Retention by age walks the sequence, which follows the time of appends. */
+    "CREATE TABLE events_v8(seq INTEGER PRIMARY KEY, time_us INTEGER NOT NULL,"
+    " kind TEXT NOT NULL, job INTEGER NOT NULL, task INTEGER NOT NULL, node TEXT NOT NULL,"
+    " detail TEXT NOT NULL);"
+    "INSERT INTO events_v8 SELECT seq, time_us, kind, job, task, node, detail FROM events;"
+    "INSERT OR REPLACE INTO meta(key, value)"
+    " SELECT 'events_seq', seq FROM sqlite_sequence WHERE name = 'events';"
+    "DROP TABLE events;"
+    "ALTER TABLE events_v8 RENAME TO events;",
+    /* 8 -> 9: a job's state, exit and end apart from its row, which is written once at the
+     * submission.  An update rewrote the whole row, description included (hundreds of bytes),
+     * on pages scattered over the table: the jobs ending in one turn each dirtied a page of
+     * their own.  The states of jobs started or ended near one another in time are rows of
+     * near ids, a few dozen bytes each, on one or two pages.  A job without a row here is as
+     * its jobs row says (pending at its submission). */
+    "CREATE TABLE job_states(id INTEGER PRIMARY KEY, state INTEGER NOT NULL,"
+    " exit INTEGER NOT NULL, end_us INTEGER NOT NULL);"
+    "INSERT INTO job_states SELECT id, state, exit, end_us FROM jobs WHERE state <> 0;",
 };
 #define SCHEMA_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
@@ -61,9 +84,12 @@ static const char *const migrations[] = {
                   " end_us, state, exit, spec, submit_key)"                                    \
                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")                \
     X(JOB_BY_KEY, "SELECT id FROM jobs WHERE submit_key = ?1")                                 \
-    X(JOB_STATE, "UPDATE jobs SET state = ?2, exit = ?3, end_us = ?4 WHERE id = ?1")           \
-    X(JOB_ALL, "SELECT id, name, user, queue, priority, ntasks, submit_us, end_us, state,"     \
-               " exit, spec FROM jobs ORDER BY id")                                            \
+    X(JOB_STATE, "INSERT OR REPLACE INTO job_states(id, state, exit, end_us)"                  \
+                 " VALUES(?1, ?2, ?3, ?4)")                                                    \
+    X(JOB_ALL, "SELECT j.id, j.name, j.user, j.queue, j.priority, j.ntasks, j.submit_us,"      \
+               " coalesce(s.end_us, j.end_us), coalesce(s.state, j.state),"                    \
+               " coalesce(s.exit, j.exit), j.spec"                                             \
+               " FROM jobs j LEFT JOIN job_states s ON s.id = j.id ORDER BY j.id")             \
     X(TASK_ALL, "SELECT job, idx, state, attempt, node, exit, signal, oom, start_us, end_us,"  \
                 " error, restarts, crash_streak, backoff_us, restart_at_us"                    \
                 " FROM tasks ORDER BY job, idx")                                               \
@@ -74,8 +100,9 @@ static const char *const migrations[] = {
     X(EST_ALL, "SELECT profile FROM estimates ORDER BY logic, input_class")                     \
     X(EV_SINCE, "SELECT seq, time_us, kind, job, task, node, detail FROM events"               \
                 " WHERE seq > ?1 ORDER BY seq LIMIT ?2")                                       \
-    X(EV_LAST, "SELECT seq FROM sqlite_sequence WHERE name = 'events'")                        \
-    X(EV_PRUNE, "DELETE FROM events WHERE seq <= ?1 OR time_us < ?2")
+    X(EV_MAX, "SELECT max(seq) FROM events")                                                   \
+    X(EV_FROM, "SELECT seq, time_us FROM events WHERE seq >= ?1 ORDER BY seq LIMIT 1")         \
+    X(EV_PRUNE, "DELETE FROM events WHERE seq <= ?1")
 
 enum stmt_id {
 #define STMT_ENUM(name, sql) STMT_##name,
@@ -102,6 +129,9 @@ struct hrm_store {
     struct store_batch *batch;
     int batch_failed;                 /* a flush failed: the commit must fail (SQLite code) */
     int wal_frames;                   /* in the WAL after the last commit (its hook) */
+    /* The last event sequence number given, the open transaction's events included, and the
+     * last committed one (what a rollback goes back to). */
+    int64_t event_seq, event_seq_committed;
     struct hrm_store_stats stats;
 };
 
@@ -241,6 +271,21 @@ static int wal_committed(void *arg, sqlite3 *db, const char *name, int frames)
     return SQLITE_OK;
 }
 
+/* The highest sequence number ever given: the table's newest, or what retention recorded
+ * before it removed the newest. */
+static int load_event_seq(struct hrm_store *s, struct hrm_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_EV_MAX];
+    int r = sqlite3_step(st);
+    int64_t top = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_reset(st);
+    if (r != SQLITE_ROW)
+        return fail(s, r, err, stmt_sql[STMT_EV_MAX]);
+    int64_t kept = hrm_store_meta_get(s, "events_seq", 0);
+    s->event_seq = s->event_seq_committed = top > kept ? top : kept;
+    return 0;
+}
+
 struct hrm_store *hrm_store_open(const char *path, struct hrm_error *err)
 {
     struct hrm_store *s = hrm_calloc(1, sizeof(*s));
@@ -284,6 +329,8 @@ struct hrm_store *hrm_store_open(const char *path, struct hrm_error *err)
             goto fail;
         }
     }
+    if (load_event_seq(s, err) < 0)
+        goto fail;
     return s;
 fail:
     hrm_store_close(s);
@@ -369,6 +416,7 @@ int hrm_store_commit_unsynced(struct hrm_store *s, struct hrm_error *err)
         return rc;
     }
     s->in_txn = false;
+    s->event_seq_committed = s->event_seq;
     s->sync_pending = s->sync_normal; /* at FULL, SQLite's commit has synced */
     return 0;
 }
@@ -447,6 +495,7 @@ void hrm_store_rollback(struct hrm_store *s)
     s->want_txn = false;
     store_batch_clear(s->batch);
     s->batch_failed = 0;
+    s->event_seq = s->event_seq_committed; /* the numbers of the dropped events are free again */
     if (!s->in_txn)
         return;
     step_done(s, STMT_ROLLBACK, NULL);
@@ -546,6 +595,10 @@ static int buffered(struct hrm_store *s, struct hrm_error *err)
         return 0;
     int rc = flush_batch(s, err);
     s->batch_failed = 0;
+    if (rc == 0)
+        s->event_seq_committed = s->event_seq;
+    else
+        s->event_seq = s->event_seq_committed;
     return rc;
 }
 
@@ -683,7 +736,9 @@ int hrm_store_append_event(struct hrm_store *s, const struct hrm_store_event *e,
     int rc = ensure_txn(s, err);
     if (rc < 0)
         return rc;
-    store_batch_event(s->batch, e);
+    struct hrm_store_event numbered = *e;
+    numbered.seq = ++s->event_seq;
+    store_batch_event(s->batch, &numbered);
     return buffered(s, err);
 }
 
@@ -724,12 +779,45 @@ int hrm_store_read_events(struct hrm_store *s, int64_t since, int32_t limit,
 
 int64_t hrm_store_last_event_seq(struct hrm_store *s)
 {
-    struct hrm_error err; /* a failed flush fails the commit that follows */
-    flush_batch(s, &err);
-    sqlite3_stmt *st = s->stmt[STMT_EV_LAST];
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    return s->event_seq;
+}
+
+/* The first event kept at or after seq: 1 and its sequence number and time, 0 if none, or a
+ * negative code. */
+static int event_from(struct hrm_store *s, int64_t seq, int64_t *at, int64_t *time_us,
+                      struct hrm_error *err)
+{
+    sqlite3_stmt *st = s->stmt[STMT_EV_FROM];
+    sqlite3_bind_int64(st, 1, seq);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        *at = sqlite3_column_int64(st, 0);
+        *time_us = sqlite3_column_int64(st, 1);
+    }
     sqlite3_reset(st);
-    return v;
+    if (r != SQLITE_ROW && r != SQLITE_DONE)
+        return fail(s, r, err, stmt_sql[STMT_EV_FROM]);
+    return r == SQLITE_ROW;
+}
+
+/* The last sequence number of the events older than older_than_us, found by bisection: events
+ * are appended in the order of their times, so the old ones are a prefix of the sequence (a
+ * wall clock set back makes the bound approximate by the step, never the log a patchwork).
+ * O(log n) lookups by sequence number, where a scan of the times would read the whole table. */
+static int64_t events_older_end(struct hrm_store *s, int64_t older_than_us, struct hrm_error *err)
+{
+    int64_t lo = 0, hi = s->event_seq + 1, at = 0, time_us = 0; /* the answer: in [lo, hi) */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int got = event_from(s, mid, &at, &time_us, err);
+        if (got < 0)
+            return got;
+        if (got && time_us < older_than_us)
+            lo = at;  /* everything up to at is old */
+        else
+            hi = mid; /* none kept from mid on is old */
+    }
+    return lo;
 }
 
 int hrm_store_prune_events(struct hrm_store *s, int64_t keep, int64_t older_than_us,
@@ -738,8 +826,13 @@ int hrm_store_prune_events(struct hrm_store *s, int64_t keep, int64_t older_than
     int rc = ensure_txn(s, err);
     if (rc < 0 || (rc = flush_batch(s, err)) < 0)
         return rc;
+    int64_t old_end = events_older_end(s, older_than_us, err), by_count = s->event_seq - keep;
+    if (old_end < 0)
+        return (int)old_end;
+    /* The newest number given survives the removal of the newest events. */
+    if ((rc = hrm_store_meta_put(s, "events_seq", s->event_seq, err)) < 0)
+        return rc;
     sqlite3_stmt *st = s->stmt[STMT_EV_PRUNE];
-    sqlite3_bind_int64(st, 1, hrm_store_last_event_seq(s) - keep);
-    sqlite3_bind_int64(st, 2, older_than_us);
+    sqlite3_bind_int64(st, 1, old_end > by_count ? old_end : by_count);
     return step_done(s, STMT_EV_PRUNE, err);
 }

@@ -1,11 +1,10 @@
 /*
  * The store's per-transaction write buffer.  A turn of the master writes a task row and an event
- * per launch and per end; one INSERT per row cost each its own statement run (and the events'
- * AUTOINCREMENT its own sqlite_sequence update).  Rows wait here until the commit and go as
- * multi-row INSERTs of 32, 16, ..., 1 rows: a burst of n rows takes about n / 32 + log2(32)
- * statements, each prepared once.  Nothing is durable before the commit anyway, so waiting
- * changes no promise; the order of each table's rows is kept (a task put twice ends as the
- * later row, events get their sequence numbers in the order they came).
+ * per launch and per end; one INSERT per row cost each its own statement run.  Rows wait here
+ * until the commit and go as multi-row INSERTs of 32, 16, ..., 1 rows: a burst of n rows takes
+ * about n / 32 + log2(32) statements, each prepared once.  Nothing is durable before the
+ * commit anyway, so waiting changes no promise; the order of each table's rows is kept (a task
+ * put twice ends as the later row; events keep the sequence numbers the store gave them).
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 
 #define CHUNK_LOG 5 /* statements of 2^CHUNK_LOG rows at most */
 #define TASK_COLS 15
-#define EVENT_COLS 6
+#define EVENT_COLS 7
 
 /* Strings are offsets into the arena: it moves as it grows. */
 struct btask {
@@ -99,7 +98,8 @@ void store_batch_clear(struct store_batch *b)
 static const char task_head[] =
     "INSERT OR REPLACE INTO tasks(job, idx, state, attempt, node, exit, signal, oom, start_us,"
     " end_us, error, restarts, crash_streak, backoff_us, restart_at_us) VALUES";
-static const char event_head[] = "INSERT INTO events(time_us, kind, job, task, node, detail) VALUES";
+static const char event_head[] =
+    "INSERT INTO events(seq, time_us, kind, job, task, node, detail) VALUES";
 
 /* "HEAD (?,...,?),(...)": rows groups of cols parameters, numbered in order. */
 static sqlite3_stmt *prepare(sqlite3 *db, const char *head, int rows, int cols)
@@ -149,12 +149,13 @@ static void bind_task(sqlite3_stmt *st, int at, const void *row, const char *are
 static void bind_event(sqlite3_stmt *st, int at, const void *row, const char *arena)
 {
     const struct bevent *r = row;
-    sqlite3_bind_int64(st, at + 1, r->e.time_us);
-    sqlite3_bind_text(st, at + 2, arena + r->kind, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, at + 3, r->e.job);
-    sqlite3_bind_int(st, at + 4, r->e.task);
-    sqlite3_bind_text(st, at + 5, arena + r->node, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, at + 6, arena + r->detail, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, at + 1, r->e.seq);
+    sqlite3_bind_int64(st, at + 2, r->e.time_us);
+    sqlite3_bind_text(st, at + 3, arena + r->kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, at + 4, r->e.job);
+    sqlite3_bind_int(st, at + 5, r->e.task);
+    sqlite3_bind_text(st, at + 6, arena + r->node, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, at + 7, arena + r->detail, -1, SQLITE_STATIC);
 }
 
 /* One table's n rows (each of size bytes), biggest chunks first; every parameter is bound at
