@@ -96,6 +96,22 @@ start_agent() { # name flags...: with a key of its own, made if missing (the mas
   eval "AGENT_$name=$pid"
 }
 nodes_up() { [ "$("$HRM" nodes --json 2>/dev/null | grep -c '"state": "up"')" -ge "$1" ]; }
+# start_agent_traced NAME STRACE-FLAGS... -- AGENT-FLAGS...: agent NAME (key made here) under
+# strace STRACE-FLAGS, which writes $TMP/NAME.strace; strace's pid in TRACER (and PIDS), the
+# agent's in AGENT once it has registered with the master.  LeakSanitizer cannot run under
+# ptrace: the traced agent's leaks are left to the other tests.
+start_agent_traced() {
+  local name=$1 sflags=(); shift
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do sflags+=("$1"); shift; done
+  shift
+  "$HRM" keygen --node "$name" "$S/keys" >/dev/null || fail "keygen --node $name"
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -qq -o "$TMP/$name.strace" "${sflags[@]}" "$HRM" agent --state "$S" --name "$name" \
+    --log-level info "$@" >>"$TMP/$name.log" 2>&1 &
+  TRACER=$!; PIDS+=("$TRACER")
+  until_ok 60 nodes_up 1 || fail "node $name did not register"
+  AGENT=$(pgrep -P "$TRACER") || fail "no agent under strace"
+}
 # start_fleet N PREFIX AGENT-FLAGS...: N simulated agents PREFIX1..PREFIXN (their keys made here)
 # in one process (pid in FLEET), logging to $TMP/fleet.log; waits until all N are up
 start_fleet() {
