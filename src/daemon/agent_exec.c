@@ -22,6 +22,7 @@
 
 #define KILL_GRACE_US 2000000 /* SIGTERM, then SIGKILL this much later */
 #define CHILD_STACK (64 << 10)  /* the launch child runs a few syscalls, then execve */
+#define STACKS_KEPT 32          /* children's stacks kept for reuse (launch_free) */
 /* How long a launch that is back may wait for a turn the agent's loop makes anyway before the
  * launcher thread wakes the loop for it (agent_exec_thread.c, the hold): about the life of a
  * trivial task on a busy host, so a short task's start and end are taken in one turn and sent
@@ -458,11 +459,16 @@ static void *stack_get(struct agent *a)
     return a->nstacks > 0 ? a->stacks[--a->nstacks] : hrm_alloc(CHILD_STACK);
 }
 
-/* After launch_execed only: the child no longer runs on it. */
+/* After launch_execed only: the child no longer runs on it.  Up to STACKS_KEPT stacks are
+ * kept for the next launches (a burst's children may all be before their execve at once). */
 static void launch_free(struct agent *a, struct launch *l)
 {
-    HRM_GROW(a->stacks, a->cap_stacks, a->nstacks + 1);
-    a->stacks[a->nstacks++] = l->stack;
+    if (a->nstacks < STACKS_KEPT) {
+        HRM_GROW(a->stacks, a->cap_stacks, a->nstacks + 1);
+        a->stacks[a->nstacks++] = l->stack;
+    } else {
+        hrm_free(l->stack);
+    }
     if (!l->discard) {
         close(l->fds[1]);
         close(l->fds[2]);
