@@ -96,6 +96,47 @@ start_agent() { # name flags...: with a key of its own, made if missing (the mas
   eval "AGENT_$name=$pid"
 }
 nodes_up() { [ "$("$HRM" nodes --json 2>/dev/null | grep -c '"state": "up"')" -ge "$1" ]; }
+# job_state JOB STATE: the job is in STATE (done, cancelled, ...)
+job_state() { "$HRM" job "$1" --json | python3 -c 'import json, sys
+d = json.load(sys.stdin); j = d.get("job", d); sys.exit(0 if j["state"] == sys.argv[1] else 1)' "$2"; }
+# lease_hold NAME SRC: a task's execve made slow, not waited for: $TMP/NAME, a copy of the
+# program SRC, under a write lease; the helper writes $TMP/NAME.waiting when an execve of it
+# waits, and lets go once $TMP/NAME.go exists.  The kernel breaks a lease by itself after
+# /proc/sys/fs/lease-break-time (45 s by default): every wait that expects the agent to go on
+# meanwhile must be bounded well under it.
+lease_hold() {
+  cp "$2" "$TMP/$1" && chmod 755 "$TMP/$1"
+  python3 - "$TMP/$1" >>"$TMP/lease-$1.log" 2>&1 <<'EOF' &
+import fcntl, os, signal, sys, time
+path = sys.argv[1]
+signal.signal(signal.SIGIO, lambda *_: open(path + ".waiting", "w").close())
+fd = os.open(path, os.O_RDONLY)
+fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
+open(path + ".held", "w").close()
+deadline = time.monotonic() + 300
+while not os.path.exists(path + ".go") and time.monotonic() < deadline:
+    time.sleep(0.05)
+fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+EOF
+  PIDS+=("$!")
+  until_ok 60 test -e "$TMP/$1.held" || fail "no lease on $1: $(cat "$TMP/lease-$1.log")"
+}
+# start_agent_traced NAME STRACE-FLAGS... -- AGENT-FLAGS...: agent NAME (key made here) under
+# strace STRACE-FLAGS, which writes $TMP/NAME.strace; strace's pid in TRACER (and PIDS), the
+# agent's in AGENT once it has registered with the master.  LeakSanitizer cannot run under
+# ptrace: the traced agent's leaks are left to the other tests.
+start_agent_traced() {
+  local name=$1 sflags=(); shift
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do sflags+=("$1"); shift; done
+  shift
+  "$HRM" keygen --node "$name" "$S/keys" >/dev/null || fail "keygen --node $name"
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    strace -qq -o "$TMP/$name.strace" "${sflags[@]}" "$HRM" agent --state "$S" --name "$name" \
+    --log-level info "$@" >>"$TMP/$name.log" 2>&1 &
+  TRACER=$!; PIDS+=("$TRACER")
+  until_ok 60 nodes_up 1 || fail "node $name did not register"
+  AGENT=$(pgrep -P "$TRACER") || fail "no agent under strace"
+}
 # start_fleet N PREFIX AGENT-FLAGS...: N simulated agents PREFIX1..PREFIXN (their keys made here)
 # in one process (pid in FLEET), logging to $TMP/fleet.log; waits until all N are up
 start_fleet() {

@@ -10,14 +10,8 @@
 need strace timeout
 keygen
 start_master
-"$HRM" keygen --node n1 "$S/keys" >/dev/null || fail "keygen --node n1"
-# LeakSanitizer cannot run under ptrace: the traced agent's leaks are left to the other tests.
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-  strace -qq -o "$TMP/n1.strace" -e trace=poll,ppoll,read,wait4 "$HRM" agent --state "$S" --name n1 --log-level info --cpus 4 --mem 2G --no-cgroup \
-  >>"$TMP/n1.log" 2>&1 &
-TRACER=$!; PIDS+=("$TRACER")
-until_ok 60 nodes_up 1 || fail "node did not register"
-agent=$(pgrep -P "$TRACER") || fail "no agent under strace"
+start_agent_traced n1 -e trace=poll,ppoll,read,wait4 -- --cpus 4 --mem 2G --no-cgroup
+agent=$AGENT
 # Short tasks (most end before their launch is taken back) and longer ones, side by side.
 short=$("$HRM" submit --count 40 --cpus 1 -- true) || fail "submit short"
 long=$("$HRM" submit --count 6 --cpus 1 -- sleep 0.3) || fail "submit long"

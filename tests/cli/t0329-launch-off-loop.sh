@@ -6,29 +6,6 @@
 # lets go, and tells the helper when it begins to wait (SIGIO).
 . "$(dirname "$0")/rtlib.sh"
 need timeout
-# lease_hold NAME SRC: $TMP/NAME, a copy of the program SRC, under a write lease; the helper writes
-# $TMP/NAME.waiting when an execve of it waits, and lets go once $TMP/NAME.go exists.  The
-# kernel breaks a lease by itself after /proc/sys/fs/lease-break-time (45 s by default): every
-# wait below that expects the agent to go on is bounded well under it.
-lease_hold() {
-  cp "$2" "$TMP/$1" && chmod 755 "$TMP/$1"
-  python3 - "$TMP/$1" >>"$TMP/lease-$1.log" 2>&1 <<'EOF' &
-import fcntl, os, signal, sys, time
-path = sys.argv[1]
-signal.signal(signal.SIGIO, lambda *_: open(path + ".waiting", "w").close())
-fd = os.open(path, os.O_RDONLY)
-fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_WRLCK)
-open(path + ".held", "w").close()
-deadline = time.monotonic() + 300
-while not os.path.exists(path + ".go") and time.monotonic() < deadline:
-    time.sleep(0.05)
-fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
-EOF
-  PIDS+=("$!")
-  until_ok 60 test -e "$TMP/$1.held" || fail "no lease on $1: $(cat "$TMP/lease-$1.log")"
-}
-job_state() { "$HRM" job "$1" --json | python3 -c 'import json, sys
-d = json.load(sys.stdin); j = d.get("job", d); sys.exit(0 if j["state"] == sys.argv[1] else 1)' "$2"; }
 keygen
 mkfifo "$TMP/fifo"
 
