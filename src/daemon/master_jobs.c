@@ -150,14 +150,36 @@ void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state
     task_count(m, j, t, 1);
 }
 
-void task_set_start(struct master *m, struct rjob *j, int32_t idx, int64_t start_us)
+static void task_put_start(struct master *m, struct rjob *j, int32_t idx, int64_t start_us)
 {
     struct rtask *t = &j->tasks[idx];
     task_count(m, j, t, -1);
     t->start_us = start_us;
     task_count(m, j, t, 1);
-    if (start_us >= 0 && (j->first_start_us < 0 || start_us < j->first_start_us))
+}
+
+/* A run's start as its agent reported it, or as the store kept it (-1: not started). */
+void task_set_start(struct master *m, struct rjob *j, int32_t idx, int64_t start_us)
+{
+    task_put_start(m, j, idx, start_us);
+    if (start_us >= 0 &&
+        (j->first_start_us < 0 || j->first_start_sent || start_us < j->first_start_us)) {
         j->first_start_us = start_us;
+        j->first_start_sent = false;
+    }
+}
+
+/* A run whose launch the master sends now: it counts as started, and until an agent reports a
+ * start, the sending time stands for the job's first start.  A reported start replaces it even
+ * when later (the task starts after its launch leaves), so the job's start is the same before
+ * and after a restart, which reads the starts the runs' rows kept. */
+void task_set_sent(struct master *m, struct rjob *j, int32_t idx, int64_t sent_us)
+{
+    task_put_start(m, j, idx, sent_us);
+    if (j->first_start_us < 0) {
+        j->first_start_us = sent_us;
+        j->first_start_sent = true;
+    }
 }
 
 void task_set_node(struct master *m, struct rjob *j, int32_t idx, int32_t node)
@@ -446,7 +468,10 @@ void jobs_task_placed(struct master *m, struct rjob *j, int32_t idx, int32_t nod
     task_count(m, j, t, -1); /* the node's GPU shares follow the mask */
     t->gpu_mask = gpu_mask;
     task_count(m, j, t, 1);
-    task_set_start(m, j, idx, started ? master_now_us() : -1);
+    if (started)
+        task_set_sent(m, j, idx, master_now_us());
+    else
+        task_set_start(m, j, idx, -1);
     t->end_us = -1;
     t->pid = 0;
     jobs_set_task_error(t, NULL); /* a new attempt: an earlier one's failure no longer applies */

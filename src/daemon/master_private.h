@@ -95,6 +95,7 @@ struct rjob {
     struct rtask *tasks;
     struct rcounts count;   /* kept by task_set_* */
     int64_t first_start_us; /* earliest start of any run, -1 none; kept by task_set_start */
+    bool first_start_sent;  /* first_start_us is only a launch's sending time (task_set_sent) */
     int32_t sched; /* index in the scheduler's workload, -1 when not there */
     int32_t inst;  /* distributed scheduling: the instance the job is registered with */
     int64_t run_us_sum; /* distributed scheduling: run time of its finished tasks, for estimates */
@@ -470,6 +471,7 @@ void jobs_persist_state(struct master *m, struct rjob *j);
  * node's counters. */
 void task_set_state(struct master *m, struct rjob *j, int32_t idx, uint8_t state);
 void task_set_start(struct master *m, struct rjob *j, int32_t idx, int64_t start_us);
+void task_set_sent(struct master *m, struct rjob *j, int32_t idx, int64_t sent_us);
 void task_set_node(struct master *m, struct rjob *j, int32_t idx, int32_t node);
 void task_set_gpus(struct master *m, struct rjob *j, int32_t idx, uint32_t gpu_mask);
 /* Up nodes; and a normalised task group's request (hrm_jobdesc_normalise's fields), as the
