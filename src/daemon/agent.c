@@ -12,6 +12,7 @@
 #include "agent_private.h"
 #include "probe_listen.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/hash.h"
 #include "hrm/log.h"
 #include "hrm/wire.h"
@@ -56,7 +57,7 @@ void agent_send_text(struct agent *a, char *text, size_t len)
 void agent_send_start_text(struct agent *a, char *text, size_t len)
 {
     if (a->noutq == 0) /* the first report since the last frame: the wait counts from now */
-        a->starts_since_us = agent_mono_us();
+        a->starts_since_us = hrm_mono_us();
     a->nstarts_queued++;
     agent_send_text(a, text, len);
 }
@@ -193,7 +194,7 @@ static void send_register(struct agent *a)
     agent_flush(a);
     send_now(a, m);
     json_decref(m);
-    int64_t now = agent_mono_us();
+    int64_t now = hrm_mono_us();
     bool retry = !a->registered && a->register_sent_us > 0 &&
                  now - a->register_sent_us < 2 * REGISTER_RETRY_MAX_US;
     if (retry)
@@ -228,7 +229,7 @@ void agent_quiet_after_welcome(struct agent *a, const json_t *msg)
         quiet_ms = WELCOME_QUIET_MAX_MS;
     }
     uint64_t h = hrm_hash_str(a->name);
-    int64_t now = agent_mono_us(), period = a->cfg.heartbeat_us;
+    int64_t now = hrm_mono_us(), period = a->cfg.heartbeat_us;
     int64_t resume = now + (int64_t)quiet_ms * 1000 + (int64_t)(h % (uint64_t)period);
     if (a->next_heartbeat_us < resume)
         a->next_heartbeat_us = resume;
@@ -339,7 +340,7 @@ static void on_message(struct agent *a, json_t *msg)
         const char *code = json_string_value(json_object_get(msg, "code"));
         if (code && strcmp(code, "not_registered") == 0) {
             /* The master restarted or declared us down: tell it everything again. */
-            if (a->registered || agent_mono_us() - a->register_sent_us > register_wait(a)) {
+            if (a->registered || hrm_mono_us() - a->register_sent_us > register_wait(a)) {
                 a->registered = false;
                 send_register(a);
             }
@@ -399,7 +400,7 @@ static void watch_link(struct agent *a)
         a->link_up = true;
         if (a->link_lost) {
             a->link_lost = false;
-            a->register_sent_us = agent_mono_us(); /* it leaves now: its answer is due from here */
+            a->register_sent_us = hrm_mono_us(); /* it leaves now: its answer is due from here */
         }
         if (!a->registered)
             hrm_log(HRM_LOG_DEBUG, "%s: connected to the master; its registration is sent again "
@@ -409,7 +410,7 @@ static void watch_link(struct agent *a)
 
 static void timers(struct agent *a)
 {
-    int64_t now = agent_mono_us();
+    int64_t now = hrm_mono_us();
     if (!a->simulate) {
         exec_deadlines(a);
         aout_tick(a);
@@ -664,8 +665,8 @@ fail:
 void agent_start(struct agent *a)
 {
     send_register(a);
-    a->next_heartbeat_us = agent_mono_us() + a->cfg.heartbeat_us;
-    a->next_usage_us = agent_mono_us() + a->cfg.usage_us;
+    a->next_heartbeat_us = hrm_mono_us() + a->cfg.heartbeat_us;
+    a->next_usage_us = hrm_mono_us() + a->cfg.usage_us;
 }
 
 int64_t agent_next_due(const struct agent *a)
@@ -721,7 +722,7 @@ void agent_turn(struct agent *a)
     anqs_drain(a);
     anqs_run_timers(a);
     timers(a);
-    if (agent_mono_us() >= agent_flush_due(a))
+    if (hrm_mono_us() >= agent_flush_due(a))
         agent_flush(a);
 }
 
@@ -752,7 +753,7 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
             {nprobe > 0 ? probe[0] : NULL, -1, ZMQ_POLLIN, 0},
             {nprobe > 1 ? probe[1] : NULL, -1, ZMQ_POLLIN, 0},
         };
-        int64_t now = agent_mono_us(), wait_us = a->next_heartbeat_us - now;
+        int64_t now = hrm_mono_us(), wait_us = a->next_heartbeat_us - now;
         if (a->next_usage_us - now < wait_us)
             wait_us = a->next_usage_us - now; /* a period under the loop's 100 ms */
         if (wait_us > 100000)

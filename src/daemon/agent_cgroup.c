@@ -15,6 +15,7 @@
 
 #include "agent_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/log.h"
 
 #define CPU_PERIOD_US 100000
@@ -380,9 +381,9 @@ static int group_signal(struct agent *a, const char *leaf, int sig, int64_t pati
     char fdir[1100];
     cg_dir(a, CG_FREEZER, leaf, fdir, sizeof(fdir));
     if (freeze && cg_write_file(fdir, "freezer.state", "FROZEN") == 0) {
-        for (int64_t end = agent_mono_us() + patience_us;;) {
+        for (int64_t end = hrm_mono_us() + patience_us;;) {
             read_file(fdir, "freezer.state", state, sizeof(state));
-            if (strncmp(state, "FROZEN", 6) == 0 || agent_mono_us() >= end)
+            if (strncmp(state, "FROZEN", 6) == 0 || hrm_mono_us() >= end)
                 break;
             pause_us(1000);
         }
@@ -424,9 +425,9 @@ static bool group_remove(struct agent *a, const char *leaf, int64_t patience_us)
     if (group_rmdir(a, leaf))
         return true;
     if (!group_empty(a, leaf)) {
-        for (int64_t end = agent_mono_us() + patience_us;;) {
+        for (int64_t end = hrm_mono_us() + patience_us;;) {
             group_signal(a, leaf, SIGKILL, patience_us);
-            if (group_empty(a, leaf) || agent_mono_us() >= end)
+            if (group_empty(a, leaf) || hrm_mono_us() >= end)
                 break;
             pause_us(2000);
         }

@@ -16,6 +16,7 @@
 
 #include "agent_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/jsontext.h"
 #include "hrm/log.h"
 #include "hrm/wire.h"
@@ -38,13 +39,6 @@
 #define EXEC_RECHECK_MAX_US 16000
 
 extern char **environ;
-
-int64_t agent_mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 int64_t agent_now_us(void)
 {
@@ -537,7 +531,7 @@ static void launch_done(struct agent *a, struct launch *l)
     if (!launch_execed(l)) {
         if (!a->execing && a->execing_check_us == INT64_MAX) {
             a->execing_wait_us = EXEC_RECHECK_US;
-            a->execing_check_us = agent_mono_us() + EXEC_RECHECK_US;
+            a->execing_check_us = hrm_mono_us() + EXEC_RECHECK_US;
         }
         l->item.next = a->execing;
         a->execing = &l->item;
@@ -595,7 +589,6 @@ static void launch_done(struct agent *a, struct launch *l)
         bind_rebalance(a); /* a GPU task came or went while this one was starting */
 }
 
-
 static bool run_init(const struct agent *a, int64_t job, int64_t task, int64_t attempt,
                      int64_t gpu_mask, const struct nqs_tag *tag, struct arun *out)
 {
@@ -615,7 +608,7 @@ static bool run_init(const struct agent *a, int64_t job, int64_t task, int64_t a
             a->runs[i].attempt == r.attempt)
             return false; /* a launch we already run (repeated after a reconnect) */
     r.start_us = agent_now_us();
-    r.start_mono_us = r.sample_mono_us = agent_mono_us();
+    r.start_mono_us = r.sample_mono_us = hrm_mono_us();
     *out = r;
     return true;
 }
@@ -784,7 +777,7 @@ void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const stru
      * run to its end by then (the launch waits for execve, then for a core), leaving a runtime
      * shorter than the task's own CPU time. */
     r.start_us = agent_now_us();
-    r.start_mono_us = r.sample_mono_us = agent_mono_us();
+    r.start_mono_us = r.sample_mono_us = hrm_mono_us();
     r.no_output = discard;
     r.launching = true;
     r.launch_id = l->id = ++a->launch_seq;
@@ -853,7 +846,7 @@ static void launches_collect(struct agent *a)
     int64_t now;
     if (!a->execing) {
         a->execing_check_us = INT64_MAX;
-    } else if ((now = agent_mono_us()) >= a->execing_check_us) {
+    } else if ((now = hrm_mono_us()) >= a->execing_check_us) {
         a->execing_wait_us = a->execing_wait_us * 2 > EXEC_RECHECK_MAX_US ? EXEC_RECHECK_MAX_US
                                                                           : a->execing_wait_us * 2;
         a->execing_check_us = now + a->execing_wait_us;
@@ -888,14 +881,14 @@ void exec_kill(struct agent *a, struct arun *r, int sig)
         kill(-r->pid, sig);
     cg_signal(a, r, sig); /* also what left the process group (setsid, daemons) */
     if (sig == SIGTERM && !r->kill_at_us)
-        r->kill_at_us = agent_mono_us() + KILL_GRACE_US;
+        r->kill_at_us = hrm_mono_us() + KILL_GRACE_US;
 }
 
 void exec_deadlines(struct agent *a)
 {
     if (a->simulate)
         return;
-    int64_t now = agent_mono_us();
+    int64_t now = hrm_mono_us();
     for (size_t i = 0; i < a->nruns; i++)
         if (a->runs[i].kill_at_us && now >= a->runs[i].kill_at_us) {
             kill(-a->runs[i].pid, SIGKILL);
@@ -949,8 +942,8 @@ void exec_stop_all(struct agent *a)
     }
     for (size_t i = 0; i < a->nruns; i++)
         exec_kill(a, &a->runs[i], SIGTERM);
-    int64_t deadline = agent_mono_us() + KILL_GRACE_US;
-    while (a->nruns > 0 && agent_mono_us() < deadline) {
+    int64_t deadline = hrm_mono_us() + KILL_GRACE_US;
+    while (a->nruns > 0 && hrm_mono_us() < deadline) {
         exec_reap(a);
         struct timespec ts = {0, 20000000};
         nanosleep(&ts, NULL);

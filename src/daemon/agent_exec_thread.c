@@ -11,6 +11,7 @@
 
 #include "agent_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 
 /*
  * Why a thread: the launch child shares the memory and the thread-local storage of the thread
@@ -68,7 +69,7 @@ static void wait_for_work(struct launcher *l)
             continue;
         }
         int64_t due = l->done_since_us + l->hold_us;
-        if (agent_mono_us() >= due) {
+        if (hrm_mono_us() >= due) {
             signal_done(l);
             continue;
         }
@@ -95,12 +96,12 @@ static void *loop(void *arg)
         pthread_mutex_lock(&l->mu);
         it->next = NULL;
         if (!l->done)
-            l->done_since_us = agent_mono_us();
+            l->done_since_us = hrm_mono_us();
         *l->done_tail = it;
         l->done_tail = &it->next;
         l->busy--;
         /* Between launches of a backlog too: the hold counts from the first item not taken. */
-        if (!l->signalled && agent_mono_us() - l->done_since_us >= l->hold_us)
+        if (!l->signalled && hrm_mono_us() - l->done_since_us >= l->hold_us)
             signal_done(l);
         pthread_cond_broadcast(&l->cv);
     }

@@ -12,6 +12,7 @@
 #include "agent_private.h"
 #include "fleet_due.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/log.h"
 
 #define FLEET_MAX 100000
@@ -172,7 +173,7 @@ static void mark_ready(struct fleet *f, int32_t i)
 /* Turns the agents ready or due now; each one's next due time goes back in the heap. */
 static void turn_ready(struct fleet *f, struct hrm_error *err, int *rc)
 {
-    int64_t now = agent_mono_us();
+    int64_t now = hrm_mono_us();
     int32_t i;
     while (fleet_due_first(&f->due, &i) <= now) {
         fleet_due_set(&f->due, i, INT64_MAX); /* set again after its turn */
@@ -230,7 +231,7 @@ int agent_fleet_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     int rc = 0;
     while (!stop && f.live > 0) {
         int32_t first;
-        int64_t now = agent_mono_us(), due = fleet_due_first(&f.due, &first);
+        int64_t now = hrm_mono_us(), due = fleet_due_first(&f.due, &first);
         int64_t wait_ms = f.nready > 0 || due <= now ? 0 : (due - now + 999) / 1000;
         if (wait_ms > LOOP_MAX_WAIT_MS)
             wait_ms = LOOP_MAX_WAIT_MS;

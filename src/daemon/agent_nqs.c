@@ -8,6 +8,7 @@
 #include "roletimers.h"
 #include "taskmap.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/log.h"
 #include "hrm/nqs.h"
 #include "hrm/state.h" /* enum hrm_task_outcome */
@@ -127,7 +128,7 @@ static void local_forget(struct anqs *x, int32_t l)
 static int64_t env_now(struct hrm_env *env)
 {
     (void)env;
-    return agent_mono_us();
+    return hrm_mono_us();
 }
 
 static void env_timer(struct hrm_env *env, int64_t at_us, uint64_t cookie)
@@ -531,7 +532,7 @@ void anqs_run_timers(struct agent *a)
     if (!x || !x->q)
         return;
     struct role_timer due[8];
-    size_t ndue = role_timers_take_due(&x->timers, agent_mono_us(), due, 8);
+    size_t ndue = role_timers_take_due(&x->timers, hrm_mono_us(), due, 8);
     for (size_t i = 0; i < ndue; i++) {
         x->in_role = true;
         hrm_nqs_on_timer(x->q, &x->env, due[i].cookie);

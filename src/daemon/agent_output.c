@@ -12,6 +12,7 @@
 
 #include "agent_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/log.h"
 #include "hrm/units.h"
 #include "hrm/wire.h"
@@ -188,7 +189,7 @@ static void sweep(struct agent *a)
 
 void aout_tick(struct agent *a)
 {
-    int64_t now = agent_mono_us();
+    int64_t now = hrm_mono_us();
     if (a->cfg.max_output > 0 && now >= a->next_cap_us) {
         for (size_t i = 0; i < a->nruns; i++)
             if (!a->runs[i].no_output)

@@ -319,7 +319,6 @@ void usercache_store(struct user_cache *c, const char *name, const struct user_s
                      int64_t now_us, const struct task_user *u, const gid_t *groups);
 int exec_init(struct agent *a, struct hrm_error *err); /* stdin, environment, child stack */
 void exec_fini(struct agent *a);
-int64_t agent_mono_us(void);
 int64_t agent_now_us(void);
 /* A run's identity and start times from a task_launch (the real and the simulated launch
  * share it); false when that attempt already runs (a launch repeated after a reconnect). */

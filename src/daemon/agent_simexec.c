@@ -6,6 +6,7 @@
 
 #include "agent_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/log.h"
 #include "hrm/units.h"
 #include "hrm/wire.h"
@@ -64,7 +65,7 @@ int64_t simexec_next_end(const struct agent *a)
 /* Runs whose time is up end, as exec_reap ends a process that exited. */
 void simexec_reap(struct agent *a)
 {
-    int64_t now = agent_mono_us();
+    int64_t now = hrm_mono_us();
     for (size_t i = 0; i < a->nruns;) {
         struct arun *r = &a->runs[i];
         if (r->sim_end_mono_us > now) {
@@ -88,14 +89,14 @@ void simexec_kill(struct arun *r, int sig)
 {
     r->signal = sig;
     r->exit = 0;
-    r->sim_end_mono_us = agent_mono_us();
+    r->sim_end_mono_us = hrm_mono_us();
 }
 
 /* The usage message of a simulated node: each run uses what it asked for, and nothing else
  * runs on the node (no foreign load). */
 json_t *simexec_usage(struct agent *a)
 {
-    int64_t now = agent_mono_us(), tasks_cpu = 0, tasks_mem = 0;
+    int64_t now = hrm_mono_us(), tasks_cpu = 0, tasks_mem = 0;
     json_t *samples = json_array();
     for (size_t i = 0; i < a->nruns; i++) {
         struct arun *r = &a->runs[i];

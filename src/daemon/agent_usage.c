@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "agent_private.h"
+#include "hrm/clock.h"
 #include "hrm/procstat.h"
 #include "hrm/wire.h"
 
@@ -116,7 +117,7 @@ static int64_t disk_busy_ms(void)
 
 json_t *usage_message(struct agent *a)
 {
-    int64_t now = agent_mono_us(), tasks_cpu = 0, tasks_mem = 0;
+    int64_t now = hrm_mono_us(), tasks_cpu = 0, tasks_mem = 0;
     json_t *samples = json_array();
     for (size_t i = 0; i < a->nruns; i++) {
         json_t *s = task_sample(a, &a->runs[i], now, &tasks_cpu, &tasks_mem);

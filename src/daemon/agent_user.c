@@ -8,6 +8,7 @@
 
 #include "agent_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/log.h"
 
 static int64_t ts_ns(struct timespec t)
@@ -136,7 +137,7 @@ int exec_user_resolve(struct agent *a, const char *name, struct task_user *u, ch
     if (!name)
         return 0; /* a master that names no user: the task runs as the agent does */
     struct user_stamp st[2];
-    int64_t now = agent_mono_us();
+    int64_t now = hrm_mono_us();
     if (a->users) {
         /* Two stat calls cost half a lookup: a burst of launches shares one check. */
         struct user_cache *c = a->users;

@@ -12,6 +12,7 @@
 #include <zmq.h>
 
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/hash.h"
 #include "hrm/jsontext.h"
 #include "hrm/log.h"
@@ -49,13 +50,6 @@ int64_t master_now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-int64_t master_mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
@@ -292,7 +286,7 @@ static int64_t welcome_quiet_ms(const struct master *m)
 {
     if (!m->reconciling)
         return 0;
-    int64_t quiet = m->cfg.reconcile_us - (master_mono_us() - m->start_mono_us);
+    int64_t quiet = m->cfg.reconcile_us - (hrm_mono_us() - m->start_mono_us);
     if (quiet > m->cfg.node_timeout_us / 2)
         quiet = m->cfg.node_timeout_us / 2;
     if (quiet > WELCOME_QUIET_MAX_US)
@@ -339,7 +333,7 @@ static void register_resent(struct master *m, int32_t n, const struct peer_id *f
         task_ended(m, n, from, e);
     hrm_log(HRM_LOG_INFO, "node %s sent its registration again on the same connection: "
             "answered already, welcomed again", m->nodes[n].name);
-    m->nodes[n].last_seen_us = master_mono_us();
+    m->nodes[n].last_seen_us = hrm_mono_us();
     send_welcome(m, n, from);
 }
 
@@ -413,7 +407,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     nodeidx_set_peer(m, n, from);
     if (m->dist)
         dist_node_probe(m, n, msg);
-    rn->last_seen_us = master_mono_us();
+    rn->last_seen_us = hrm_mono_us();
     bool was_up = rn->up;
     rn->up = true;
     if (!was_up)
@@ -616,7 +610,7 @@ static int32_t sending_node(struct master *m, const struct peer_id *from, int ty
                            "'%s' from an agent that is not registered", hrm_wire_name(type));
         return -1;
     }
-    m->nodes[n].last_seen_us = master_mono_us();
+    m->nodes[n].last_seen_us = hrm_mono_us();
     return n;
 }
 
@@ -755,7 +749,7 @@ static void node_down(struct master *m, int32_t n, const char *why, const char *
 
 static void housekeeping(struct master *m)
 {
-    int64_t now = master_mono_us();
+    int64_t now = hrm_mono_us();
     for (int32_t n = 0; n < m->nnodes; n++)
         if (m->nodes[n].up && now - m->nodes[n].last_seen_us > m->cfg.node_timeout_us)
             node_down(m, n, "no heartbeat", "timeout");
@@ -1014,7 +1008,7 @@ static void dispatch_from(struct master *m, struct hrm_inmsg *in)
  */
 static void allow_list_check(struct master *m)
 {
-    int64_t now = master_mono_us();
+    int64_t now = hrm_mono_us();
     if (now < m->allow_list_check_us)
         return;
     m->allow_list_check_us = now + TICK_US;
@@ -1045,7 +1039,7 @@ static bool sync_may_wait(struct master *m)
     if (m->cfg.group_commit_us <= 0 || m->stop || !hrm_store_sync_pending(m->store) ||
         m->unsynced_new_jobs > 0 || !out_only_acks(m))
         return false;
-    int64_t now = master_mono_us();
+    int64_t now = hrm_mono_us();
     if (m->sync_due_us == 0)
         m->sync_due_us = now + m->cfg.group_commit_us;
     return now < m->sync_due_us;
@@ -1138,11 +1132,11 @@ static int turn(struct master *m, int64_t *next_tick)
     snap_lend(m);
     if (!m->stop)
         mhttp_turn(m);
-    if (master_mono_us() >= *next_tick) {
+    if (hrm_mono_us() >= *next_tick) {
         housekeeping(m);
         if (m->trace)
             fflush(m->trace); /* readable while the master runs, a tick behind */
-        *next_tick = master_mono_us() + TICK_US;
+        *next_tick = hrm_mono_us() + TICK_US;
     }
     if (!m->stop && !m->reconciling && m->sched.dirty) {
         if ((rc = sched_rebuild(m, &err)) < 0) {
@@ -1154,18 +1148,18 @@ static int turn(struct master *m, int64_t *next_tick)
         hrm_log(HRM_LOG_CRIT, "scheduler: %s", err.text);
         m->stop = true;
     }
-    int64_t passes = m->sched.passes, pass_start = master_mono_us();
+    int64_t passes = m->sched.passes, pass_start = hrm_mono_us();
     if (!m->stop && (rc = sched_run_timers(m, &err)) < 0) {
         hrm_log(HRM_LOG_CRIT, "%s", err.text);
         m->stop = true;
     }
     if (m->sched.passes > passes)
-        metrics_passes(&m->counters, m->sched.passes - passes, master_mono_us() - pass_start);
+        metrics_passes(&m->counters, m->sched.passes - passes, hrm_mono_us() - pass_start);
     snap_reclaim(m);
     flush_relays(m, turn_start_us); /* the rest of the turn's relays: they need no commit */
     snap_lend(m);
     bool writes = hrm_store_txn_open(m->store), held = false;
-    int64_t commit_start = master_mono_us();
+    int64_t commit_start = hrm_mono_us();
     if (m->stop) {
         hrm_store_rollback(m->store);
     } else if ((rc = hrm_store_commit_unsynced(m->store, &err)) < 0) {
@@ -1203,7 +1197,7 @@ static int turn(struct master *m, int64_t *next_tick)
         }
     }
     if (writes && !m->stop)
-        metrics_commit(&m->counters, master_mono_us() - commit_start);
+        metrics_commit(&m->counters, hrm_mono_us() - commit_start);
     m->turn_new_jobs = 0;
     if (!m->stop && !held) {
         mhttp_after_commit(m); /* readers see this turn's writes before their answers leave */
@@ -1391,7 +1385,7 @@ static struct master *master_new(const struct hrm_master_config *cfg, struct hrm
         goto fail;
     if (write_endpoint(m, err) < 0 || mhttp_start(m, err) < 0 || trace_open(m, err) < 0)
         goto fail;
-    m->start_mono_us = master_mono_us();
+    m->start_mono_us = hrm_mono_us();
     return m;
 fail:
     master_free(m);
@@ -1410,10 +1404,10 @@ int hrm_master_run(const struct hrm_master_config *cfg, struct hrm_error *err)
     hrm_log(HRM_LOG_NOTICE, "master up on %s (boot %lld, policy %s, %zu jobs, %zu unfinished%s)",
             hrm_server_endpoint(m->srv), (long long)m->boot, m->cfg.policy, m->njobs, live,
             m->reconciling ? "; waiting for agents to reconcile" : "");
-    int64_t next_tick = master_mono_us() + TICK_US;
+    int64_t next_tick = hrm_mono_us() + TICK_US;
     int rc = 0;
     while (!m->stop) {
-        int64_t now = master_mono_us();
+        int64_t now = hrm_mono_us();
         int64_t wait_us = next_tick - now;
         int64_t t = sched_next_timer(m);
         if (t != INT64_MAX) {

@@ -4,6 +4,7 @@
 
 #include "dist_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/hash.h"
 #include "hrm/log.h"
 #include "hrm/units.h"
@@ -528,7 +529,7 @@ static struct eta_walk *walk_begin(struct master *m, int64_t now, uint64_t nodes
     w->start_us = hrm_alloc((w->njobs ? w->njobs : 1) * sizeof(int64_t));
     for (size_t k = 0; k < w->njobs; k++)
         w->start_us[k] = -1;
-    w->began_mono = master_mono_us();
+    w->began_mono = hrm_mono_us();
     w->task_changes = m->task_changes;
     w->nodes_key = nodes_key;
     return w;
@@ -639,7 +640,7 @@ static const int64_t *estimates(struct master *m, bool listing)
 {
     struct eta_memo *e = &m->eta->memo;
     uint64_t key = nodes_key(m);
-    int64_t mono = master_mono_us();
+    int64_t mono = hrm_mono_us();
     bool same = e->at_us > 0 && e->njobs == m->njobs && e->nodes_key == key;
     if (same && (listing || e->task_changes == m->task_changes) && mono - e->at_us < ETA_MEMO_US)
         return e->start_us;
@@ -656,7 +657,7 @@ static const int64_t *estimates(struct master *m, bool listing)
         walk_advance(m, w, -1);
         hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows (%lld node answers "
                 "read, %d nodes) took %lld us", (long long)w->s.work, (long long)w->s.looked,
-                m->nnodes, (long long)(master_mono_us() - mono));
+                m->nnodes, (long long)(hrm_mono_us() - mono));
     }
     memo_take(e, w, mono);
     return e->start_us;
@@ -693,9 +694,9 @@ void eta_turn(struct master *m)
     m->eta->spread = NULL;
     hrm_log(HRM_LOG_DEBUG, "estimates: a walk of %lld waiting-table rows (%lld node answers read, "
             "%d nodes) over %d turns took %lld us", (long long)w->s.work, (long long)w->s.looked,
-            m->nnodes, (int)w->turns, (long long)(master_mono_us() - w->began_mono));
+            m->nnodes, (int)w->turns, (long long)(hrm_mono_us() - w->began_mono));
     /* Kept with the nodes it saw: if they changed meanwhile, the next listing walks at once. */
-    memo_take(&m->eta->memo, w, master_mono_us());
+    memo_take(&m->eta->memo, w, hrm_mono_us());
 }
 
 static json_t *seconds_or_null(int64_t start_us)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hrm/clock.h"
 #include "hrm/log.h"
 #include "master_private.h"
 
@@ -82,7 +83,7 @@ void events_task_retried(struct master *m, const struct rjob *j, int32_t idx, co
  * the turn's transaction, now and then: a DELETE per append would cost the scheduling path. */
 void events_housekeeping(struct master *m)
 {
-    int64_t now = master_mono_us();
+    int64_t now = hrm_mono_us();
     if (m->events_since_prune < EVENTS_PRUNE_EVERY &&
         now - m->events_pruned_mono_us < EVENTS_PRUNE_PERIOD_US)
         return;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "master_http.h"
 
 struct http_text *http_text_new(const char *s, size_t len)
@@ -86,24 +87,6 @@ struct http_bridge {
     int streams;
 };
 
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* An absolute deadline for pthread_cond_timedwait (the condition runs on CLOCK_MONOTONIC). */
-static struct timespec deadline_in(int64_t us)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t ns = ts.tv_nsec + (us % 1000000) * 1000;
-    ts.tv_sec += us / 1000000 + ns / 1000000000;
-    ts.tv_nsec = ns % 1000000000;
-    return ts;
-}
-
 struct http_bridge *http_bridge_new(struct hrm_error *err)
 {
     struct http_bridge *b = hrm_calloc(1, sizeof(*b));
@@ -167,12 +150,12 @@ static void wake_loop(struct http_bridge *b)
 struct http_snapshot *http_bridge_snapshot(struct http_bridge *b, int64_t max_age_us)
 {
     pthread_mutex_lock(&b->mu);
-    if (mono_us() - b->snap->built_us > max_age_us && !b->closed) {
+    if (hrm_mono_us() - b->snap->built_us > max_age_us && !b->closed) {
         uint64_t gen = b->snap->generation;
         b->wanted = true;
         wake_loop(b);
         /* A busy loop publishes at its next turn; past a second, the older one is served. */
-        struct timespec until = deadline_in(1000000);
+        struct timespec until = hrm_mono_deadline(1000000);
         while (!b->closed && b->snap->generation == gen)
             if (pthread_cond_timedwait(&b->cond, &b->mu, &until) == ETIMEDOUT)
                 break;
@@ -210,7 +193,7 @@ json_t *http_bridge_call(struct http_bridge *b, json_t *req, bool reader, int64_
     c->next = b->calls;
     b->calls = c;
     wake_loop(b);
-    struct timespec until = deadline_in(timeout_us);
+    struct timespec until = hrm_mono_deadline(timeout_us);
     while (!c->done && !b->closed)
         if (pthread_cond_timedwait(&b->cond, &b->mu, &until) == ETIMEDOUT)
             break;
@@ -229,7 +212,7 @@ json_t *http_bridge_call(struct http_bridge *b, json_t *req, bool reader, int64_
 int64_t http_bridge_wait_events(struct http_bridge *b, int64_t seen, int64_t timeout_us)
 {
     pthread_mutex_lock(&b->mu);
-    struct timespec until = deadline_in(timeout_us);
+    struct timespec until = hrm_mono_deadline(timeout_us);
     while (!b->closed && b->last_event == seen)
         if (pthread_cond_timedwait(&b->cond, &b->mu, &until) == ETIMEDOUT)
             break;
@@ -291,7 +274,7 @@ bool http_bridge_wanted(struct http_bridge *b)
 
 void http_bridge_publish(struct http_bridge *b, struct http_snapshot *s)
 {
-    s->built_us = mono_us();
+    s->built_us = hrm_mono_us();
     pthread_mutex_lock(&b->mu);
     s->generation = b->snap->generation + 1;
     struct http_snapshot *old = b->snap;

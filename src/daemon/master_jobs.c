@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/hash.h"
 #include "hrm/jobdesc.h"
 #include "hrm/jsontext.h"
@@ -1062,7 +1063,7 @@ void on_job(struct master *m, const struct peer_id *from, json_t *msg)
 json_t *jobs_nodes_json(struct master *m)
 {
     json_t *list = json_array();
-    int64_t now = master_mono_us();
+    int64_t now = hrm_mono_us();
     counts_assert(m, NULL);
     double *scores = master_perf_scores(m);
     for (int32_t n = 0; n < m->nnodes; n++) {
@@ -1290,7 +1291,7 @@ void on_logs(struct master *m, const struct peer_id *from, json_t *msg)
     p->id = ++m->next_logs_id;
     p->client = *from;
     p->client_req = req_of(msg);
-    p->since_us = master_mono_us();
+    p->since_us = hrm_mono_us();
     p->job = j->id;
     p->task = (int32_t)task;
     p->attempt = t->attempt;

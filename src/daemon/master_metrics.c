@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "master_private.h"
 
 const double metrics_latency_bounds[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
@@ -248,7 +249,7 @@ static double v_tasks(const struct master *m, const struct rnode *rn)
 }
 static double v_heartbeat_age(const struct master *m, const struct rnode *rn)
 {
-    return rn->last_seen_us ? (double)(master_mono_us() - rn->last_seen_us) / 1e6 : -1.0;
+    return rn->last_seen_us ? (double)(hrm_mono_us() - rn->last_seen_us) / 1e6 : -1.0;
 }
 
 static void render_nodes(FILE *f, const struct master *m)
@@ -367,7 +368,7 @@ static void render_runtime(FILE *f, const struct master *m)
     head(f, "hrm_master_start_time_seconds", "gauge",
          "When this master process started (Unix time).");
     fprintf(f, "hrm_master_start_time_seconds %.3f\n",
-            (double)(master_now_us() - (master_mono_us() - m->start_mono_us)) / 1e6);
+            (double)(master_now_us() - (hrm_mono_us() - m->start_mono_us)) / 1e6);
 }
 
 char *master_metrics_render(const struct master *m)

@@ -186,7 +186,6 @@ struct outmsg {
     bool ack;
 };
 
-
 /* A scheduler's workload entries back to the job table. */
 struct wl_map {
     struct rjob **job_of; /* per workload job */
@@ -356,7 +355,6 @@ void trace_step(struct master *m, const char *step, int64_t job, int32_t task, i
 
 /* master.c */
 int64_t master_now_us(void);  /* wall clock, µs */
-int64_t master_mono_us(void);
 void master_send(struct master *m, const struct peer_id *to, json_t *msg); /* takes msg */
 /* Node n (up) is sent its welcome again, as on its registration: an agent takes a welcome as
  * the master's current word on its configuration (the scheduler keys of its probe listener). */

@@ -3,6 +3,7 @@
 
 #include "dist_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/log.h"
 
 /*
@@ -317,7 +318,7 @@ void dist_housekeeping(struct master *m)
     struct mdist *d = m->dist;
     if (d->shared)
         shared_housekeeping(m);
-    int64_t now = master_mono_us();
+    int64_t now = hrm_mono_us();
     for (size_t i = 0; i < d->nrs; i++)
         if (d->rs[i].up && now - d->rs[i].last_seen_us > m->cfg.node_timeout_us)
             remote_down(m, &d->rs[i], "no heartbeat");
@@ -357,7 +358,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
     snprintf(r->pub, sizeof(r->pub), "%s", m->sender.pub);
     r->up = true;
     r->load = 0;
-    r->last_seen_us = master_mono_us();
+    r->last_seen_us = hrm_mono_us();
     json_t *params = json_array(), *queues = json_array(), *nodes = json_array();
     for (int i = 0; i < m->cfg.nparams; i++)
         json_array_append_new(params, json_string(m->cfg.params[i]));
@@ -390,7 +391,7 @@ static void on_register(struct master *m, const struct peer_id *from, json_t *ms
 static void refuse(struct master *m, const struct peer_id *to, const char *what, const char *why)
 {
     struct usage_complaints *c = &m->sched_complaints;
-    int64_t now = master_mono_us();
+    int64_t now = hrm_mono_us();
     if (now - c->window_start_us >= SCHED_COMPLAINT_WINDOW_US) {
         if (c->unsaid > 0)
             hrm_log(HRM_LOG_WARNING, "%lld more bad messages from scheduler processes refused "
@@ -432,7 +433,7 @@ void dist_on_sched_msg(struct master *m, const struct peer_id *from, int type, j
                            hrm_wire_name(type));
         return;
     }
-    r->last_seen_us = master_mono_us();
+    r->last_seen_us = hrm_mono_us();
     if (type == HRM_WIRE_HEARTBEAT)
         return;
     struct hrm_msg w;

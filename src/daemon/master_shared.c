@@ -3,6 +3,7 @@
 
 #include "dist_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/commit.h"
 #include "hrm/log.h"
 #include "sim/ssim_private.h" /* the policy's parameters, parsed as hrm sim parses them */
@@ -498,7 +499,7 @@ int shared_new(struct master *m, struct hrm_error *err)
     s->validate = su.commit.validate;
     s->wl = hrm_workload_new();
     s->env = (struct hrm_env){.now_us = env_now, .send = env_send, .timer = env_timer, .ctx = m};
-    s->said_at_us = master_mono_us();
+    s->said_at_us = hrm_mono_us();
     return 0;
 }
 
@@ -515,13 +516,13 @@ static void summary(struct master *m, int level)
             (long long)c->syncs, (long long)s->launches_refused, (long long)s->refused);
     s->said_conflicts = c->conflicts;
     s->said_claims = c->claims;
-    s->said_at_us = master_mono_us();
+    s->said_at_us = hrm_mono_us();
 }
 
 void shared_housekeeping(struct master *m)
 {
     struct mshared *s = m->dist->shared;
-    if (!s->commit || master_mono_us() - s->said_at_us < SUMMARY_US)
+    if (!s->commit || hrm_mono_us() - s->said_at_us < SUMMARY_US)
         return;
     const struct hrm_commit_stats *c = hrm_commit_stats(s->commit);
     if (c->claims != s->said_claims || c->conflicts != s->said_conflicts)

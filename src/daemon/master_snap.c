@@ -10,6 +10,7 @@
 #include <zmq.h>
 
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/jsontext.h"
 #include "hrm/log.h"
 #include "master_eta.h"
@@ -70,13 +71,6 @@ struct snap_reader {
     bool turn_clients_all;
     const char *hold_file;  /* test only: a turn holds while it exists */
 };
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static void snap_unref(struct jobs_snap *s)
 {
@@ -140,7 +134,7 @@ static struct jobs_snap *snap_build(struct master *m)
 void snap_listing_asked(struct master *m)
 {
     if (m->snap)
-        m->snap->asked_us = mono_us();
+        m->snap->asked_us = hrm_mono_us();
 }
 
 void snap_client_wrote(struct master *m)
@@ -154,7 +148,7 @@ void snap_after_commit(struct master *m)
     struct snap_reader *r = m->snap;
     if (!r)
         return;
-    int64_t now = mono_us();
+    int64_t now = hrm_mono_us();
     pthread_mutex_lock(&r->mu);
     if (r->wrote)
         r->write_seq++; /* before this turn's replies leave: older snapshots are not used */
@@ -168,7 +162,7 @@ void snap_after_commit(struct master *m)
         return;
     struct jobs_snap *s = snap_build(m);
     s->write_seq = seq;
-    s->built_us = mono_us();
+    s->built_us = hrm_mono_us();
     pthread_mutex_lock(&r->mu);
     struct jobs_snap *old = r->snap;
     r->snap = s;
@@ -185,7 +179,7 @@ static struct jobs_snap *usable_snap(struct snap_reader *r)
 {
     pthread_mutex_lock(&r->mu);
     struct jobs_snap *s = r->snap;
-    if (s && (s->write_seq != r->write_seq || mono_us() - s->built_us > r->max_age_us))
+    if (s && (s->write_seq != r->write_seq || hrm_mono_us() - s->built_us > r->max_age_us))
         s = NULL;
     if (s)
         atomic_fetch_add(&s->refs, 1);
@@ -361,16 +355,6 @@ static void serve(struct snap_reader *r, uint64_t lends)
     }
 }
 
-static struct timespec deadline_in(int64_t us)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    int64_t ns = ts.tv_nsec + us * 1000;
-    ts.tv_sec += ns / 1000000000;
-    ts.tv_nsec = ns % 1000000000;
-    return ts;
-}
-
 /* Wakes when the loop lends its socket with requests waiting or while listings are asked, and
  * every reader period during such a lend (else it sleeps: an idle master's reader costs
  * nothing); serves a lend with requests waiting, or one that lasted a reader period. */
@@ -380,7 +364,7 @@ static void *reader_main(void *arg)
     pthread_mutex_lock(&r->mu);
     while (!r->stop) {
         if ((r->lends & 1) && r->warm) {
-            struct timespec until = deadline_in(SNAP_READER_PERIOD_US);
+            struct timespec until = hrm_mono_deadline(SNAP_READER_PERIOD_US);
             pthread_cond_timedwait(&r->cond, &r->mu, &until);
         } else {
             pthread_cond_wait(&r->cond, &r->mu);
@@ -390,7 +374,7 @@ static void *reader_main(void *arg)
         /* A lend with requests the loop received, or a long one while listings are asked: a
          * reader that takes the socket may keep the loop waiting for it at the lend's end. */
         if (!lent || (inbox_total(&r->pending) == 0 &&
-                      (!r->warm || mono_us() - r->lend_us < SNAP_READER_PERIOD_US)))
+                      (!r->warm || hrm_mono_us() - r->lend_us < SNAP_READER_PERIOD_US)))
             continue;
         pthread_mutex_unlock(&r->mu);
         if (pthread_mutex_trylock(&r->sock_mu) == 0) {
@@ -469,7 +453,7 @@ void snap_lend(struct master *m)
     inbox_move_class(&r->pending, &m->inbox, INBOX_CLIENTS);
     if (inbox_total(&r->pending) > 0)
         pthread_cond_signal(&r->cond); /* a client waits: the reader need not wait a period */
-    r->lend_us = mono_us();
+    r->lend_us = hrm_mono_us();
     r->warm = r->lend_us - r->asked_us < SNAP_WARM_US;
     if (r->warm) /* a long lend is served after a reader period: the reader times it */
         pthread_cond_signal(&r->cond);
@@ -502,7 +486,7 @@ void snap_reclaim(struct master *m)
     for (int64_t i = 0; i < answered; i++)
         metrics_message(&m->counters, HRM_WIRE_JOBS);
     if (answered) {
-        r->asked_us = mono_us();
+        r->asked_us = hrm_mono_us();
         hrm_log(HRM_LOG_INFO, "%lld listing%s answered beside the loop while it worked",
                 (long long)answered, answered == 1 ? "" : "s");
     }

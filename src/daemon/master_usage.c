@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hrm/clock.h"
 #include "hrm/log.h"
 #include "master_private.h"
 
@@ -183,7 +184,7 @@ void usage_node_msg(int32_t node, const struct hrm_usage *u, struct hrm_msg *out
 static void complain(struct master *m, int32_t node, const char *what, const char *why)
 {
     struct usage_complaints *c = &m->usage_complaints;
-    int64_t now = master_mono_us();
+    int64_t now = hrm_mono_us();
     if (now - c->window_start_us >= COMPLAINT_WINDOW_US) {
         if (c->unsaid > 0)
             hrm_log(HRM_LOG_WARNING, "%lld more bad usage samples dropped in the last minute",

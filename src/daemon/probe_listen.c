@@ -8,6 +8,7 @@
 #include <zmq.h>
 
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/log.h"
 #include "hrm/wire.h"
 #include "probe_listen.h"
@@ -52,13 +53,6 @@ struct probe_listen {
     } *out;
     size_t nout, cap_out;
 };
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 struct probe_listen *probe_listen_new(void *zctx, const char *endpoint,
                                       const struct hrm_keypair *kp, struct hrm_error *err)
@@ -160,7 +154,7 @@ static void refuse(struct probe_listen *pl, const struct hrm_inmsg *in, const ch
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     pl->refused++;
-    int64_t now = mono_us();
+    int64_t now = hrm_mono_us();
     if (now - pl->window_start_us >= COMPLAINT_WINDOW_US) {
         if (pl->unsaid > 0)
             hrm_log(HRM_LOG_WARNING, "%d more probes refused in the last minute", pl->unsaid);

@@ -10,6 +10,7 @@
 #include <zmq.h>
 
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 #include "hrm/daemon.h"
 #include "hrm/dsched.h"
 #include "hrm/dsetup.h"
@@ -101,13 +102,6 @@ struct schedp {
     FILE *trace; /* --trace: the probing rounds' steps (sched_trace) */
     int64_t traced_sent; /* messages traced as sent since the last flush line */
 };
-
-static int64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static int64_t wall_us(void)
 {
@@ -736,7 +730,7 @@ static void on_message(struct schedp *p, json_t *msg)
         const char *code = json_string_value(json_object_get(msg, "code"));
         if (code && strcmp(code, "not_registered") == 0) {
             /* The master restarted (or lost us): everything starts over. */
-            if (p->registered || mono_us() - p->register_sent_us > REGISTER_RETRY_US) {
+            if (p->registered || hrm_mono_us() - p->register_sent_us > REGISTER_RETRY_US) {
                 p->registered = false;
                 roles_free(p);
                 send_register(p);
@@ -774,7 +768,7 @@ static void send_register(struct schedp *p)
     flush(p);
     hrm_conn_send(p->conn, m);
     json_decref(m);
-    p->register_sent_us = mono_us();
+    p->register_sent_us = hrm_mono_us();
 }
 
 static void run_timers(struct schedp *p)
@@ -873,11 +867,11 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
     hrm_log(HRM_LOG_NOTICE, "scheduler process %s: %d instances; master %s", p->name, p->count,
             p->endpoint);
     send_register(p);
-    p->next_heartbeat_us = mono_us() + HEARTBEAT_US;
+    p->next_heartbeat_us = hrm_mono_us() + HEARTBEAT_US;
     zmq_pollitem_t *items = NULL; /* the master, the signals, the nodes' probe listeners */
     size_t cap_items = 0;
     while (!p->stop) {
-        int64_t wait_us = p->next_heartbeat_us - mono_us();
+        int64_t wait_us = p->next_heartbeat_us - hrm_mono_us();
         int64_t next = role_timers_next(&p->timers);
         if (next != INT64_MAX && next - wall_us() < wait_us)
             wait_us = next - wall_us();
@@ -919,7 +913,7 @@ int hrm_sched_run(const struct hrm_sched_config *cfg, struct hrm_error *err)
             json_decref(reply);
         }
         run_timers(p);
-        int64_t mono = mono_us();
+        int64_t mono = hrm_mono_us();
         if (!p->registered && mono - p->register_sent_us >= REGISTER_RETRY_US)
             send_register(p);
         if (mono >= p->next_heartbeat_us) {

@@ -16,6 +16,7 @@
 
 #include "daemon/agent_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 
 #define HOLD_FOREVER_US (600LL * 1000000) /* longer than any run of this test */
 #define HOLD_SHORT_US 20000
@@ -112,7 +113,7 @@ Test(agentcpu, a_frame_of_only_task_starteds_waits_for_the_next_report)
 {
     struct agent *a = hrm_calloc(1, sizeof(*a));
     cr_assert_eq(agent_flush_due(a), INT64_MAX, "nothing queued: no frame is due");
-    int64_t before = agent_mono_us();
+    int64_t before = hrm_mono_us();
     agent_send_start_text(a, text(), 2);
     int64_t due = agent_flush_due(a);
     cr_assert_gt(due, before, "a task_started alone waits for a frame that goes anyway");

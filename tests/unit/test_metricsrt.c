@@ -7,6 +7,7 @@
 
 #include "daemon/master_private.h"
 #include "hrm/alloc.h"
+#include "hrm/clock.h"
 
 static struct rjob *job_make(int64_t id, const char *queue, int state, int32_t pending,
                              int32_t running, int32_t done)
@@ -21,7 +22,6 @@ static struct rjob *job_make(int64_t id, const char *queue, int state, int32_t p
     j->count.state[HRM_RTASK_DONE] = done;
     return j;
 }
-
 
 static void make(struct master *m)
 {
@@ -44,7 +44,7 @@ static void make(struct master *m)
     m->nodes[0].gpus = 2;
     m->nodes[0].gpu_milli[0] = 1000;
     m->nodes[0].gpu_milli[1] = 500;
-    m->nodes[0].last_seen_us = master_mono_us();
+    m->nodes[0].last_seen_us = hrm_mono_us();
     snprintf(m->nodes[1].name, NODE_NAME_MAX, "n2");
     snprintf(m->nodes[1].rack, NODE_NAME_MAX, "r2");
 }
