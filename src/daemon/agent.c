@@ -764,9 +764,6 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         int64_t ft = agent_flush_due(a); /* task_starteds waiting for a frame */
         if (ft != INT64_MAX && ft - now < wait_us)
             wait_us = ft - now;
-        int64_t xt = exec_next_check(a); /* launches whose child has not called execve yet */
-        if (xt != INT64_MAX && xt - now < wait_us)
-            wait_us = xt - now;
         if (zmq_poll(items, 3 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
             zmq_errno() != EINTR)
             break;

@@ -1,4 +1,4 @@
-/* Agent task execution: clone(CLONE_VM)/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
+/* Agent task execution: clone(CLONE_VM|CLONE_VFORK)/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
 #define _GNU_SOURCE 1 /* sched_setaffinity, CPU_SET, clone */
 #include <fcntl.h>
 #include <sched.h>
@@ -23,7 +23,6 @@
 
 #define KILL_GRACE_US 2000000 /* SIGTERM, then SIGKILL this much later */
 #define CHILD_STACK (64 << 10)  /* the launch child runs a few syscalls, then execve */
-#define STACKS_KEPT 32          /* children's stacks kept for reuse (launch_free) */
 /* How long a launch that is back may wait for a turn the agent's loop makes anyway before the
  * launcher thread wakes the loop for it (agent_exec_thread.c, the hold): about the life of a
  * trivial task on a busy host, so a short task's start and end are taken in one turn and sent
@@ -31,12 +30,6 @@
  * a kill that came while it started waits for its pid).  Its start_us is taken before clone
  * either way. */
 #define START_REPORT_HOLD_US 2000
-/* When the loop looks again at launches whose child has not called execve yet, if nothing
- * else wakes it (exec_next_check): first after this (a child that waits for a core on a busy
- * host), then twice as long each time the same wait goes on, up to EXEC_RECHECK_MAX_US (an
- * execve held by the file system: a lease, a slow mount). */
-#define EXEC_RECHECK_US 1000
-#define EXEC_RECHECK_MAX_US 16000
 
 extern char **environ;
 
@@ -109,7 +102,7 @@ int exec_init(struct agent *a, struct hrm_error *err)
         a->base_keylen[a->nbase_env] = strcspn(*e, "=");
         a->base_env[a->nbase_env++] = hrm_strdup(*e);
     }
-    a->execing_check_us = INT64_MAX;
+    a->stack = hrm_alloc(CHILD_STACK);
     a->users = hrm_calloc(1, sizeof(*a->users));
     return 0;
 }
@@ -124,9 +117,7 @@ void exec_fini(struct agent *a)
         hrm_free(a->base_env[i]);
     hrm_free(a->base_env);
     hrm_free(a->base_keylen);
-    for (size_t i = 0; i < a->nstacks; i++)
-        hrm_free(a->stacks[i]);
-    hrm_free(a->stacks);
+    hrm_free(a->stack);
     hrm_free(a->groups);
     hrm_free(a->users);
     hrm_launch_buf_fini(&a->hot);
@@ -321,8 +312,8 @@ json_t *exec_end_json(const struct arun *r)
     return m;
 }
 
-/* What the launch child needs; it shares the agent's memory (CLONE_VM), and all it reads
- * stays the launch's until the kernel has cleared the launch's gate (execve or exit). */
+/* What the launch child needs; it shares the agent's memory (CLONE_VM) and
+ * the agent waits (CLONE_VFORK) until it has called execve or exited. */
 struct child_args {
     const char *exe, *cwd;
     char **argv, **envp;
@@ -338,10 +329,8 @@ struct child_args {
 
 /* The child: only async-signal-safe calls until execve (ZeroMQ's threads may
  * hold locks); it runs on its own stack and must not touch the agent's data
- * beyond reading *c and writing c->err.  It shares the thread-local storage of the
- * thread that cloned it (the launcher's, whose errno it may overwrite: that thread reads
- * errno only after a failed clone).  Not instrumented by ASan: its runtime must not run
- * on this borrowed stack. */
+ * beyond reading *c and writing c->err.  Not instrumented by ASan: its
+ * runtime must not run on this borrowed stack while the agent is suspended. */
 __attribute__((no_sanitize_address)) static int child_main(void *arg)
 {
     struct child_args *c = arg;
@@ -413,56 +402,25 @@ struct launch {
     gid_t *groups;
     int fds[3];
     bool discard;            /* fds[1], fds[2] are /dev/null, not files of its own */
-    bool wait_exec;          /* the launch returns once the child has called execve */
-    void *stack;             /* the child's, from a->stacks: the launch's until the gate opens */
-    pid_t gate;              /* nonzero until the child has called execve or exited */
+    void *stack;             /* borrowed: a->stack, used by one launch at a time */
     pid_t pid;               /* the child, or -1 when clone failed (errno in clone_errno) */
     int clone_errno;
 };
 
-/*
- * On the launcher thread (or the loop without one): touches nothing but the launch.
- * clone(CLONE_VM), as posix_spawn does: no copy of the agent's page tables.  Without
- * CLONE_VFORK the thread does not sleep until the child's execve (a sleep and a wake-up per
- * task, on a host where the child first waits for a core): CLONE_CHILD_CLEARTID has the
- * kernel clear l->gate when the child's execve has succeeded (its CLOEXEC descriptors
- * closed) or the child has exited, and the launch stays the launch's until then
- * (launch_execed).  wait_exec keeps the wait (CLONE_VFORK): a node that runs a node queue
- * system reports each start as soon as it can, and so does an agent without a launcher.
- */
+/* On the launcher thread: touches nothing but the launch.  clone(CLONE_VM | CLONE_VFORK), as
+ * posix_spawn does: no copy of the agent's page tables, and this thread resumes once execve
+ * has succeeded (its CLOEXEC descriptors closed) or the child has exited. */
 static void launch_work(void *ctx, struct launch_item *it)
 {
     (void)ctx;
     struct launch *l = (struct launch *)it;
-    int flags = CLONE_VM | CLONE_CHILD_CLEARTID | SIGCHLD | (l->wait_exec ? CLONE_VFORK : 0);
-    l->pid = clone(child_main, (char *)l->stack + CHILD_STACK, flags, &l->ca, NULL, NULL,
-                   &l->gate);
+    l->pid = clone(child_main, (char *)l->stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                   &l->ca);
     l->clone_errno = errno;
-    if (l->pid < 0)
-        __atomic_store_n(&l->gate, 0, __ATOMIC_RELEASE); /* no child: nothing to wait for */
 }
 
-/* The child has called execve or exited: what it wrote (c->err, c->step) is visible. */
-static bool launch_execed(const struct launch *l)
+static void launch_free(struct launch *l)
 {
-    return __atomic_load_n(&l->gate, __ATOMIC_ACQUIRE) == 0;
-}
-
-static void *stack_get(struct agent *a)
-{
-    return a->nstacks > 0 ? a->stacks[--a->nstacks] : hrm_alloc(CHILD_STACK);
-}
-
-/* After launch_execed only: the child no longer runs on it.  Up to STACKS_KEPT stacks are
- * kept for the next launches (a burst's children may all be before their execve at once). */
-static void launch_free(struct agent *a, struct launch *l)
-{
-    if (a->nstacks < STACKS_KEPT) {
-        HRM_GROW(a->stacks, a->cap_stacks, a->nstacks + 1);
-        a->stacks[a->nstacks++] = l->stack;
-    } else {
-        hrm_free(l->stack);
-    }
     if (!l->discard) {
         close(l->fds[1]);
         close(l->fds[2]);
@@ -524,24 +482,14 @@ static bool early_exit_take(struct agent *a, pid_t pid, struct early_exit *out)
     return false;
 }
 
-/* A launch is back: once its child has called execve (or exited), the run gets its pid and
- * its task_started, or its failure is reported; until then it waits in a->execing. */
+/* A launch is back: the run gets its pid and its task_started, or its failure is reported. */
 static void launch_done(struct agent *a, struct launch *l)
 {
-    if (!launch_execed(l)) {
-        if (!a->execing && a->execing_check_us == INT64_MAX) {
-            a->execing_wait_us = EXEC_RECHECK_US;
-            a->execing_check_us = hrm_mono_us() + EXEC_RECHECK_US;
-        }
-        l->item.next = a->execing;
-        a->execing = &l->item;
-        return;
-    }
     size_t i = 0;
     while (i < a->nruns && !(a->runs[i].launching && a->runs[i].launch_id == l->id))
         i++;
     if (i == a->nruns) { /* cannot happen: a launching run leaves a->runs only here */
-        launch_free(a, l);
+        launch_free(l);
         return;
     }
     struct arun *r = &a->runs[i];
@@ -569,16 +517,16 @@ static void launch_done(struct agent *a, struct launch *l)
         cg_release(a, r);
         struct arun failed = *r;
         a->runs[i] = a->runs[--a->nruns];
-        launch_free(a, l);
+        launch_free(l);
         if (failed.gpu_mask)
             bind_rebalance(a);
         exec_finish(a, &failed);
         return;
     }
-    /* No setpgid(pid, pid) here: the gate opened only once the child had made its group
-     * (child_main's first steps) and called execve, so no kill can miss it. */
+    /* No setpgid(pid, pid) here: CLONE_VFORK resumed the launch only once the child had made
+     * its group (child_main's first steps) and called execve, so no kill can miss it. */
     r->pid = l->pid;
-    launch_free(a, l);
+    launch_free(l);
     exec_report_started(a, r);
     if (r->kill_sig)
         exec_kill(a, r, r->kill_sig); /* a cancel that came while it was starting */
@@ -770,9 +718,7 @@ void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const stru
                                 .parent = a->pid};
     for (int i = 0; i < CG_NCTL; i++)
         l->ca.procs[i] = l->procs[i][0] ? l->procs[i] : NULL;
-    l->stack = stack_get(a);
-    l->gate = 1; /* cleared by the kernel (CLONE_CHILD_CLEARTID) */
-    l->wait_exec = !a->launcher || a->launch_hold_off;
+    l->stack = a->stack;
     /* The run starts before clone, not when the agent learns its pid: a short task may have
      * run to its end by then (the launch waits for execve, then for a core), leaving a runtime
      * shorter than the task's own CPU time. */
@@ -807,8 +753,7 @@ void exec_launcher_start(struct agent *a)
 }
 
 /*
- * Distributed scheduling (a node queue system) keeps the start reports immediate, and the
- * launcher's wait for each child's execve (launch_work's wait_exec): its runs on
+ * Distributed scheduling (a node queue system) keeps the start reports immediate: its runs on
  * P4's testbed were not measured on a quiet host with the hold (docs/benchmarks.md, "The
  * agents' wake-ups per task"), and its node answers schedulers' probes from the same loop.
  */
@@ -826,30 +771,16 @@ int exec_launcher_fd(const struct agent *a)
     return a->launcher ? launcher_fd(a->launcher) : -1;
 }
 
-/* The launches whose child had not called execve when they came back (a memory read each),
- * then those the launcher thread has done since, in the order they were asked for. */
+/* The launches the launcher thread has done, in the order they were asked for. */
 static void launches_collect(struct agent *a)
 {
-    struct launch_item *it = a->execing;
-    a->execing = NULL; /* launch_done puts back those still before their execve */
+    if (!a->launcher)
+        return;
+    struct launch_item *it = launcher_take(a->launcher);
     while (it) {
         struct launch_item *next = it->next;
         launch_done(a, (struct launch *)it);
         it = next;
-    }
-    it = a->launcher ? launcher_take(a->launcher) : NULL;
-    while (it) {
-        struct launch_item *next = it->next;
-        launch_done(a, (struct launch *)it);
-        it = next;
-    }
-    int64_t now;
-    if (!a->execing) {
-        a->execing_check_us = INT64_MAX;
-    } else if ((now = hrm_mono_us()) >= a->execing_check_us) {
-        a->execing_wait_us = a->execing_wait_us * 2 > EXEC_RECHECK_MAX_US ? EXEC_RECHECK_MAX_US
-                                                                          : a->execing_wait_us * 2;
-        a->execing_check_us = now + a->execing_wait_us;
     }
     if (a->nlaunching == 0)
         a->nearly = 0; /* no launch left to claim them: children that were not tasks */
@@ -859,11 +790,6 @@ void exec_collect(struct agent *a)
 {
     if (!a->simulate)
         launches_collect(a);
-}
-
-int64_t exec_next_check(const struct agent *a)
-{
-    return a->execing ? a->execing_check_us : INT64_MAX;
 }
 
 void exec_kill(struct agent *a, struct arun *r, int sig)
@@ -932,12 +858,8 @@ void exec_stop_all(struct agent *a)
         simexec_reap(a);
         return;
     }
-    if (a->launcher) /* every run has its pid, or has failed, before the kills */
+    if (a->launcher) { /* every run has its pid, or has failed, before the kills */
         launcher_wait_idle(a->launcher);
-    launches_collect(a);
-    while (a->execing) { /* children about to call execve: a few system calls away */
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
         launches_collect(a);
     }
     for (size_t i = 0; i < a->nruns; i++)

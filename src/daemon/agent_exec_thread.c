@@ -1,4 +1,4 @@
-/* The agent's launcher thread: clones tasks one at a time, in order, while the agent's loop goes on answering probes and reporting ends. */
+/* The agent's launcher thread: starts tasks (clone .. execve) one at a time while the agent's loop goes on answering probes and reporting ends. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <pthread.h>
@@ -14,17 +14,13 @@
 #include "hrm/clock.h"
 
 /*
- * Why a thread: the launch child shares the memory and the thread-local storage of the thread
- * that clones it (CLONE_VM without CLONE_SETTLS) until its execve, and its failed system calls
- * write that thread's errno: here that is this thread's, which reads errno only after a failed
- * clone, not the loop's, whose checks of errno (EINTR, EAGAIN) a child could upset.  And where
- * a launch waits for the child's execve (CLONE_VFORK, a node that runs a node queue system:
- * agent_exec.c), that is milliseconds on a busy host: done by the agent's loop, every probe
- * that came meanwhile waited for it, and a scheduler's round waits for its slowest node's
- * reply.  Here only this thread waits; the loop prepares each start (files, environment,
- * cgroups, cores) and finishes it (the run's pid, its task_started, a kill that came
- * meanwhile) itself, so the agent's data is touched by one thread only.  Starts stay in the
- * order they were asked.
+ * Why a thread: clone(CLONE_VM | CLONE_VFORK) suspends the calling thread until the child has
+ * called execve, and on a busy host that is milliseconds (the child waits for a core, then
+ * for the kernel to load the program).  Done by the agent's loop, every probe that came
+ * meanwhile waited for it, and a scheduler's round waits for its slowest node's reply.  Here
+ * only this thread waits; the loop prepares each start (files, environment, cgroups, cores)
+ * and finishes it (the run's pid, its task_started, a kill that came meanwhile) itself, so
+ * the agent's data is touched by one thread only.  Starts stay in the order they were asked.
  *
  * PR_SET_PDEATHSIG fires when the thread that made the child exits, not the process: this
  * thread lives as long as the agent (launcher_free, after every task has been reaped).
@@ -92,7 +88,7 @@ static void *loop(void *arg)
         if (!l->todo)
             l->todo_tail = &l->todo;
         pthread_mutex_unlock(&l->mu);
-        l->work(l->ctx, it); /* the clone (and, where the launch asks, the child's execve) */
+        l->work(l->ctx, it); /* blocks until the child's execve (or its exit) */
         pthread_mutex_lock(&l->mu);
         it->next = NULL;
         if (!l->done)

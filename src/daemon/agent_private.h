@@ -68,7 +68,7 @@ struct arun {
     int64_t sim_end_mono_us;
     int sim_exit;
     int64_t sim_cpu, sim_mem;
-    /* being started (agent_exec.c): no pid of its own yet, until its child has called execve */
+    /* being started by the launcher thread (agent_exec_thread.c): no pid yet */
     bool launching;
     int kill_sig;       /* a kill that came while it was launching: sent once it has its pid */
     uint64_t launch_id; /* which launch it is (a->launch_seq) */
@@ -116,11 +116,7 @@ struct agent {
     char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
     size_t nbase_env;
     size_t *base_keylen;     /* each base_env entry's name length (up to its '='), found once */
-    void **stacks;           /* launch children's stacks free for the next launch */
-    size_t nstacks, cap_stacks;
-    struct launch_item *execing; /* launches back whose child has not called execve yet */
-    int64_t execing_check_us; /* mono: when the loop looks at them again (INT64_MAX: none) */
-    int64_t execing_wait_us;  /* the wait before that look (agent_exec.c: EXEC_RECHECK_US, doubling) */
+    void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK), the launcher's */
     struct launcher *launcher; /* starts tasks off the loop (NULL: the loop starts them) */
     struct hrm_launch_buf hot; /* the master's last frame read without a tree (agent.c) */
     uint64_t launch_seq;     /* the last launch's id */
@@ -337,8 +333,6 @@ int exec_launcher_fd(const struct agent *a); /* -1 without a launcher */
 /* The launcher's hold as the node's role asks: none while it runs a node queue system. */
 void exec_launcher_follow_role(struct agent *a);
 void exec_collect(struct agent *a); /* the launches that are back: pids, task_started */
-/* When a launch whose child has not called execve yet is looked at again (INT64_MAX: none). */
-int64_t exec_next_check(const struct agent *a);
 /* Reports a run that never started (exit 127 with the reason), as a launch failure. */
 void exec_report_failed(struct agent *a, int64_t job, int32_t task, int32_t attempt,
                         const char *why);
