@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_workload.h"
 #include "cli.h"
 #include "hrm/alloc.h"
 #include "hrm/dsim.h"
-#include "hrm/rng.h"
 
 static int64_t mono_ns(void *arg)
 {
@@ -33,50 +33,19 @@ static int build(long long nodes, long long cores, long long tasks, long long pe
                  double task_ms, double load, uint64_t seed, struct hrm_cluster **cp,
                  struct hrm_workload **wp)
 {
-    struct hrm_error err;
-    struct hrm_netcfg net = {
-        .latency_us = 1000, .rack_bw = 1.25e9, .core_bw = 5e9, .disk_bw = 1.6e8};
-    struct hrm_cluster *c = hrm_cluster_new(&net);
-    char name[HRM_NAME_MAX];
-    for (long long r = 0; r < (nodes + 39) / 40; r++) {
-        snprintf(name, sizeof(name), "r%lld", r);
-        hrm_cluster_add_rack(c, name, &err);
-    }
-    for (long long n = 0; n < nodes; n++) {
-        snprintf(name, sizeof(name), "n%lld", n);
-        struct hrm_node_desc d = {
-            .name = name, .rack = (int32_t)(n / 40), .cores = (int32_t)cores, .mem = 16ll << 30};
-        if (hrm_cluster_add_node(c, &d, &err) < 0) {
-            fprintf(stderr, "hrm bench dhrm: %s\n", err.text);
-            hrm_cluster_free(c);
-            return -1;
-        }
-    }
-    struct hrm_workload *wl = hrm_workload_new();
-    int32_t user = hrm_workload_user(wl, "bench");
-    struct hrm_rng rng;
-    hrm_rng_seed(&rng, seed);
-    double job_rate = load * (double)(nodes * cores) / ((double)per_job * task_ms / 1e3);
-    double t = 0;
-    for (long long j = 0, left = tasks; left > 0; j++) {
-        snprintf(name, sizeof(name), "j%lld", j);
-        struct hrm_job_desc jd = {.name = name, .user = user, .submit_us = (int64_t)(t * 1e6)};
-        hrm_workload_add_job(wl, &jd, &err);
-        hrm_workload_add_stage(wl, "main", NULL, 0, &err);
-        long long k = left < per_job ? left : per_job;
-        for (long long i = 0; i < k; i++) {
-            double ms = task_ms * (0.5 + hrm_rng_double(&rng));
-            struct hrm_task_desc td = {.duration_us = (int64_t)(ms * 1e3)};
-            td.req.v[HRM_DIM_CPU] = 1000;
-            td.req.v[HRM_DIM_MEM] = 1ll << 30;
-            hrm_workload_add_task(wl, &td, &err);
-        }
-        left -= k;
-        t += hrm_rng_exp(&rng, 1.0 / job_rate);
-    }
-    *cp = c;
-    *wp = wl;
-    return 0;
+    struct bench_poisson p = {
+        .who = "hrm bench dhrm",
+        .net = {.latency_us = 1000, .rack_bw = 1.25e9, .core_bw = 5e9, .disk_bw = 1.6e8},
+        .nodes = nodes,
+        .cores = cores,
+        .tasks = tasks,
+        .per_job = per_job,
+        .task_ms = task_ms,
+        .load = load,
+        .seed = seed,
+        .duration = BENCH_DURATION_UNIFORM,
+        .stage = "main"};
+    return bench_poisson_build(&p, cp, wp);
 }
 
 /* Cost of the clock pair itself, subtracted from each instrumented call. */

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_workload.h"
 #include "cli.h"
 #include "hrm/alloc.h"
-#include "hrm/rng.h"
 #include "hrm/sim.h"
 
 struct bench {
@@ -80,62 +80,23 @@ static double cpu_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/*
- * The workload: jobs of tasks_per_job one-core tasks whose durations are
- * exponential around task_ms (floored at 1 ms), arriving as a Poisson process
- * at the given load of the cluster's cores, all under one user.
- */
+/* `hrm bench sim`'s work: no network latency, durations exponential around task_ms. */
 static int build(long long nodes, long long cores, long long tasks, long long per_job,
                  double task_ms, double load, uint64_t seed, struct hrm_cluster **cp,
                  struct hrm_workload **wp)
 {
-    struct hrm_error err;
-    struct hrm_netcfg net = {.latency_us = 0};
-    struct hrm_cluster *c = hrm_cluster_new(&net);
-    int racks = (int)((nodes + 39) / 40);
-    char name[HRM_NAME_MAX];
-    for (int r = 0; r < racks; r++) {
-        snprintf(name, sizeof(name), "r%d", r);
-        hrm_cluster_add_rack(c, name, &err);
-    }
-    for (long long n = 0; n < nodes; n++) {
-        snprintf(name, sizeof(name), "n%lld", n);
-        struct hrm_node_desc d = {
-            .name = name, .rack = (int32_t)(n / 40), .cores = (int32_t)cores, .mem = 16ll << 30};
-        if (hrm_cluster_add_node(c, &d, &err) < 0) {
-            fprintf(stderr, "hrm bench sim: %s\n", err.text);
-            hrm_cluster_free(c);
-            return -1;
-        }
-    }
-    struct hrm_workload *wl = hrm_workload_new();
-    int32_t user = hrm_workload_user(wl, "bench");
-    struct hrm_rng rng;
-    hrm_rng_seed(&rng, seed);
-    double slots = (double)(nodes * cores);
-    /* jobs/s so that offered work = load x capacity */
-    double job_rate = load * slots / ((double)per_job * task_ms / 1e3);
-    double t = 0;
-    long long left = tasks;
-    for (long long j = 0; left > 0; j++) {
-        snprintf(name, sizeof(name), "j%lld", j);
-        struct hrm_job_desc jd = {.name = name, .user = user, .submit_us = (int64_t)(t * 1e6)};
-        hrm_workload_add_job(wl, &jd, &err);
-        hrm_workload_add_stage(wl, "tasks", NULL, 0, &err);
-        long long k = left < per_job ? left : per_job;
-        for (long long i = 0; i < k; i++) {
-            double ms = hrm_rng_exp(&rng, task_ms);
-            struct hrm_task_desc td = {.duration_us = (int64_t)((ms < 1 ? 1 : ms) * 1e3)};
-            td.req.v[HRM_DIM_CPU] = 1000;
-            td.req.v[HRM_DIM_MEM] = 1ll << 30;
-            hrm_workload_add_task(wl, &td, &err);
-        }
-        left -= k;
-        t += hrm_rng_exp(&rng, 1.0 / job_rate);
-    }
-    *cp = c;
-    *wp = wl;
-    return 0;
+    struct bench_poisson p = {.who = "hrm bench sim",
+                              .net = {.latency_us = 0},
+                              .nodes = nodes,
+                              .cores = cores,
+                              .tasks = tasks,
+                              .per_job = per_job,
+                              .task_ms = task_ms,
+                              .load = load,
+                              .seed = seed,
+                              .duration = BENCH_DURATION_EXP,
+                              .stage = "tasks"};
+    return bench_poisson_build(&p, cp, wp);
 }
 
 static int bench_sim(int argc, char **argv)
