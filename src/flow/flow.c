@@ -97,7 +97,6 @@ void hrm_flow_free(struct hrm_flow *g)
                       g->head,   g->rev,    g->tail,  g->rcap,  g->rcost,  g->apos,   g->vx,
                       g->ex,     g->outcap, g->incap, g->dirty, g->adirty, g->pend,   g->vpend,
                       g->cur,    g->stack,  g->list,  g->sc_i32, g->lvl,    g->queue,
-                      g->into_arc, g->into_stamp,
                       g->fill,   g->added, g->in_n, g->in_arc, g->rarc};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
         hrm_free(arrays[i]);
@@ -306,9 +305,6 @@ void flow_scratch(struct hrm_flow *g)
     g->lvl = hrm_reallocarray(g->lvl, cap, sizeof(*g->lvl));
     memset(g->lvl + old, 0xff, (cap - old) * sizeof(*g->lvl)); /* -1: no level */
     g->queue = hrm_reallocarray(g->queue, cap, sizeof(*g->queue));
-    g->into_arc = hrm_reallocarray(g->into_arc, cap, sizeof(*g->into_arc));
-    g->into_stamp = hrm_reallocarray(g->into_stamp, cap, sizeof(*g->into_stamp));
-    memset(g->into_stamp + old, 0, (cap - old) * sizeof(*g->into_stamp)); /* no epoch */
     g->scratch_n = cap;
 }
 

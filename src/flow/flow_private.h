@@ -110,7 +110,6 @@ struct hrm_flow {
     size_t scratch_n;
     int32_t *cur, *stack, *list;
     int32_t *lvl, *queue; /* ssp.c's routing: BFS level and queue */
-    int32_t *into_arc, *into_stamp; /* ssp.c's search: arcs into deficits (mark_into_deficits) */
     int32_t nroute;       /* ssp.c's routing: its region is list[0 .. nroute) (admit) */
     bool at_first;        /* ssp.c: the phase's search stopped at the first deficit */
     int64_t ssp_labels;   /* ssp.c: labels the searches of the last flow_ssp made, for tests */

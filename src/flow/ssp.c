@@ -132,8 +132,6 @@ static void next_epoch(struct hrm_flow *g)
     if (g->epoch == INT32_MAX) {
         for (size_t v = 0; v < g->vcap_n; v++)
             g->vx[v].stamp = 0;
-        for (size_t v = 0; v < g->scratch_n; v++)
-            g->into_stamp[v] = 0;
         g->epoch = 0;
     }
     g->epoch++;
@@ -171,74 +169,13 @@ static inline int32_t arcs_end(const struct hrm_flow *g, int32_t u, int32_t *b0)
     return g->first[u + 1] + nb;
 }
 
-/*
- * A search that stops at the first deficit ends when a labelled deficit ties
- * with the smallest key.  With first in, first out ties that happens one
- * breadth-first layer late when the deficit is one arc beyond the region of
- * ties: it is labelled only when the vertex before it is settled, after every
- * tie labelled before that vertex.  So once the search has read as many arcs
- * as the deficits have, it marks the tails of the residual arcs into the
- * deficits (into_arc, the arc of least reduced cost, valid while into_stamp
- * is the epoch), and labelling a marked vertex labels its deficit at once.
- * Returns the arcs read.
- */
-static int64_t mark_into_deficits(struct hrm_flow *g)
-{
-    const int32_t *first = g->first, *head = g->head, *rev = g->rev;
-    const int64_t *rcap = g->rcap, *rcost = g->rcost;
-    const struct flow_vx *vx = g->vx;
-    int32_t epoch = g->epoch, *arc = g->into_arc, *stamp = g->into_stamp;
-    int64_t reads = 0;
-    for (size_t i = 0; i < g->npend; i++) {
-        int32_t d = g->pend[i];
-        if (g->ex[d] >= 0)
-            continue;
-        reads += first[d + 1] - first[d];
-        for (int32_t r = first[d], end = first[d + 1]; r < end; r++) {
-            int32_t a = rev[r], x = head[r]; /* a: x -> d (free slots have no capacity) */
-            if (rcap[a] <= 0)
-                continue;
-            int64_t rc = rcost[a] + vx[x].pi - vx[d].pi;
-            if (stamp[x] == epoch && rcost[arc[x]] + vx[x].pi - vx[head[arc[x]]].pi <= rc)
-                continue;
-            stamp[x] = epoch;
-            arc[x] = a;
-        }
-    }
-    return reads;
-}
-
-/* Vertex x (marked by mark_into_deficits) was labelled nd: its deficit gets
- * the label nd plus the arc's reduced cost, if that is the nearest. */
-static void label_deficit(struct hrm_flow *g, int32_t x, int64_t nd, int32_t *near,
-                          int64_t *bound)
-{
-    int32_t a = g->into_arc[x], d = g->head[a];
-    struct flow_vx *w = &g->vx[d];
-    int64_t cand = nd + g->rcost[a] + g->vx[x].pi - w->pi;
-    if (cand >= *bound)
-        return;
-    if (w->stamp != g->epoch) {
-        w->stamp = g->epoch;
-        w->hpos = INHEAP;
-    } else if (w->hpos != INHEAP || cand >= w->dist) {
-        return;
-    }
-    w->dist = cand;
-    w->pred = a;
-    radix_push(g->rq, cand, d);
-    g->ssp_labels++;
-    *near = d;
-    *bound = cand;
-}
-
 /* The search's relaxation of owner u's summary edges (base: u's distance plus
  * potential): a task's potential cancels out of the path through it.  With
  * near (a search that stops at the first deficit), labels from *bound on
  * (the nearest labelled deficit's) are not made (see search).  Returns the
  * edges read. */
 static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base, int32_t *near,
-                             int64_t *bound, bool marked)
+                             int64_t *bound)
 {
     struct flow_vx *vx = g->vx;
     int32_t epoch = g->epoch, b0, nb;
@@ -263,8 +200,6 @@ static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base, int32_
         if (near && g->ex[bk[k].x] < 0) {
             *near = bk[k].x; /* nd < *bound: the nearest so far */
             *bound = nd;
-        } else if (marked && g->into_stamp[bk[k].x] == epoch) {
-            label_deficit(g, bk[k].x, nd, near, bound);
         }
     }
     return nb;
@@ -316,16 +251,6 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
     }
     g->at_first = need <= g->n / 16; /* little excess: stop at the first deficit */
     q->fifo = g->at_first;
-    /* at_first: the arcs the deficits have, read once the search has read as
-     * many (mark_into_deficits) */
-    int64_t into_reads = INT64_MAX;
-    bool marked = false;
-    if (g->at_first) {
-        into_reads = 0;
-        for (size_t i = 0; i < g->npend; i++)
-            if (ex[g->pend[i]] < 0)
-                into_reads += first[g->pend[i] + 1] - first[g->pend[i]];
-    }
     int32_t near = -1; /* at_first: the labelled deficit of the smallest label */
     /* at_first: near's label.  A vertex labelled from it on is never settled
      * (a deficit ties with the smallest key: that deficit goes first), so
@@ -348,16 +273,6 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
         if (D >= 0 && du > D) {
             radix_push(q, du, u); /* still labelled, not settled */
             break;
-        }
-        if (marked && ex[u] < 0 && vx[u].pred >= 0) {
-            /* labelled from a marked vertex that is not settled: its label
-             * ties with the smallest key too (<= u's), so it is final; it
-             * goes first (at distance D, its arcs need not be read) */
-            struct flow_vx *x = &vx[g->tail[vx[u].pred]];
-            if (x->stamp == epoch && x->hpos == INHEAP) {
-                x->hpos = SETTLED;
-                list[nset++] = g->tail[vx[u].pred];
-            }
         }
         vx[u].hpos = SETTLED;
         list[nset++] = u;
@@ -399,16 +314,10 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
             if (g->at_first && ex[v] < 0) {
                 near = v; /* nd < bound: the nearest so far */
                 bound = nd;
-            } else if (marked && g->into_stamp[v] == epoch) {
-                label_deficit(g, v, nd, &near, &bound);
             }
         }
         if (vx[u].sum > 0)
-            reads += relax_summary(g, u, base, g->at_first ? &near : NULL, &bound, marked);
-        if (!marked && reads >= into_reads) {
-            reads += mark_into_deficits(g);
-            marked = true;
-        }
+            reads += relax_summary(g, u, base, g->at_first ? &near : NULL, &bound);
     }
     /* vertices left in the queue are labelled but not settled */
     for (int i = 0; i < 65; i++)
