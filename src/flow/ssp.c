@@ -472,17 +472,16 @@ static inline void admit(struct hrm_flow *g, struct flow_vx *x, int32_t w)
  * residual capacity, reduced cost 0 and a head in the routing's region. */
 static inline bool usable(const struct hrm_flow *g, int32_t r, int64_t pu)
 {
-    if (g->rcap[r] <= 0)
-        return false;
     const struct flow_vx *x = &g->vx[g->head[r]];
-    return x->stamp == g->epoch && x->hpos == SETTLED && g->rcost[r] + pu == x->pi;
+    return g->rcost[r] + pu == x->pi && g->rcap[r] > 0 && x->stamp == g->epoch &&
+           x->hpos == SETTLED;
 }
 
 /* The same, admitting the head of a tight arc to the region. */
 static inline bool usable_admit(struct hrm_flow *g, int32_t r, int64_t pu)
 {
     struct flow_vx *x = &g->vx[g->head[r]];
-    if (g->rcap[r] <= 0 || g->rcost[r] + pu != x->pi)
+    if (g->rcost[r] + pu != x->pi || g->rcap[r] <= 0)
         return false;
     admit(g, x, g->head[r]);
     return x->hpos == SETTLED;
@@ -678,11 +677,11 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
         if (depth < DFS_DEPTH) {
             int64_t pu = vx[u].pi;
             for (; r < vend; r++) {
-                if (rcap[r] <= 0)
-                    continue;
+                /* tightness first: most arcs out of the region of ties are
+                 * not tight, and their capacities need not be read */
                 w = head[r];
                 struct flow_vx *x = &vx[w];
-                if (rcost[r] + pu != x->pi)
+                if (rcost[r] + pu != x->pi || rcap[r] <= 0)
                     continue;
                 admit(g, x, w);
                 if (x->hpos != SETTLED || dead_end(g, w))
