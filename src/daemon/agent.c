@@ -36,6 +36,7 @@
 
 static void send_now(struct agent *a, const json_t *msg)
 {
+    a->counts.frames++;
     int rc = hrm_conn_send(a->conn, msg);
     if (rc < 0)
         hrm_log(HRM_LOG_DEBUG, "%s not sent (%s): the master will learn at registration",
@@ -68,6 +69,7 @@ static void send_item(struct agent *a, const struct hrm_wire_item *it)
         send_now(a, it->msg);
         return;
     }
+    a->counts.frames++;
     int rc = hrm_conn_send_raw(a->conn, it->text, it->len);
     if (rc < 0)
         hrm_log(HRM_LOG_DEBUG, "a report was not sent (%s): the master will learn at "
@@ -122,6 +124,7 @@ void agent_flush(struct agent *a)
         size_t len;
         char *text = k > 1 ? hrm_wire_batch_text(items, k, &len) : NULL;
         if (text) {
+            a->counts.frames++;
             int rc = hrm_conn_send_raw(a->conn, text, len);
             if (rc < 0)
                 hrm_log(HRM_LOG_DEBUG, "a batch was not sent (%s): the master will learn at "
@@ -684,6 +687,7 @@ int64_t agent_next_due(const struct agent *a)
 
 void agent_turn(struct agent *a)
 {
+    a->counts.turns++;
     /* Before the messages: ZeroMQ reports a drop before anything arrives on the new connection,
      * so a not_registered answer to a message queued before the drop finds the registration
      * already queued, and does not queue a second one. */
@@ -726,6 +730,42 @@ void agent_turn(struct agent *a)
         agent_flush(a);
 }
 
+/* Every record the signalfd holds, in one read (SIGCHLDs are merged by the kernel: at most one
+ * of each signal waits), then again only when the buffer came back full. */
+static bool read_signals(struct agent *a)
+{
+    struct signalfd_siginfo si[4];
+    ssize_t n;
+    bool any = false;
+    do {
+        n = read(a->sigfd, si, sizeof(si));
+        for (ssize_t k = 0; k < n / (ssize_t)sizeof(si[0]); k++)
+            if (si[k].ssi_signo == SIGINT || si[k].ssi_signo == SIGTERM) {
+                hrm_log(HRM_LOG_NOTICE, "signal %u: stopping tasks and exiting", si[k].ssi_signo);
+                a->stop = true;
+            }
+        any |= n > 0;
+    } while (n == (ssize_t)sizeof(si));
+    return any;
+}
+
+/*
+ * The gap after a reap: while tasks run, the signalfd is left out of the loop's poll for
+ * REAP_GAP_US, and the children that end meanwhile are reaped together in the turn after it,
+ * their ends in one frame.  With a launcher that starts one child at a time (CLONE_VFORK),
+ * short tasks end one at a time too: a SIGCHLD each, and each a turn of the loop, a frame to
+ * the master and a turn of the master's.  Like a network card's interrupt coalescing, the gap
+ * only follows a reap, so a lone end is reaped at once; an end waits REAP_GAP_US at most,
+ * within the 2 ms a start's report may wait (START_FRAME_WAIT_US).  A kill's SIGTERM to the
+ * agent waits as long.  A simulated agent has no signalfd wake-ups to save.
+ */
+#define REAP_GAP_US 2000
+
+static void reap_gap_after(struct agent *a)
+{
+    a->reap_gap_until_us = a->nruns > 0 ? hrm_mono_us() + REAP_GAP_US : 0;
+}
+
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
 {
     hrm_alloc_daemon();
@@ -744,16 +784,19 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     while (!a->stop) {
         void *probe[2];
         size_t nprobe = anqs_probes_socks(a, probe);
+        int64_t now = hrm_mono_us(), wait_us = a->next_heartbeat_us - now;
+        /* In a reap's gap the signalfd is not watched: the children that end meanwhile are
+         * reaped together once it is over (reap_gap_after). */
+        bool in_gap = now < a->reap_gap_until_us;
         /* The launcher's fd (-1, never ready, without one): a task it started has had its
          * pid for a while and no turn has taken it (agent_exec_thread.c, the hold). */
         zmq_pollitem_t items[5] = {
             {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
-            {NULL, a->sigfd, ZMQ_POLLIN, 0},
+            {NULL, in_gap ? -1 : a->sigfd, ZMQ_POLLIN, 0},
             {NULL, exec_launcher_fd(a), ZMQ_POLLIN, 0},
             {nprobe > 0 ? probe[0] : NULL, -1, ZMQ_POLLIN, 0},
             {nprobe > 1 ? probe[1] : NULL, -1, ZMQ_POLLIN, 0},
         };
-        int64_t now = hrm_mono_us(), wait_us = a->next_heartbeat_us - now;
         if (a->next_usage_us - now < wait_us)
             wait_us = a->next_usage_us - now; /* a period under the loop's 100 ms */
         if (wait_us > 100000)
@@ -764,23 +807,34 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         int64_t ft = agent_flush_due(a); /* task_starteds waiting for a frame */
         if (ft != INT64_MAX && ft - now < wait_us)
             wait_us = ft - now;
-        if (zmq_poll(items, 3 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
-            zmq_errno() != EINTR)
+        bool gap_bounds = in_gap && a->reap_gap_until_us - now <= wait_us;
+        if (gap_bounds)
+            wait_us = a->reap_gap_until_us - now;
+        int n = zmq_poll(items, 3 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0);
+        if (n < 0 && zmq_errno() != EINTR)
             break;
-        if (items[1].revents & ZMQ_POLLIN) {
-            struct signalfd_siginfo si;
-            while (read(a->sigfd, &si, sizeof(si)) == sizeof(si)) {
-                if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
-                    hrm_log(HRM_LOG_NOTICE, "signal %u: stopping tasks and exiting", si.ssi_signo);
-                    a->stop = true;
-                }
-            }
+        if (n == 0 && gap_bounds)
+            continue; /* the gap is over: look at the signalfd, no turn for the timeout */
+        /* In the gap a turn made for another reason (the master's launches, mostly, which
+         * answer the frame of ends the last reap sent) looks at the signalfd too: a read that
+         * finds nothing costs less than a wake-up of its own. */
+        if ((items[1].revents & ZMQ_POLLIN) || (in_gap && read_signals(a))) {
+            if (!in_gap)
+                read_signals(a);
+            a->counts.reap_turns++;
             exec_reap(a);
+            reap_gap_after(a);
         } else if (items[2].revents & ZMQ_POLLIN) {
             exec_collect(a); /* the launches that are back first */
         }
         agent_turn(a);
     }
+    hrm_log(HRM_LOG_NOTICE,
+            "agent loop: %llu turns, %llu reaping %llu children, %llu frames sent, %llu launches "
+            "back in %llu takes",
+            (unsigned long long)a->counts.turns, (unsigned long long)a->counts.reap_turns,
+            (unsigned long long)a->counts.reaped, (unsigned long long)a->counts.frames,
+            (unsigned long long)a->counts.launches_back, (unsigned long long)a->counts.collects);
     exec_stop_all(a);
     agent_flush(a);
     int rc = a->fatal.text[0] ? hrm_errorf(err, -EACCES, "%s", a->fatal.text) : 0;
