@@ -1,5 +1,6 @@
 /* hrm agent: registers with the master, runs what it is told, reports starts, usage and ends; one reactor thread. */
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -730,6 +731,53 @@ void agent_turn(struct agent *a)
         agent_flush(a);
 }
 
+/*
+ * zmq_poll for the master's socket and two descriptors, with one look at ZeroMQ's mailbox
+ * where zmq_poll takes two (it polls once without waiting, looks, then polls and looks again):
+ * each look is a getpid and a poll(2) of the mailbox's eventfd.  ZeroMQ's descriptor (ZMQ_FD)
+ * only says that its mailbox has commands; ZMQ_EVENTS reads them and says whether a message
+ * waits.  Every send and receive may read the mailbox too, so the look comes right before the
+ * wait, and a wake-up by ZMQ_FD alone whose look finds no message waits again, without a turn.
+ * Same contract as zmq_poll on items[0..2] (ZMQ_POLLIN only): how many are ready, or -1.
+ */
+static int loop_poll(struct agent *a, zmq_pollitem_t items[3], long timeout_ms)
+{
+    void *sock = items[0].socket;
+    int zfd;
+    size_t len = sizeof(zfd);
+    if (zmq_getsockopt(sock, ZMQ_FD, &zfd, &len) < 0)
+        return zmq_poll(items, 3, timeout_ms);
+    int64_t deadline = hrm_mono_us() + (int64_t)timeout_ms * 1000;
+    for (;;) {
+        uint32_t ev = 0;
+        len = sizeof(ev);
+        if (zmq_getsockopt(sock, ZMQ_EVENTS, &ev, &len) < 0)
+            return -1;
+        struct pollfd p[3] = {{zfd, POLLIN, 0}, {(int)items[1].fd, POLLIN, 0},
+                              {(int)items[2].fd, POLLIN, 0}};
+        long wait_ms = ev & ZMQ_POLLIN ? 0 : timeout_ms;
+        int n = poll(p, 3, (int)wait_ms);
+        if (n < 0)
+            return -1; /* errno: EINTR as zmq_poll's */
+        items[0].revents = (short)(ev & ZMQ_POLLIN);
+        items[1].revents = (short)(p[1].revents & POLLIN ? ZMQ_POLLIN : 0);
+        items[2].revents = (short)(p[2].revents & POLLIN ? ZMQ_POLLIN : 0);
+        if (!items[0].revents && (p[0].revents & POLLIN)) {
+            len = sizeof(ev); /* commands came: is there a message among them? */
+            if (zmq_getsockopt(sock, ZMQ_EVENTS, &ev, &len) < 0)
+                return -1;
+            items[0].revents = (short)(ev & ZMQ_POLLIN);
+        }
+        int ready = (items[0].revents != 0) + (items[1].revents != 0) + (items[2].revents != 0);
+        if (ready > 0 || !(p[0].revents & POLLIN))
+            return ready;
+        int64_t left = deadline - hrm_mono_us(); /* ZeroMQ's commands alone: wait on */
+        if (left <= 0)
+            return 0;
+        timeout_ms = (long)((left + 999) / 1000);
+    }
+}
+
 /* Every record the signalfd holds, in one read (SIGCHLDs are merged by the kernel: at most one
  * of each signal waits), then again only when the buffer came back full. */
 static bool read_signals(struct agent *a)
@@ -750,20 +798,22 @@ static bool read_signals(struct agent *a)
 }
 
 /*
- * The gap after a reap: while tasks run, the signalfd is left out of the loop's poll for
- * REAP_GAP_US, and the children that end meanwhile are reaped together in the turn after it,
- * their ends in one frame.  With a launcher that starts one child at a time (CLONE_VFORK),
- * short tasks end one at a time too: a SIGCHLD each, and each a turn of the loop, a frame to
- * the master and a turn of the master's.  Like a network card's interrupt coalescing, the gap
- * only follows a reap, so a lone end is reaped at once; an end waits REAP_GAP_US at most,
- * within the 2 ms a start's report may wait (START_FRAME_WAIT_US).  A kill's SIGTERM to the
- * agent waits as long.  A simulated agent has no signalfd wake-ups to save.
+ * The gap after a reap: while tasks run, the signalfd is left out of the loop's poll for the
+ * reap's gap (--reap-gap, 2 ms by default), and the children that end meanwhile are reaped
+ * together in a turn made anyway (the master's launches, mostly, which answer the frame of
+ * ends the reap sent) or in the turn once it is over, their ends in one frame.  With a
+ * launcher that starts one child at a time (CLONE_VFORK), short tasks end one at a time too:
+ * a SIGCHLD each, and each a wake-up of the loop, a frame to the master and a turn of the
+ * master's.  Like a network card's interrupt coalescing, the gap only follows a reap, so a
+ * lone end is reaped at once; an end waits the gap at most, no longer than a start's report
+ * may wait (START_FRAME_WAIT_US).  A SIGTERM to the agent waits as long.  Not on a node queue
+ * system's node: an end there starts the queue's next task at once, on the node itself, and
+ * P4's testbed was not measured with a gap.
  */
-#define REAP_GAP_US 2000
-
 static void reap_gap_after(struct agent *a)
 {
-    a->reap_gap_until_us = a->nruns > 0 ? hrm_mono_us() + REAP_GAP_US : 0;
+    int64_t gap = a->cfg.reap_gap_us ? a->cfg.reap_gap_us : HRM_AGENT_REAP_GAP_DEFAULT_US;
+    a->reap_gap_until_us = a->nruns > 0 && !a->nqs && gap > 0 ? hrm_mono_us() + gap : 0;
 }
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
@@ -810,7 +860,9 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         bool gap_bounds = in_gap && a->reap_gap_until_us - now <= wait_us;
         if (gap_bounds)
             wait_us = a->reap_gap_until_us - now;
-        int n = zmq_poll(items, 3 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0);
+        long timeout_ms = wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0;
+        int n = nprobe > 0 ? zmq_poll(items, 3 + (int)nprobe, timeout_ms)
+                           : loop_poll(a, items, timeout_ms);
         if (n < 0 && zmq_errno() != EINTR)
             break;
         if (n == 0 && gap_bounds)
