@@ -7,8 +7,14 @@
 # wait (a poll of its three descriptors) must not watch the signalfd (fd -1 in its place).
 # Nothing is lost to the gap: every short task ends with its own output, a task whose working
 # directory is missing fails with the child's reason, and the long tasks, cancelled, end.
+# A gap over 1 s, or one that is not a duration, is refused.
 . "$(dirname "$0")/rtlib.sh"
 need strace timeout
+# --reap-gap's bad input: a usage error that says why
+expect_exit 2 "$HRM" agent --reap-gap 2s --check
+grep -q "at most 1s" "$TMP/err" || fail "--reap-gap 2s: $(cat "$TMP/err")"
+expect_exit 2 "$HRM" agent --reap-gap 5x --check
+grep -q "expected a duration" "$TMP/err" || fail "--reap-gap 5x: $(cat "$TMP/err")"
 keygen
 start_master
 start_agent_traced n1 -e trace=poll,read,wait4 -- --cpus 8 --mem 2G --no-cgroup --reap-gap 250ms
