@@ -82,6 +82,9 @@ struct hrm_agent_config {
     bool pin;                 /* CPU affinity for every task, not only GPU units */
     int64_t heartbeat_us;     /* default 1 s */
     int64_t usage_us;         /* usage sampling period; default 1 s */
+    /* After a reap that leaves tasks running, the loop leaves SIGCHLD unwatched this long
+     * (agent.c, the reap's gap); 0: HRM_AGENT_REAP_GAP_DEFAULT_US, < 0: no gap */
+    int64_t reap_gap_us;
     int64_t max_output;       /* bytes kept per output file; 0: the default, < 0: no limit */
     int64_t output_retention_us; /* output of jobs idle this long is removed; 0: default, < 0: never */
     /* A node made slower on purpose (docs/runtime.md, "Node performance"): its tasks and its
@@ -105,6 +108,8 @@ struct hrm_agent_config {
 #define HRM_AGENT_MAX_OUTPUT_MIN ((int64_t)64 << 10)
 #define HRM_AGENT_RETENTION_DEFAULT_US ((int64_t)7 * 86400 * 1000000)
 #define HRM_TASK_PIDS_DEFAULT 4096
+#define HRM_AGENT_REAP_GAP_DEFAULT_US 2000
+#define HRM_AGENT_REAP_GAP_MAX_US 1000000
 
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err);
 

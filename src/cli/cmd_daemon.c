@@ -389,6 +389,7 @@ int cmd_agent(int argc, char **argv)
         {"simulate-exec", no_argument, NULL, 'X'}, {"count", required_argument, NULL, 'N'},
         {"name-prefix", required_argument, NULL, 'F'},
         {"probe-listen", required_argument, NULL, 'Q'},
+        {"reap-gap", required_argument, NULL, 'A'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
@@ -452,6 +453,16 @@ int cmd_agent(int argc, char **argv)
         case 'b':
             if (parse_dur("heartbeat", optarg, &cfg.heartbeat_us) < 0)
                 return CLI_USAGE;
+            break;
+        case 'A':
+            if (strcmp(optarg, "0") == 0) {
+                cfg.reap_gap_us = -1;
+            } else if (parse_dur("reap-gap", optarg, &cfg.reap_gap_us) < 0 ||
+                       cfg.reap_gap_us > HRM_AGENT_REAP_GAP_MAX_US) {
+                if (cfg.reap_gap_us > HRM_AGENT_REAP_GAP_MAX_US)
+                    fprintf(stderr, "hrm agent: --reap-gap: at most 1s\n");
+                return CLI_USAGE;
+            }
             break;
         case 'U':
         case 'O':
@@ -531,6 +542,9 @@ int cmd_agent(int argc, char **argv)
                    "                  default 4096, 0: no limit)\n"
                    "  --pin           pin CPU tasks too (GPU tasks always get their unit's cores)\n"
                    "  --heartbeat D   heartbeat period (default 1s)\n"
+                   "  --reap-gap D    after reaping ended tasks while others run, reap the next\n"
+                   "                  ones together at most D later (default 2ms; 0: each at\n"
+                   "                  once; at most 1s)\n"
                    "  --usage-period D  how often the tasks' and the node's usage is sampled and\n"
                    "                  reported (default 1s)\n"
                    "  --check         print discovered hardware and the cgroup mode, then exit\n"

@@ -1,5 +1,6 @@
 /* hrm agent: registers with the master, runs what it is told, reports starts, usage and ends; one reactor thread. */
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 
 static void send_now(struct agent *a, const json_t *msg)
 {
+    a->counts.frames++;
     int rc = hrm_conn_send(a->conn, msg);
     if (rc < 0)
         hrm_log(HRM_LOG_DEBUG, "%s not sent (%s): the master will learn at registration",
@@ -68,6 +70,7 @@ static void send_item(struct agent *a, const struct hrm_wire_item *it)
         send_now(a, it->msg);
         return;
     }
+    a->counts.frames++;
     int rc = hrm_conn_send_raw(a->conn, it->text, it->len);
     if (rc < 0)
         hrm_log(HRM_LOG_DEBUG, "a report was not sent (%s): the master will learn at "
@@ -122,6 +125,7 @@ void agent_flush(struct agent *a)
         size_t len;
         char *text = k > 1 ? hrm_wire_batch_text(items, k, &len) : NULL;
         if (text) {
+            a->counts.frames++;
             int rc = hrm_conn_send_raw(a->conn, text, len);
             if (rc < 0)
                 hrm_log(HRM_LOG_DEBUG, "a batch was not sent (%s): the master will learn at "
@@ -684,6 +688,7 @@ int64_t agent_next_due(const struct agent *a)
 
 void agent_turn(struct agent *a)
 {
+    a->counts.turns++;
     /* Before the messages: ZeroMQ reports a drop before anything arrives on the new connection,
      * so a not_registered answer to a message queued before the drop finds the registration
      * already queued, and does not queue a second one. */
@@ -726,6 +731,91 @@ void agent_turn(struct agent *a)
         agent_flush(a);
 }
 
+/*
+ * zmq_poll for the master's socket and two descriptors, with one look at ZeroMQ's mailbox
+ * where zmq_poll takes two (it polls once without waiting, looks, then polls and looks again):
+ * each look is a getpid and a poll(2) of the mailbox's eventfd.  ZeroMQ's descriptor (ZMQ_FD)
+ * only says that its mailbox has commands; ZMQ_EVENTS reads them and says whether a message
+ * waits.  Every send and receive may read the mailbox too, so the look comes right before the
+ * wait, and a wake-up by ZMQ_FD alone whose look finds no message waits again, without a turn.
+ * Same contract as zmq_poll on items[0..2] (ZMQ_POLLIN only): how many are ready, or -1.
+ */
+static int loop_poll(struct agent *a, zmq_pollitem_t items[3], long timeout_ms)
+{
+    void *sock = items[0].socket;
+    int zfd;
+    size_t len = sizeof(zfd);
+    if (zmq_getsockopt(sock, ZMQ_FD, &zfd, &len) < 0)
+        return zmq_poll(items, 3, timeout_ms);
+    int64_t deadline = hrm_mono_us() + (int64_t)timeout_ms * 1000;
+    for (;;) {
+        uint32_t ev = 0;
+        len = sizeof(ev);
+        if (zmq_getsockopt(sock, ZMQ_EVENTS, &ev, &len) < 0)
+            return -1;
+        struct pollfd p[3] = {{zfd, POLLIN, 0}, {(int)items[1].fd, POLLIN, 0},
+                              {(int)items[2].fd, POLLIN, 0}};
+        long wait_ms = ev & ZMQ_POLLIN ? 0 : timeout_ms;
+        int n = poll(p, 3, (int)wait_ms);
+        if (n < 0)
+            return -1; /* errno: EINTR as zmq_poll's */
+        items[0].revents = (short)(ev & ZMQ_POLLIN);
+        items[1].revents = (short)(p[1].revents & POLLIN ? ZMQ_POLLIN : 0);
+        items[2].revents = (short)(p[2].revents & POLLIN ? ZMQ_POLLIN : 0);
+        if (!items[0].revents && (p[0].revents & POLLIN)) {
+            len = sizeof(ev); /* commands came: is there a message among them? */
+            if (zmq_getsockopt(sock, ZMQ_EVENTS, &ev, &len) < 0)
+                return -1;
+            items[0].revents = (short)(ev & ZMQ_POLLIN);
+        }
+        int ready = (items[0].revents != 0) + (items[1].revents != 0) + (items[2].revents != 0);
+        if (ready > 0 || !(p[0].revents & POLLIN))
+            return ready;
+        int64_t left = deadline - hrm_mono_us(); /* ZeroMQ's commands alone: wait on */
+        if (left <= 0)
+            return 0;
+        timeout_ms = (long)((left + 999) / 1000);
+    }
+}
+
+/* Every record the signalfd holds, in one read (SIGCHLDs are merged by the kernel: at most one
+ * of each signal waits), then again only when the buffer came back full. */
+static bool read_signals(struct agent *a)
+{
+    struct signalfd_siginfo si[4];
+    ssize_t n;
+    bool any = false;
+    do {
+        n = read(a->sigfd, si, sizeof(si));
+        for (ssize_t k = 0; k < n / (ssize_t)sizeof(si[0]); k++)
+            if (si[k].ssi_signo == SIGINT || si[k].ssi_signo == SIGTERM) {
+                hrm_log(HRM_LOG_NOTICE, "signal %u: stopping tasks and exiting", si[k].ssi_signo);
+                a->stop = true;
+            }
+        any |= n > 0;
+    } while (n == (ssize_t)sizeof(si));
+    return any;
+}
+
+/*
+ * The gap after a reap: while tasks run, the signalfd is left out of the loop's poll for the
+ * reap's gap (--reap-gap, 2 ms by default), and the children that end meanwhile are reaped
+ * together in a turn made anyway (the master's launches, mostly, which answer the frame of
+ * ends the reap sent) or in the turn once it is over, their ends in one frame.  With a
+ * launcher that starts one child at a time (CLONE_VFORK), short tasks end one at a time too:
+ * a SIGCHLD each, and each a wake-up of the loop, a frame to the master and a turn of the
+ * master's.  Like a network card's interrupt coalescing, the gap only follows a reap, so a
+ * lone end is reaped at once; an end waits the gap at most, no longer than a start's report
+ * may wait (START_FRAME_WAIT_US).  A SIGTERM to the agent waits as long.  Not on a node queue
+ * system's node: an end there starts the queue's next task at once, on the node itself, and
+ * P4's testbed was not measured with a gap.
+ */
+static void reap_gap_after(struct agent *a)
+{
+    int64_t gap = a->cfg.reap_gap_us ? a->cfg.reap_gap_us : HRM_AGENT_REAP_GAP_DEFAULT_US;
+    a->reap_gap_until_us = a->nruns > 0 && !a->nqs && gap > 0 ? hrm_mono_us() + gap : 0;
+}
+
 int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
 {
     hrm_alloc_daemon();
@@ -744,16 +834,19 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     while (!a->stop) {
         void *probe[2];
         size_t nprobe = anqs_probes_socks(a, probe);
+        int64_t now = hrm_mono_us(), wait_us = a->next_heartbeat_us - now;
+        /* In a reap's gap the signalfd is not watched: the children that end meanwhile are
+         * reaped together once it is over (reap_gap_after). */
+        bool in_gap = now < a->reap_gap_until_us;
         /* The launcher's fd (-1, never ready, without one): a task it started has had its
          * pid for a while and no turn has taken it (agent_exec_thread.c, the hold). */
         zmq_pollitem_t items[5] = {
             {hrm_conn_zsock(a->conn), 0, ZMQ_POLLIN, 0},
-            {NULL, a->sigfd, ZMQ_POLLIN, 0},
+            {NULL, in_gap ? -1 : a->sigfd, ZMQ_POLLIN, 0},
             {NULL, exec_launcher_fd(a), ZMQ_POLLIN, 0},
             {nprobe > 0 ? probe[0] : NULL, -1, ZMQ_POLLIN, 0},
             {nprobe > 1 ? probe[1] : NULL, -1, ZMQ_POLLIN, 0},
         };
-        int64_t now = hrm_mono_us(), wait_us = a->next_heartbeat_us - now;
         if (a->next_usage_us - now < wait_us)
             wait_us = a->next_usage_us - now; /* a period under the loop's 100 ms */
         if (wait_us > 100000)
@@ -764,23 +857,36 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
         int64_t ft = agent_flush_due(a); /* task_starteds waiting for a frame */
         if (ft != INT64_MAX && ft - now < wait_us)
             wait_us = ft - now;
-        if (zmq_poll(items, 3 + (int)nprobe, wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0) < 0 &&
-            zmq_errno() != EINTR)
+        bool gap_bounds = in_gap && a->reap_gap_until_us - now <= wait_us;
+        if (gap_bounds)
+            wait_us = a->reap_gap_until_us - now;
+        long timeout_ms = wait_us > 0 ? (long)((wait_us + 999) / 1000) : 0;
+        int n = nprobe > 0 ? zmq_poll(items, 3 + (int)nprobe, timeout_ms)
+                           : loop_poll(a, items, timeout_ms);
+        if (n < 0 && zmq_errno() != EINTR)
             break;
-        if (items[1].revents & ZMQ_POLLIN) {
-            struct signalfd_siginfo si;
-            while (read(a->sigfd, &si, sizeof(si)) == sizeof(si)) {
-                if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
-                    hrm_log(HRM_LOG_NOTICE, "signal %u: stopping tasks and exiting", si.ssi_signo);
-                    a->stop = true;
-                }
-            }
+        if (n == 0 && gap_bounds)
+            continue; /* the gap is over: look at the signalfd, no turn for the timeout */
+        /* In the gap a turn made for another reason (the master's launches, mostly, which
+         * answer the frame of ends the last reap sent) looks at the signalfd too: a read that
+         * finds nothing costs less than a wake-up of its own. */
+        if ((items[1].revents & ZMQ_POLLIN) || (in_gap && read_signals(a))) {
+            if (!in_gap)
+                read_signals(a);
+            a->counts.reap_turns++;
             exec_reap(a);
+            reap_gap_after(a);
         } else if (items[2].revents & ZMQ_POLLIN) {
             exec_collect(a); /* the launches that are back first */
         }
         agent_turn(a);
     }
+    hrm_log(HRM_LOG_NOTICE,
+            "agent loop: %llu turns, %llu reaping %llu children, %llu frames sent, %llu launches "
+            "back in %llu takes",
+            (unsigned long long)a->counts.turns, (unsigned long long)a->counts.reap_turns,
+            (unsigned long long)a->counts.reaped, (unsigned long long)a->counts.frames,
+            (unsigned long long)a->counts.launches_back, (unsigned long long)a->counts.collects);
     exec_stop_all(a);
     agent_flush(a);
     int rc = a->fatal.text[0] ? hrm_errorf(err, -EACCES, "%s", a->fatal.text) : 0;

@@ -777,7 +777,9 @@ static void launches_collect(struct agent *a)
     if (!a->launcher)
         return;
     struct launch_item *it = launcher_take(a->launcher);
+    a->counts.collects += it != NULL;
     while (it) {
+        a->counts.launches_back++;
         struct launch_item *next = it->next;
         launch_done(a, (struct launch *)it);
         it = next;
@@ -836,6 +838,7 @@ void exec_reap(struct agent *a)
         pid_t pid = wait4(-1, &st, WNOHANG, &ru);
         if (pid <= 0)
             break;
+        a->counts.reaped++;
         size_t i = run_index(a, pid);
         if (i != SIZE_MAX) {
             run_reaped(a, i, st, &ru, agent_now_us());

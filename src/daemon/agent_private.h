@@ -156,6 +156,15 @@ struct agent {
     struct hrm_error fatal;  /* why the agent stops on its own (the master refused it) */
     bool simulate;           /* --simulate-exec: runs are simulated (agent_simexec.c) */
     bool owns_zctx;          /* false in a fleet, whose agents share one context */
+    int64_t reap_gap_until_us; /* mono: the signalfd is left out of the loop's poll until then */
+    struct agent_loop_counts {
+        uint64_t turns;        /* agent_turn calls */
+        uint64_t reap_turns;   /* turns that read a SIGCHLD and reaped */
+        uint64_t reaped;       /* task processes reaped */
+        uint64_t frames;       /* frames sent to the master (agent_flush) */
+        uint64_t collects;     /* takes of the launcher's done list that found launches */
+        uint64_t launches_back; /* launches taken back from the launcher */
+    } counts;                  /* logged when the agent stops (the tests count by them) */
 };
 
 /* agent_hw.c */

@@ -4,7 +4,7 @@
 # (docs/runtime.md, "What the agent does with a task").  Every child's exit raises a SIGCHLD
 # after the last wait4 that missed it, so no task is left unreaped: every task ends.  The
 # agent's main thread is traced with strace (its threads and tasks are not): each wait4 must
-# follow a read of a signalfd record (128 bytes) with no poll between them.  (The agent's
+# follow a read of signalfd records (128 bytes each) with no poll between them.  (The agent's
 # waitpid for the node bench it forks at start waits for one pid: it is not counted.)
 . "$(dirname "$0")/rtlib.sh"
 need strace timeout
@@ -27,7 +27,7 @@ reaped = reads = bad = 0
 for line in open(sys.argv[1], errors="replace"):
     if re.match(r"p?poll\(", line):
         sig = False
-    elif re.match(r"read\(\d+, .*, 128\) = 128$", line.strip()):
+    elif re.match(r"read\(\d+, .*, (128|256|384|512)\) = (128|256|384|512)$", line.strip()):
         sig, reads = True, reads + 1
     elif line.startswith("wait4(-1,"):  # the loop's reaps (not the start's bench's waitpid)
         if not sig:
