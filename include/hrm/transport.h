@@ -110,11 +110,6 @@ void *hrm_zctx_new(void);
  * once (a master restart) are accepted and hand-shake on every core instead of one. */
 void *hrm_zctx_new_wide(void);
 #define HRM_ZCTX_IO_THREADS_MAX 4
-/* Listeners per I/O thread of a server in such a context (hrm_server_new): ZeroMQ's listener
- * accepts one connection each time its thread goes round its events, which a thread busy with
- * thousands of handshakes does slowly; the listening socket's queue (net.core.somaxconn, 4,096
- * by default) then overflowed, and each SYN dropped waited a second for its retransmission. */
-#define HRM_SERVER_LISTENERS_PER_IO_THREAD 4
 void hrm_zctx_free(void *zctx);
 
 /* ---- the master's side ---- */

@@ -167,18 +167,16 @@ static void accepts_reset_on_close(struct hrm_server *s)
 }
 
 /*
- * Listeners on every I/O thread on the server's port, each with its connections on its own thread.
+ * One listener per I/O thread on the server's port, each with its connections on its own thread.
  * ZeroMQ gives a listener's new connection to its least loaded I/O thread, but a thread's load
  * (its descriptors) grows only when that thread gets to the connection, so a burst of accepts
  * (thousands of agents reconnecting after a master restart) all go to the thread that was behind:
  * on a loaded host one I/O thread did the CURVE handshakes of 2,600 agents for 3 s while the
  * other slept.  Here every I/O thread has a listener on the same listening socket (a duplicate of
  * the first listener's descriptor, ZMQ_USE_FD) with an affinity of that thread alone: the thread
- * that is free accepts, and hand-shakes what it accepted.  HRM_SERVER_LISTENERS_PER_IO_THREAD
- * of them per thread: a listener accepts one connection per round of its thread's events.  Still
- * one socket on the port, as before (no SO_REUSEPORT, which another process of the same user
- * could join).  Without the first listener's descriptor (no monitor, not TCP) the server keeps
- * its one listener.
+ * that is free accepts, and hand-shakes what it accepted.  Still one socket on the port, as
+ * before (no SO_REUSEPORT, which another process of the same user could join).  Without the
+ * first listener's descriptor (no monitor, not TCP) the server keeps its one listener.
  */
 static void listen_on_every_io_thread(struct hrm_server *s, void *zctx)
 {
@@ -196,15 +194,15 @@ static void listen_on_every_io_thread(struct hrm_server *s, void *zctx)
                 strerror(errno));
         return;
     }
-    int none = -1, want = threads * HRM_SERVER_LISTENERS_PER_IO_THREAD;
-    for (int i = 1; i < want; i++) {
+    int none = -1;
+    for (int i = 1; i < threads; i++) {
         int fd = fcntl(s->listen_fd, F_DUPFD_CLOEXEC, 0);
-        uint64_t only = UINT64_C(1) << (i % threads);
+        uint64_t only = UINT64_C(1) << i;
         if (fd < 0 || zmq_setsockopt(s->sock, ZMQ_USE_FD, &fd, sizeof(fd)) != 0 ||
             zmq_setsockopt(s->sock, ZMQ_AFFINITY, &only, sizeof(only)) != 0 ||
             zmq_bind(s->sock, s->endpoint) != 0) {
             hrm_log(HRM_LOG_WARNING, "%d listeners on %s, not %d: %s", s->listeners, s->endpoint,
-                    want, fd < 0 ? strerror(errno) : zmq_strerror(zmq_errno()));
+                    threads, fd < 0 ? strerror(errno) : zmq_strerror(zmq_errno()));
             if (fd >= 0)
                 close(fd);
             break;

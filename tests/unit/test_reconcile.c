@@ -1,9 +1,9 @@
 /*
- * The master's listening port under a reconnection storm: listeners on every ZeroMQ I/O thread
- * (HRM_SERVER_LISTENERS_PER_IO_THREAD each) on the one listening socket, so each thread accepts,
- * and hand-shakes, its share of thousands of agents reconnecting at once (a master restart); and
- * a listener that loses a connection to another does not hold its thread in accept(), so the
- * connections that thread already has keep going.
+ * The master's listening port under a reconnection storm: one listener per ZeroMQ I/O thread on
+ * the one listening socket, so each thread accepts, and hand-shakes, its share of thousands of
+ * agents reconnecting at once (a master restart); and a listener that loses a connection to
+ * another does not hold its thread in accept(), so the connections that thread already has keep
+ * going.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -117,17 +117,16 @@ static int serve_a_little(struct hrm_server *srv)
 
 TestSuite(reconcile, .timeout = 120);
 
-/* Old: one listener (ZeroMQ's), so one I/O thread accepted a whole storm, one connection per
- * round of its events, and the connections accepted in a burst all went to the thread that was
- * behind. */
+/* Old: one listener (ZeroMQ's), so one I/O thread accepted a whole storm, and the connections
+ * accepted in a burst all went to the thread that was behind. */
 Test(reconcile, one_listener_per_io_thread)
 {
     struct rig r;
     rig_open(&r);
     bool nonblocking;
     int n = listening_descriptors(r.port, &nonblocking);
-    cr_assert_eq(n, IO_THREADS * HRM_SERVER_LISTENERS_PER_IO_THREAD,
-                 "%d descriptors listen on the server's port for %d I/O threads", n, IO_THREADS);
+    cr_assert_eq(n, IO_THREADS, "%d descriptors listen on the server's port for %d I/O threads",
+                 n, IO_THREADS);
     cr_assert(nonblocking, "a listener that finds no connection must not wait in accept()");
     rig_close(&r);
     cr_assert_eq(listening_descriptors(r.port, &nonblocking), 0,
