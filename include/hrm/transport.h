@@ -105,9 +105,9 @@ uint64_t hrm_authz_version(const struct hrm_authz *a);
 void *hrm_zctx_new(void);
 /* The same with an I/O thread per CPU, up to HRM_ZCTX_IO_THREADS_MAX: for a process that talks
  * to thousands of peers (the master; a fleet of simulated agents), whose I/O thread does every
- * connection's CURVE handshake, encryption and TCP work.  A server in such a context listens
- * with one listener per I/O thread (hrm_server_new), so thousands of agents reconnecting at
- * once (a master restart) are accepted and hand-shake on every core instead of one. */
+ * connection's CURVE handshake, encryption and TCP work.  ZeroMQ gives each new connection to
+ * its least loaded I/O thread, so thousands of agents reconnecting at once (a master restart)
+ * hand-shake on every core instead of one. */
 void *hrm_zctx_new_wide(void);
 #define HRM_ZCTX_IO_THREADS_MAX 4
 void hrm_zctx_free(void *zctx);
@@ -131,8 +131,7 @@ struct hrm_inmsg {
  * Binds a CURVE ROUTER on endpoint ("tcp://127.0.0.1:*" picks a free port) and
  * a ZAP handler that admits the keys of authz (borrowed, outlives the server;
  * the handler refreshes it when the file changes, so keys added or removed
- * take effect without a restart).  A TCP endpoint gets one listener per I/O thread of zctx,
- * all on the one listening socket (made non-blocking), each accepting onto its own thread.
+ * take effect without a restart).
  * zctx is borrowed.
  */
 struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct hrm_keypair *kp,

@@ -1,6 +1,4 @@
 /* ZeroMQ transport: CURVE ROUTER with a ZAP allow-list for the master, CURVE DEALER for agents and clients. */
-#include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,8 +66,6 @@ struct hrm_server {
     void *sock, *zap;
     void *accepts; /* the ROUTER's ZMQ_EVENT_ACCEPTED events (accepted_reset_on_close) */
     int port;      /* the port it listens on: an accepted connection's local port */
-    int listen_fd; /* the first listener's descriptor (ZeroMQ's), from its LISTENING event */
-    int listeners; /* listeners on the port: one per I/O thread (listen_on_every_io_thread) */
     struct hrm_authz *authz;
     char endpoint[256];
     zmq_msg_t payload; /* the last message received; data handed out points into it */
@@ -99,7 +95,7 @@ static void accepts_watch(struct hrm_server *s, void *zctx)
 {
     char mon[64];
     snprintf(mon, sizeof(mon), "inproc://hrm-accepts-%p", (void *)s);
-    if (zmq_socket_monitor(s->sock, mon, ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_LISTENING) != 0)
+    if (zmq_socket_monitor(s->sock, mon, ZMQ_EVENT_ACCEPTED) != 0)
         return;
     s->accepts = zmq_socket(zctx, ZMQ_PAIR);
     /* No limit on the events waiting: ZeroMQ's I/O thread blocks on a full monitor, and
@@ -124,8 +120,7 @@ static void accepts_unwatch(struct hrm_server *s)
 
 /* The accepted connections since the last call: each set to close with a reset.  A descriptor
  * closed and reused since its event is left alone unless it is again a TCP connection on the
- * server's own port (then it is another accepted connection, whose event follows).  The first
- * listener's descriptor, from its LISTENING event, goes to s->listen_fd. */
+ * server's own port (then it is another accepted connection, whose event follows). */
 static void accepts_reset_on_close(struct hrm_server *s)
 {
     for (int i = 0; s->accepts && i < 65536; i++) {
@@ -149,8 +144,6 @@ static void accepts_reset_on_close(struct hrm_server *s)
             more = zmq_msg_more(&m);
             zmq_msg_close(&m);
         }
-        if (event == ZMQ_EVENT_LISTENING && fd <= INT32_MAX && s->listen_fd < 0)
-            s->listen_fd = (int)fd;
         if (event != ZMQ_EVENT_ACCEPTED || fd > INT32_MAX)
             continue;
         struct sockaddr_storage local;
@@ -166,60 +159,11 @@ static void accepts_reset_on_close(struct hrm_server *s)
     }
 }
 
-/*
- * One listener per I/O thread on the server's port, each with its connections on its own thread.
- * ZeroMQ gives a listener's new connection to its least loaded I/O thread, but a thread's load
- * (its descriptors) grows only when that thread gets to the connection, so a burst of accepts
- * (thousands of agents reconnecting after a master restart) all go to the thread that was behind:
- * on a loaded host one I/O thread did the CURVE handshakes of 2,600 agents for 3 s while the
- * other slept.  Here every I/O thread has a listener on the same listening socket (a duplicate of
- * the first listener's descriptor, ZMQ_USE_FD) with an affinity of that thread alone: the thread
- * that is free accepts, and hand-shakes what it accepted.  Still one socket on the port, as
- * before (no SO_REUSEPORT, which another process of the same user could join).  Without the
- * first listener's descriptor (no monitor, not TCP) the server keeps its one listener.
- */
-static void listen_on_every_io_thread(struct hrm_server *s, void *zctx)
-{
-    int threads = zmq_ctx_get(zctx, ZMQ_IO_THREADS);
-    if (threads > 64)
-        threads = 64; /* ZMQ_AFFINITY's bits */
-    if (threads < 2 || s->listen_fd < 0)
-        return;
-    /* Every listener is woken by a connection and one accept()s it: the others must find
-     * nothing, not wait in accept() (ZeroMQ leaves its listening socket blocking, and an I/O
-     * thread stuck there handled none of its connections until the next one came). */
-    int fl = fcntl(s->listen_fd, F_GETFL);
-    if (fl < 0 || fcntl(s->listen_fd, F_SETFL, fl | O_NONBLOCK) < 0) {
-        hrm_log(HRM_LOG_WARNING, "one listener on %s, not %d: %s", s->endpoint, threads,
-                strerror(errno));
-        return;
-    }
-    int none = -1;
-    for (int i = 1; i < threads; i++) {
-        int fd = fcntl(s->listen_fd, F_DUPFD_CLOEXEC, 0);
-        uint64_t only = UINT64_C(1) << i;
-        if (fd < 0 || zmq_setsockopt(s->sock, ZMQ_USE_FD, &fd, sizeof(fd)) != 0 ||
-            zmq_setsockopt(s->sock, ZMQ_AFFINITY, &only, sizeof(only)) != 0 ||
-            zmq_bind(s->sock, s->endpoint) != 0) {
-            hrm_log(HRM_LOG_WARNING, "%d listeners on %s, not %d: %s", s->listeners, s->endpoint,
-                    threads, fd < 0 ? strerror(errno) : zmq_strerror(zmq_errno()));
-            if (fd >= 0)
-                close(fd);
-            break;
-        }
-        s->listeners++;
-    }
-    uint64_t any = 0;
-    zmq_setsockopt(s->sock, ZMQ_USE_FD, &none, sizeof(none));
-    zmq_setsockopt(s->sock, ZMQ_AFFINITY, &any, sizeof(any));
-}
-
 struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct hrm_keypair *kp,
                                   struct hrm_authz *authz, struct hrm_error *err)
 {
     struct hrm_server *s = hrm_calloc(1, sizeof(*s));
     s->authz = authz;
-    s->listen_fd = -1;
     /* The ZAP handler must exist before the first handshake. */
     s->zap = zmq_socket(zctx, ZMQ_REP);
     if (!s->zap || zmq_bind(s->zap, "inproc://zeromq.zap.01") != 0) {
@@ -242,23 +186,15 @@ struct hrm_server *hrm_server_new(void *zctx, const char *endpoint, const struct
     int64_t maxsz = HARD_MAX_BYTES;
     zmq_setsockopt(s->sock, ZMQ_MAXMSGSIZE, &maxsz, sizeof(maxsz));
     accepts_watch(s, zctx); /* before the bind: no connection is accepted unseen */
-    bool tcp = strncmp(endpoint, "tcp://", 6) == 0;
-    uint64_t first = 1; /* the first listener and its connections on the first I/O thread */
-    if (tcp)
-        zmq_setsockopt(s->sock, ZMQ_AFFINITY, &first, sizeof(first));
     if (zmq_bind(s->sock, endpoint) != 0) {
         int e = zmq_errno();
         hrm_errorf(err, -e, "cannot listen on %s: %s", endpoint, zmq_strerror(e));
         goto fail;
     }
-    s->listeners = 1;
     size_t len = sizeof(s->endpoint);
     zmq_getsockopt(s->sock, ZMQ_LAST_ENDPOINT, s->endpoint, &len);
     const char *colon = strrchr(s->endpoint, ':');
     s->port = colon ? atoi(colon + 1) : 0;
-    accepts_reset_on_close(s); /* the LISTENING event, queued by the bind: s->listen_fd */
-    if (tcp)
-        listen_on_every_io_thread(s, zctx);
     zmq_msg_init(&s->payload);
     s->have_payload = true;
     return s;
