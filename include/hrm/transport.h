@@ -106,8 +106,10 @@ void *hrm_zctx_new(void);
 /* The same with an I/O thread per CPU, up to HRM_ZCTX_IO_THREADS_MAX: for a process that talks
  * to thousands of peers (the master; a fleet of simulated agents), whose I/O thread does every
  * connection's CURVE handshake, encryption and TCP work.  ZeroMQ gives each new connection to
- * its least loaded I/O thread, so thousands of agents reconnecting at once (a master restart)
- * hand-shake on every core instead of one. */
+ * the I/O thread least loaded when it is accepted (its descriptors, counted once that thread
+ * has taken the connection up), so thousands of agents reconnecting at once (a master restart)
+ * hand-shake on every core of an idle host; on a loaded one a burst of accepts can all go to a
+ * thread that is behind (docs/benchmarks.md, "A restart's handshakes on the I/O threads"). */
 void *hrm_zctx_new_wide(void);
 #define HRM_ZCTX_IO_THREADS_MAX 4
 void hrm_zctx_free(void *zctx);
