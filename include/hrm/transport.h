@@ -114,8 +114,8 @@ void *hrm_zctx_new_wide(void);
 #define HRM_ZCTX_IO_THREADS_MAX 4
 /* Two per CPU, not one: a restart's thousands of CURVE handshakes run in parallel only on
  * different I/O threads, and a burst of them goes to the thread that is behind; with two per
- * CPU a 5,000-agent restart beside two busy loops took 3.5 s on average, against 4.4 s with one
- * (docs/benchmarks.md, "A restart's handshakes on the I/O threads"). */
+ * CPU a 5,000-agent restart beside two busy loops took 3.57 s on average, against 4.26 s with
+ * one (seven alternated pairs; docs/benchmarks.md, "A restart's handshakes on the I/O threads"). */
 #define HRM_ZCTX_IO_THREADS_PER_CPU 2
 void hrm_zctx_free(void *zctx);
 
