@@ -36,7 +36,8 @@ void *hrm_zctx_new(void)
 void *hrm_zctx_new_wide(void)
 {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = cpus < 1 ? 1 : cpus > HRM_ZCTX_IO_THREADS_MAX ? HRM_ZCTX_IO_THREADS_MAX : (int)cpus;
+    long want = (cpus < 1 ? 1 : cpus) * HRM_ZCTX_IO_THREADS_PER_CPU;
+    int threads = want > HRM_ZCTX_IO_THREADS_MAX ? HRM_ZCTX_IO_THREADS_MAX : (int)want;
     void *z = zmq_ctx_new();
     if (z)
         zmq_ctx_set(z, ZMQ_IO_THREADS, threads);
