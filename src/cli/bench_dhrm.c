@@ -25,22 +25,21 @@ static double wall_s(void)
 }
 
 /*
- * Experiment 1 of docs/reproduction-p4.md built in code: nodes x cores, 1 ms
- * latency, jobs of per_job one-core tasks whose durations are uniform in
- * [task_ms / 2, 3 task_ms / 2], Poisson arrivals at load x capacity.
+ * Experiment 1 of docs/reproduction-p4.md built in code: 10,000 nodes x 4 cores, 1 ms
+ * latency, jobs of 100 one-core tasks whose durations are uniform in
+ * [50, 150] ms, Poisson arrivals at load x capacity.
  */
-static int build(long long nodes, long long cores, long long tasks, long long per_job,
-                 double task_ms, double load, uint64_t seed, struct hrm_cluster **cp,
+static int build(long long tasks, double load, uint64_t seed, struct hrm_cluster **cp,
                  struct hrm_workload **wp)
 {
     struct bench_poisson p = {
         .who = "hrm bench dhrm",
         .net = {.latency_us = 1000, .rack_bw = 1.25e9, .core_bw = 5e9, .disk_bw = 1.6e8},
-        .nodes = nodes,
-        .cores = cores,
+        .nodes = 10000,
+        .cores = 4,
         .tasks = tasks,
-        .per_job = per_job,
-        .task_ms = task_ms,
+        .per_job = 100,
+        .task_ms = 100,
         .load = load,
         .seed = seed,
         .duration = BENCH_DURATION_UNIFORM,
@@ -141,7 +140,7 @@ int bench_dhrm(int argc, char **argv)
     struct hrm_cluster *c;
     struct hrm_workload *wl;
     if (!skip_cost) {
-        if (build(10000, 4, cost_tasks, 100, 100, (double)load / 100, 7, &c, &wl) < 0)
+        if (build(cost_tasks, (double)load / 100, 7, &c, &wl) < 0)
             return CLI_FAIL;
         double over = clock_overhead_ns();
         for (size_t i = 0; i < hrm_dsim_policy_count() && rc == CLI_OK; i++) {
@@ -161,7 +160,7 @@ int bench_dhrm(int argc, char **argv)
     if (rc != CLI_OK)
         return rc;
     double t0 = wall_s();
-    if (build(10000, 4, tasks, 100, 100, (double)load / 100, 1, &c, &wl) < 0)
+    if (build(tasks, (double)load / 100, 1, &c, &wl) < 0)
         return CLI_FAIL;
     double build_s = wall_s() - t0;
     if (run_one(c, wl, policy, false, &sum, &st, &wall, &events) < 0) {

@@ -16,10 +16,8 @@ static struct hrm_cluster *uniform_cluster(const struct bench_poisson *p)
     }
     for (long long n = 0; n < p->nodes; n++) {
         snprintf(name, sizeof(name), "n%lld", n);
-        struct hrm_node_desc d = {.name = name,
-                                  .rack = (int32_t)(n / 40),
-                                  .cores = (int32_t)p->cores,
-                                  .mem = 16ll << 30};
+        struct hrm_node_desc d = {
+            .name = name, .rack = (int32_t)(n / 40), .cores = (int32_t)p->cores, .mem = 16ll << 30};
         if (hrm_cluster_add_node(c, &d, &err) < 0) {
             fprintf(stderr, "%s: %s\n", p->who, err.text);
             hrm_cluster_free(c);

@@ -18,13 +18,13 @@ struct bench_poisson {
     struct hrm_netcfg net; /* the cluster's network */
     long long nodes;       /* nodes of `cores` cores and 16 GiB, in racks of 40 */
     long long cores;
-    long long tasks;       /* one-core, 1 GiB tasks in all */
-    long long per_job;     /* tasks per job (the last job takes what is left) */
-    double task_ms;        /* mean task duration */
-    double load;           /* offered work over the cores' capacity (0.8 = 80 %) */
-    uint64_t seed;         /* arrivals and durations */
+    long long tasks;   /* one-core, 1 GiB tasks in all */
+    long long per_job; /* tasks per job (the last job takes what is left) */
+    double task_ms;    /* mean task duration */
+    double load;       /* offered work over the cores' capacity (0.8 = 80 %) */
+    uint64_t seed;     /* arrivals and durations */
     enum bench_duration duration;
-    const char *stage;     /* the name of each job's single stage */
+    const char *stage; /* the name of each job's single stage */
 };
 
 /*

@@ -33,8 +33,7 @@ static const struct bench benches[] = {
      bench_central},
     {"throughput", "runtime: local cluster tasks/s, start latency, CPU and memory per task",
      bench_throughput},
-    {"flood", "runtime: the master's answer time to one client while others flood it",
-     bench_flood},
+    {"flood", "runtime: the master's answer time to one client while others flood it", bench_flood},
     {"p4real", "runtime: a workload of sleep-task jobs replayed on a real local cluster (P4)",
      bench_p4real},
     {"fleet", "runtime: thousands of simulated agents: placements/s, start p99, reconcile",
@@ -78,25 +77,6 @@ static double cpu_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* `hrm bench sim`'s work: no network latency, durations exponential around task_ms. */
-static int build(long long nodes, long long cores, long long tasks, long long per_job,
-                 double task_ms, double load, uint64_t seed, struct hrm_cluster **cp,
-                 struct hrm_workload **wp)
-{
-    struct bench_poisson p = {.who = "hrm bench sim",
-                              .net = {.latency_us = 0},
-                              .nodes = nodes,
-                              .cores = cores,
-                              .tasks = tasks,
-                              .per_job = per_job,
-                              .task_ms = task_ms,
-                              .load = load,
-                              .seed = seed,
-                              .duration = BENCH_DURATION_EXP,
-                              .stage = "tasks"};
-    return bench_poisson_build(&p, cp, wp);
 }
 
 static int bench_sim(int argc, char **argv)
@@ -161,8 +141,18 @@ static int bench_sim(int argc, char **argv)
     struct hrm_cluster *cl;
     struct hrm_workload *wl;
     double t0 = cli_mono_s();
-    if (build(nodes, cores, tasks, per_job, (double)task_ms, (double)load_pct / 100.0, 1, &cl,
-              &wl) < 0)
+    /* no network latency; durations exponential around task_ms */
+    struct bench_poisson p = {.who = "hrm bench sim",
+                              .nodes = nodes,
+                              .cores = cores,
+                              .tasks = tasks,
+                              .per_job = per_job,
+                              .task_ms = (double)task_ms,
+                              .load = (double)load_pct / 100.0,
+                              .seed = 1,
+                              .duration = BENCH_DURATION_EXP,
+                              .stage = "tasks"};
+    if (bench_poisson_build(&p, &cl, &wl) < 0)
         return CLI_FAIL;
     double t1 = cli_mono_s();
     struct hrm_run_record rec;
