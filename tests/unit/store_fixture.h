@@ -25,6 +25,19 @@ static inline void store_fixture_remove(const char *path)
     cr_assert_eq(system(cmd), 0);
 }
 
+/* A suite whose every test gets a fresh hrm.db at `path` (DIR/hrm.db), removed after the test. */
+#define STORE_FIXTURE_SUITE(name)                                                                 \
+    static char path[256];                                                                        \
+    static void store_fixture_setup(void)                                                         \
+    {                                                                                             \
+        store_fixture_new(path, sizeof(path));                                                    \
+    }                                                                                             \
+    static void store_fixture_teardown(void)                                                      \
+    {                                                                                             \
+        store_fixture_remove(path);                                                               \
+    }                                                                                             \
+    TestSuite(name, .init = store_fixture_setup, .fini = store_fixture_teardown)
+
 /* Writes path as the first schema's hrm.db, then rows (SQL, may be ""). The first migration's
  * text is frozen here on purpose: the store's copy may change, an old file may not. */
 static inline void store_fixture_first_schema(const char *path, const char *rows)

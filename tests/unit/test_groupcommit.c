@@ -6,19 +6,7 @@
 #include "hrm/store.h"
 #include "store_fixture.h"
 
-static char path[256];
-
-static void setup(void)
-{
-    store_fixture_new(path, sizeof(path));
-}
-
-static void teardown(void)
-{
-    store_fixture_remove(path);
-}
-
-TestSuite(groupcommit, .init = setup, .fini = teardown);
+STORE_FIXTURE_SUITE(groupcommit);
 
 #define TASKS 8
 

@@ -10,19 +10,7 @@
 #include "hrm/store.h"
 #include "store_fixture.h"
 
-static char path[256];
-
-static void setup(void)
-{
-    store_fixture_new(path, sizeof(path));
-}
-
-static void teardown(void)
-{
-    store_fixture_remove(path);
-}
-
-TestSuite(onehost2_store, .init = setup, .fini = teardown);
+STORE_FIXTURE_SUITE(onehost2_store);
 
 static struct hrm_store_task task_row(int64_t job, int32_t idx, int state, const char *node)
 {

@@ -11,19 +11,7 @@
 #include "hrm/store.h"
 #include "store_fixture.h"
 
-static char path[256];
-
-static void setup(void)
-{
-    store_fixture_new(path, sizeof(path));
-}
-
-static void teardown(void)
-{
-    store_fixture_remove(path);
-}
-
-TestSuite(startlat, .init = setup, .fini = teardown);
+STORE_FIXTURE_SUITE(startlat);
 
 /* A submission's turn as the master makes it: the job's row, its task launched, an event. */
 static int submit_turn(struct hrm_store *s, int64_t job, struct hrm_error *err)
