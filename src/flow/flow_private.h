@@ -195,11 +195,12 @@ void flow_ssp_free(struct flow_radix *rq);
  * arcs are tight).  Folded tasks' potentials are meaningless during flow_ssp
  * and are set valid at its end, so every other reader sees the invariants.
  */
+/* A summary edge as the searches and the routing read it: 16 bytes, so that
+ * the owners' edges, a third of what a batch of changes reads, take half the
+ * cache lines they took with the items' range beside them (struct sum_span). */
 struct flow_sum_bucket {
-    int64_t cost;  /* c(j,t) + c(t,x) of the cheapest folded task, INT64_MAX if none */
+    int64_t cost; /* c(j,t) + c(t,x) of the cheapest folded task, INT64_MAX if none */
     int32_t x, job;
-    int32_t start, pos, end; /* items [start, end), sorted by cost; items[pos] is that
-                              * task's (pos == end: none) */
 };
 /* Folds tasks again and rebuilds the summaries that changed (the vertices
  * touched since the last solve, or all); called at the start of flow_ssp. */

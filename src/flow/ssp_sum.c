@@ -31,7 +31,7 @@ void flow_sum_free(struct flow_sum *s)
 {
     if (!s)
         return;
-    void *arrays[] = {s->grp,    s->bk,    s->it,    s->mem,     s->tit,   s->mem_of, s->lim, s->ue, s->live, s->note, s->moved,
+    void *arrays[] = {s->grp,    s->bk,    s->span,  s->it,    s->mem,     s->tit,   s->mem_of, s->lim, s->ue, s->live, s->note, s->moved,
                       s->bmark,  s->bstamp, s->touch, s->queued, s->touched, s->queue,
                       s->unfolded, s->cand};
     for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
@@ -486,7 +486,7 @@ static bool folds(const struct hrm_flow *g, const struct sum_member *m)
 static void bucket_fix(struct hrm_flow *g, int32_t b)
 {
     struct flow_sum *s = g->sum;
-    struct flow_sum_bucket *B = &s->bk[b];
+    struct sum_span *B = &s->span[b];
     int32_t best = B->end;
     int64_t cost = INT64_MAX;
     for (int32_t i = B->start; i < B->end; i++) {
@@ -497,7 +497,7 @@ static void bucket_fix(struct hrm_flow *g, int32_t b)
         }
     }
     B->pos = best;
-    B->cost = cost;
+    s->bk[b].cost = cost;
 }
 
 /* Item i (of a folded task, with capacity) may now be its bucket's cheapest. */
@@ -507,7 +507,7 @@ static void bucket_offer(struct hrm_flow *g, int32_t i)
     const struct sum_item *I = &s->it[i];
     struct flow_sum_bucket *B = &s->bk[I->b];
     if (I->cost < B->cost && g->rcap[g->apos[I->atx]] > 0) {
-        B->pos = i;
+        s->span[I->b].pos = i;
         B->cost = I->cost;
     }
 }
@@ -577,6 +577,7 @@ static void build_group(struct hrm_flow *g, int32_t u, const int32_t *arcs, int3
     HRM_GROW(s->it, s->it_cap, s->nit + (size_t)ni);
     HRM_GROW(s->tit, s->tit_cap, s->ntit + (size_t)ni);
     HRM_GROW(s->bk, s->bk_cap, s->nbk + (size_t)ni);
+    HRM_GROW(s->span, s->span_cap, s->nbk + (size_t)ni);
     int32_t gid = (int32_t)s->ngrp++;
     struct sum_group *G = &s->grp[gid];
     *G = (struct sum_group){.job = u, .b0 = (int32_t)s->nbk, .m0 = (int32_t)s->nmem, .nm = nm,
@@ -602,9 +603,10 @@ static void build_group(struct hrm_flow *g, int32_t u, const int32_t *arcs, int3
             if (s->bstamp[x] != s->stamp) {
                 s->bstamp[x] = s->stamp;
                 s->bmark[x] = (int32_t)s->nbk;
-                s->bk[s->nbk++] = (struct flow_sum_bucket){.x = x, .job = u, .end = 0};
+                s->span[s->nbk] = (struct sum_span){.end = 0};
+                s->bk[s->nbk++] = (struct flow_sum_bucket){.x = x, .job = u};
             }
-            s->bk[s->bmark[x]].end++;
+            s->span[s->bmark[x]].end++;
             M->ni++;
         }
         i0 += M->ni;
@@ -613,9 +615,9 @@ static void build_group(struct hrm_flow *g, int32_t u, const int32_t *arcs, int3
     /* item ranges: pos = where the next item of the bucket goes */
     int32_t at = (int32_t)s->nit;
     for (int32_t b = G->b0; b < G->b0 + G->nb; b++) {
-        s->bk[b].pos = at;
-        at += s->bk[b].end;
-        s->bk[b].end = at;
+        s->span[b].pos = at;
+        at += s->span[b].end;
+        s->span[b].end = at;
     }
     for (int32_t k = 0; k < nm; k++) {
         struct sum_member *M = &s->mem[G->m0 + k];
@@ -627,14 +629,14 @@ static void build_group(struct hrm_flow *g, int32_t u, const int32_t *arcs, int3
             if (r2 == g->rev[rjt] || x == t || g->rcap[r2] + g->rcap[g->rev[r2]] <= 0)
                 continue;
             int32_t b = s->bmark[x];
-            s->it[s->bk[b].pos++] = (struct sum_item){
+            s->it[s->span[b].pos++] = (struct sum_item){
                 .cost = cjt + g->rcost[r2], .t = t, .atx = g->rarc[r2], .b = b, .m = G->m0 + k};
         }
     }
     /* sort each bucket, point every member at its items, find each bucket's best */
     for (int32_t b = G->b0; b < G->b0 + G->nb; b++) {
-        struct flow_sum_bucket *B = &s->bk[b];
-        B->pos = B->start = b == G->b0 ? (int32_t)s->nit : s->bk[b - 1].end;
+        struct sum_span *B = &s->span[b];
+        B->pos = B->start = b == G->b0 ? (int32_t)s->nit : s->span[b - 1].end;
     }
     int32_t *fillm = s->cand; /* reuse: items placed per member */
     for (int32_t k = 0; k < nm; k++)
@@ -810,7 +812,7 @@ void flow_sum_sync(struct hrm_flow *g)
 void flow_sum_push(struct hrm_flow *g, int32_t b, int64_t delta)
 {
     struct flow_sum *s = g->sum;
-    const struct sum_item *I = &s->it[s->bk[b].pos];
+    const struct sum_item *I = &s->it[s->span[b].pos];
     const struct sum_member *M = &s->mem[I->m];
     int32_t t = I->t, j = s->bk[b].job, rjt = g->apos[M->ajt], rtx = g->apos[I->atx];
     g->rcap[rjt] -= delta;
@@ -826,7 +828,7 @@ void flow_sum_push(struct hrm_flow *g, int32_t b, int64_t delta)
     set_folded(g, t, false);
     for (int32_t k = 0; k < M->ni; k++) {
         int32_t i = s->tit[M->i0 + k];
-        if (s->bk[s->it[i].b].pos == i)
+        if (s->span[s->it[i].b].pos == i)
             bucket_fix(g, s->it[i].b);
     }
     HRM_GROW(s->unfolded, s->unfolded_cap, s->nunfolded + 1);

@@ -24,13 +24,20 @@ struct sum_group {
     int64_t pi_seen; /* the owner's potential when its folded tasks' were last set */
 };
 
+/* Summary edge b's items (parallel to the edges, bk[b] and span[b]). */
+struct sum_span {
+    int32_t start, pos, end; /* items [start, end); items[pos] is the cheapest folded
+                              * task's (pos == end: none) */
+};
+
 struct flow_sum {
     bool valid; /* the groups match the graph's arcs */
     bool stale; /* flows changed: which members fold must be found again */
     struct sum_group *grp;
     size_t ngrp, grp_cap;
     struct flow_sum_bucket *bk;
-    size_t nbk, bk_cap;
+    struct sum_span *span; /* sized span_cap >= nbk */
+    size_t nbk, bk_cap, span_cap;
     struct sum_item *it;
     size_t nit, it_cap;
     struct sum_member *mem;
@@ -146,7 +153,7 @@ static inline const struct flow_sum_bucket *flow_sum_edge(const struct hrm_flow 
 static inline int64_t flow_sum_cap(const struct hrm_flow *g, int32_t b)
 {
     const struct flow_sum *s = g->sum;
-    const struct flow_sum_bucket *B = &s->bk[b];
+    const struct sum_span *B = &s->span[b];
     if (B->pos >= B->end)
         return 0;
     const struct sum_item *I = &s->it[B->pos];
