@@ -180,12 +180,19 @@ static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base, int32_
     struct flow_vx *vx = g->vx;
     int32_t epoch = g->epoch, b0, nb;
     const struct flow_sum_bucket *bk = flow_sum_edges(g, u, &b0, &nb);
+    /* the bound in a register and the labels counted locally: read through
+     * their pointers, both were loaded again after every store of the loop
+     * (the loop took 21 instructions an edge) */
+    int64_t lim = near ? *bound : INT64_MAX;
+    int64_t labels = 0;
     for (int32_t k = 0; k < nb; k++) {
-        if (bk[k].cost == INT64_MAX)
+        int64_t c = bk[k].cost;
+        if (c == INT64_MAX)
             continue;
-        struct flow_vx *w = &vx[bk[k].x];
-        int64_t nd = base + bk[k].cost - w->pi;
-        if (near && nd >= *bound)
+        int32_t x = bk[k].x;
+        struct flow_vx *w = &vx[x];
+        int64_t nd = base + c - w->pi;
+        if (near && nd >= lim)
             continue;
         if (w->stamp != epoch) {
             w->stamp = epoch;
@@ -195,13 +202,14 @@ static int32_t relax_summary(struct hrm_flow *g, int32_t u, int64_t base, int32_
         }
         w->dist = nd;
         w->pred = -2 - (b0 + k);
-        radix_push(g->rq, nd, bk[k].x);
-        g->ssp_labels++;
-        if (near && g->ex[bk[k].x] < 0) {
-            *near = bk[k].x; /* nd < *bound: the nearest so far */
-            *bound = nd;
+        radix_push(g->rq, nd, x);
+        labels++;
+        if (near && g->ex[x] < 0) {
+            *near = x; /* nd < lim: the nearest so far */
+            *bound = lim = nd;
         }
     }
+    g->ssp_labels += labels;
     return nb;
 }
 
@@ -690,12 +698,25 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
             }
             if (r >= vend && r < end)
                 r = end; /* past the arcs hidden at u (ssp_sum.c) */
-            for (; r >= end && r < send; r++) {
-                const struct flow_sum_bucket *B = flow_sum_edge(g, b0 + r - end);
-                w = B->x;
-                if (!usable_sum_admit(g, B, pu) || dead_end(g, w))
-                    continue;
-                break;
+            if (r >= end && r < send) {
+                /* u's summary edges from k on: a tight one whose head is in
+                 * the region and no dead end.  Written as a scan of the edges
+                 * alone (their array and u's potential in registers): few are
+                 * tight, and the loop of usable_sum_admit took 22
+                 * instructions an edge */
+                const struct flow_sum_bucket *bk = flow_sum_edge(g, b0);
+                int32_t k = r - end, nb = send - end;
+                for (; k < nb; k++) {
+                    int64_t c = bk[k].cost;
+                    if (c == INT64_MAX || c + pu != vx[bk[k].x].pi)
+                        continue;
+                    w = bk[k].x;
+                    admit(g, &vx[w], w);
+                    if (vx[w].hpos != SETTLED || dead_end(g, w))
+                        continue;
+                    break;
+                }
+                r = end + k;
             }
             reads += (r < vend ? r : vend) - (cur[u] < vend ? cur[u] : vend) + (r < send) +
                      (r > end ? r - (cur[u] > end ? cur[u] : end) : 0);
