@@ -14,9 +14,9 @@
 #include "hrm/clock.h"
 
 /*
- * Why a thread: clone(CLONE_VM | CLONE_VFORK) suspends the calling thread until the child has
- * called execve, and on a busy host that is milliseconds (the child waits for a core, then
- * for the kernel to load the program).  Done by the agent's loop, every probe that came
+ * Why a thread: a launch waits for its child's execve (CLONE_VFORK, or a burst's gates), and
+ * on a busy host that is milliseconds (the child waits for a core, then for the kernel to load
+ * the program).  Done by the agent's loop, every probe that came
  * meanwhile waited for it, and a scheduler's round waits for its slowest node's reply.  Here
  * only this thread waits; the loop prepares each start (files, environment, cgroups, cores)
  * and finishes it (the run's pid, its task_started, a kill that came meanwhile) itself, so
@@ -41,6 +41,7 @@ struct launcher {
     launch_fn *settle;       /* NULL: one item per round (launcher_set_burst) */
     size_t burst;            /* at most this many items per round (>= 1) */
     uint64_t rounds;         /* rounds that ran work (launcher_rounds) */
+    pid_t tid;               /* the thread's id, once it runs (launcher_tid) */
     void *ctx;
 };
 
@@ -89,6 +90,8 @@ static void *loop(void *arg)
 {
     struct launcher *l = arg;
     pthread_mutex_lock(&l->mu);
+    l->tid = gettid();
+    pthread_cond_broadcast(&l->cv);
     for (;;) {
         wait_for_work(l);
         if (!l->todo)
@@ -206,6 +209,16 @@ void launcher_set_burst(struct launcher *l, size_t burst, launch_fn *settle)
     l->burst = burst > 0 ? burst : 1;
     l->settle = settle;
     pthread_mutex_unlock(&l->mu);
+}
+
+pid_t launcher_tid(struct launcher *l)
+{
+    pthread_mutex_lock(&l->mu);
+    while (!l->tid)
+        pthread_cond_wait(&l->cv, &l->mu);
+    pid_t tid = l->tid;
+    pthread_mutex_unlock(&l->mu);
+    return tid;
 }
 
 uint64_t launcher_rounds(struct launcher *l)

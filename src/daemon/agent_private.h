@@ -382,6 +382,7 @@ void launcher_set_hold(struct launcher *l, int64_t hold_us); /* from now on */
  * all done together; settle NULL (the default): one item per round, work only. */
 void launcher_set_burst(struct launcher *l, size_t burst, launch_fn *settle);
 uint64_t launcher_rounds(struct launcher *l); /* rounds run so far (one per burst) */
+pid_t launcher_tid(struct launcher *l);       /* the thread's id (waits until it runs) */
 void launcher_wait_idle(struct launcher *l); /* until every submitted item is done */
 void launcher_free(struct launcher *l);      /* after the work left: stops and joins */
 
