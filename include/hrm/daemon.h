@@ -85,9 +85,6 @@ struct hrm_agent_config {
     /* After a reap that leaves tasks running, the loop leaves SIGCHLD unwatched this long
      * (agent.c, the reap's gap); 0: HRM_AGENT_REAP_GAP_DEFAULT_US, < 0: no gap */
     int64_t reap_gap_us;
-    /* Start tasks one at a time, each clone waiting for its child's execve (CLONE_VFORK), as
-     * before bursts (docs/runtime.md, "What the agent does with a task"); for comparison */
-    bool launch_one_by_one;
     int64_t max_output;       /* bytes kept per output file; 0: the default, < 0: no limit */
     int64_t output_retention_us; /* output of jobs idle this long is removed; 0: default, < 0: never */
     /* A node made slower on purpose (docs/runtime.md, "Node performance"): its tasks and its

@@ -390,7 +390,6 @@ int cmd_agent(int argc, char **argv)
         {"name-prefix", required_argument, NULL, 'F'},
         {"probe-listen", required_argument, NULL, 'Q'},
         {"reap-gap", required_argument, NULL, 'A'},
-        {"launch-one-by-one", no_argument, NULL, 'V'},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
@@ -464,9 +463,6 @@ int cmd_agent(int argc, char **argv)
                     fprintf(stderr, "hrm agent: --reap-gap: at most 1s\n");
                 return CLI_USAGE;
             }
-            break;
-        case 'V':
-            cfg.launch_one_by_one = true;
             break;
         case 'U':
         case 'O':
@@ -549,8 +545,6 @@ int cmd_agent(int argc, char **argv)
                    "  --reap-gap D    after reaping ended tasks while others run, reap the next\n"
                    "                  ones together at most D later (default 2ms; 0: each at\n"
                    "                  once; at most 1s)\n"
-                   "  --launch-one-by-one  start tasks one at a time, each waiting for its\n"
-                   "                  child's execve (CLONE_VFORK), not in bursts (for comparison)\n"
                    "  --usage-period D  how often the tasks' and the node's usage is sampled and\n"
                    "                  reported (default 1s)\n"
                    "  --check         print discovered hardware and the cgroup mode, then exit\n"

@@ -883,12 +883,10 @@ int hrm_agent_run(const struct hrm_agent_config *cfg, struct hrm_error *err)
     }
     hrm_log(HRM_LOG_NOTICE,
             "agent loop: %llu turns, %llu reaping %llu children, %llu frames sent, %llu launches "
-            "back in %llu takes; launcher: %llu rounds, %llu waits for an execve",
+            "back in %llu takes",
             (unsigned long long)a->counts.turns, (unsigned long long)a->counts.reap_turns,
             (unsigned long long)a->counts.reaped, (unsigned long long)a->counts.frames,
-            (unsigned long long)a->counts.launches_back, (unsigned long long)a->counts.collects,
-            (unsigned long long)(a->launcher ? launcher_rounds(a->launcher) : 0),
-            (unsigned long long)a->counts.exec_waits);
+            (unsigned long long)a->counts.launches_back, (unsigned long long)a->counts.collects);
     exec_stop_all(a);
     agent_flush(a);
     int rc = a->fatal.text[0] ? hrm_errorf(err, -EACCES, "%s", a->fatal.text) : 0;

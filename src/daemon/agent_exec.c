@@ -1,4 +1,4 @@
-/* Agent task execution: clone(CLONE_VM)/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
+/* Agent task execution: clone(CLONE_VM|CLONE_VFORK)/exec in a process group and working directory, affinity, GPUs, cgroups, output files, reaping. */
 #define _GNU_SOURCE 1 /* sched_setaffinity, CPU_SET, clone */
 #include <fcntl.h>
 #include <sched.h>
@@ -9,7 +9,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,12 +30,6 @@
  * a kill that came while it started waits for its pid).  Its start_us is taken before clone
  * either way. */
 #define START_REPORT_HOLD_US 2000
-/* At most this many children started back to back before the launcher waits for their execve
- * (launch_settle), and at most this many children's stacks kept for the next launches. */
-#define LAUNCH_BURST_MAX 32
-/* The launcher thread's scheduling slice while it starts bursts, which its children inherit
- * until they reset it before execve (launch_slice_set: why); the kernel's smallest. */
-#define LAUNCH_SLICE_NS 100000
 
 extern char **environ;
 
@@ -109,6 +102,7 @@ int exec_init(struct agent *a, struct hrm_error *err)
         a->base_keylen[a->nbase_env] = strcspn(*e, "=");
         a->base_env[a->nbase_env++] = hrm_strdup(*e);
     }
+    a->stack = hrm_alloc(CHILD_STACK);
     a->users = hrm_calloc(1, sizeof(*a->users));
     return 0;
 }
@@ -123,9 +117,7 @@ void exec_fini(struct agent *a)
         hrm_free(a->base_env[i]);
     hrm_free(a->base_env);
     hrm_free(a->base_keylen);
-    for (size_t i = 0; i < a->nstacks; i++)
-        hrm_free(a->stacks[i]);
-    hrm_free(a->stacks);
+    hrm_free(a->stack);
     hrm_free(a->groups);
     hrm_free(a->users);
     hrm_launch_buf_fini(&a->hot);
@@ -320,9 +312,8 @@ json_t *exec_end_json(const struct arun *r)
     return m;
 }
 
-/* What the launch child needs; it shares the agent's memory (CLONE_VM), and all it reads
- * stays the launch's until the child has called execve or exited (CLONE_VFORK's return, or
- * the gate the kernel clears then: launch_settle). */
+/* What the launch child needs; it shares the agent's memory (CLONE_VM) and
+ * the agent waits (CLONE_VFORK) until it has called execve or exited. */
 struct child_args {
     const char *exe, *cwd;
     char **argv, **envp;
@@ -332,48 +323,14 @@ struct child_args {
     const struct task_user *user; /* NULL: stays the agent's user */
     const gid_t *groups;
     pid_t parent;
-    bool default_slice; /* reset the slice inherited from the launcher before execve */
     volatile int err; /* set by the child when it fails; 0 once execve succeeded */
     volatile enum { STEP_SETUP, STEP_USER, STEP_CWD, STEP_EXEC } step; /* where it failed */
 };
 
-/*
- * Sets thread tid's scheduling slice (EEVDF's request; 0: the kernel's default), keeping its
- * policy and nice.  Why a short one for the launcher: a new child joins the run queue with a
- * deadline of half its slice, and the kernel lets a runnable task of shorter slice preempt the
- * one running; with the launcher's 0.1 ms slice inherited, each child of a burst runs as soon
- * as it is cloned (where with the default slice it waited behind everything runnable: 4.7 ms
- * at the median beside two sanitised test suites, docs/benchmarks.md), as the child of a
- * CLONE_VFORK did because its parent slept.  Raw system calls: the launch child calls it too.
- */
-struct launch_sched_attr { /* the kernel's struct sched_attr, first version (glibc has none) */
-    uint32_t size, sched_policy;
-    uint64_t sched_flags;
-    int32_t sched_nice;
-    uint32_t sched_priority;
-    uint64_t sched_runtime, sched_deadline, sched_period;
-};
-
-__attribute__((no_sanitize_address)) static int launch_slice_set(pid_t tid, uint64_t ns)
-{
-    struct launch_sched_attr at;
-    memset(&at, 0, sizeof(at));
-    if (syscall(SYS_sched_getattr, tid, &at, sizeof(at), 0) < 0)
-        return -errno;
-    if (at.sched_policy != SCHED_OTHER && at.sched_policy != SCHED_BATCH)
-        return 0; /* a real-time or idle agent: its children keep what it chose */
-    at.size = sizeof(at);
-    at.sched_flags = 0;
-    at.sched_runtime = ns;
-    return syscall(SYS_sched_setattr, tid, &at, 0) < 0 ? -errno : 0;
-}
-
 /* The child: only async-signal-safe calls until execve (ZeroMQ's threads may
  * hold locks); it runs on its own stack and must not touch the agent's data
- * beyond reading *c and writing c->err.  It shares the thread-local storage of
- * the thread that cloned it (whose errno it may overwrite: the launcher reads
- * errno only after a clone that failed, when there is no child).  Not
- * instrumented by ASan: its runtime must not run on this borrowed stack. */
+ * beyond reading *c and writing c->err.  Not instrumented by ASan: its
+ * runtime must not run on this borrowed stack while the agent is suspended. */
 __attribute__((no_sanitize_address)) static int child_main(void *arg)
 {
     struct child_args *c = arg;
@@ -424,8 +381,6 @@ __attribute__((no_sanitize_address)) static int child_main(void *arg)
         c->err = errno;
         _exit(127);
     }
-    if (c->default_slice)
-        launch_slice_set(0, 0); /* the task's own slice is the default one */
     execve(c->exe, c->argv, c->envp);
     c->err = errno ? errno : ENOEXEC;
     _exit(127);
@@ -447,71 +402,25 @@ struct launch {
     gid_t *groups;
     int fds[3];
     bool discard;            /* fds[1], fds[2] are /dev/null, not files of its own */
-    bool wait_exec;          /* CLONE_VFORK: the clone returns once the child has called execve */
-    bool waited;             /* the launcher slept for this child's execve (a->counts) */
-    void *stack;             /* the child's (from a->stacks), the launch's until it is back */
-    pid_t gate;              /* nonzero until the child has called execve or exited */
+    void *stack;             /* borrowed: a->stack, used by one launch at a time */
     pid_t pid;               /* the child, or -1 when clone failed (errno in clone_errno) */
     int clone_errno;
 };
 
-/*
- * On the launcher thread (or the loop without one): touches nothing but the launch.
- * clone(CLONE_VM), as posix_spawn does: no copy of the agent's page tables.  With wait_exec
- * (CLONE_VFORK) this thread resumes once execve has succeeded (its CLOEXEC descriptors closed)
- * or the child has exited.  Without it the clone returns at once and CLONE_CHILD_CLEARTID has
- * the kernel clear l->gate, and wake its futex, at that same point (mm_release):
- * launch_settle waits for it.
- */
+/* On the launcher thread: touches nothing but the launch.  clone(CLONE_VM | CLONE_VFORK), as
+ * posix_spawn does: no copy of the agent's page tables, and this thread resumes once execve
+ * has succeeded (its CLOEXEC descriptors closed) or the child has exited. */
 static void launch_work(void *ctx, struct launch_item *it)
 {
     (void)ctx;
     struct launch *l = (struct launch *)it;
-    int flags = CLONE_VM | SIGCHLD | (l->wait_exec ? CLONE_VFORK : CLONE_CHILD_CLEARTID);
-    l->gate = l->wait_exec ? 0 : 1;
-    l->pid = clone(child_main, (char *)l->stack + CHILD_STACK, flags, &l->ca, NULL, NULL,
-                   &l->gate);
-    l->clone_errno = l->pid < 0 ? errno : 0;
-    l->waited = l->wait_exec && l->pid > 0;
-    if (l->pid < 0)
-        __atomic_store_n(&l->gate, 0, __ATOMIC_RELEASE); /* no child: nothing to wait for */
+    l->pid = clone(child_main, (char *)l->stack + CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+                   &l->ca);
+    l->clone_errno = errno;
 }
 
-/*
- * On the launcher thread, after the clones of a burst: returns once this launch's child has
- * called execve or exited, so what the loop takes back is as CLONE_VFORK leaves it (c->err,
- * c->step written, the stack free, the process group made).  Why wait at all: a new child
- * whose parent runs on waits for a core behind everything runnable (on a busy host 4.7 ms at
- * the median, against 0.06 ms when the parent sleeps: docs/benchmarks.md, "The agents'
- * launches without the wait for execve"); sleeping here hands this thread's core to the burst's
- * children, once per burst, where CLONE_VFORK slept once per child.  The kernel's wake is a
- * shared futex wake (FUTEX_WAKE without FUTEX_PRIVATE_FLAG), so the wait is one too.
- */
-static void launch_settle(void *ctx, struct launch_item *it)
+static void launch_free(struct launch *l)
 {
-    (void)ctx;
-    struct launch *l = (struct launch *)it;
-    pid_t g;
-    while ((g = __atomic_load_n(&l->gate, __ATOMIC_ACQUIRE)) != 0) {
-        l->waited = true;
-        syscall(SYS_futex, &l->gate, FUTEX_WAIT, g, NULL, NULL, 0); /* EAGAIN: cleared meanwhile */
-    }
-}
-
-static void *stack_get(struct agent *a)
-{
-    return a->nstacks > 0 ? a->stacks[--a->nstacks] : hrm_alloc(CHILD_STACK);
-}
-
-/* After the launch is back (its child no longer runs on its stack). */
-static void launch_free(struct agent *a, struct launch *l)
-{
-    if (a->nstacks < LAUNCH_BURST_MAX) {
-        HRM_GROW(a->stacks, a->cap_stacks, a->nstacks + 1);
-        a->stacks[a->nstacks++] = l->stack;
-    } else {
-        hrm_free(l->stack);
-    }
     if (!l->discard) {
         close(l->fds[1]);
         close(l->fds[2]);
@@ -580,13 +489,12 @@ static void launch_done(struct agent *a, struct launch *l)
     while (i < a->nruns && !(a->runs[i].launching && a->runs[i].launch_id == l->id))
         i++;
     if (i == a->nruns) { /* cannot happen: a launching run leaves a->runs only here */
-        launch_free(a, l);
+        launch_free(l);
         return;
     }
     struct arun *r = &a->runs[i];
     r->launching = false;
     a->nlaunching--;
-    a->counts.exec_waits += l->waited;
     /* Never a run without a pid of its own: its kills (kill(-pid)) would reach another group. */
     int child_errno = l->pid < 0 ? (l->clone_errno ? l->clone_errno : EAGAIN) : l->ca.err;
     if (child_errno) {
@@ -609,16 +517,16 @@ static void launch_done(struct agent *a, struct launch *l)
         cg_release(a, r);
         struct arun failed = *r;
         a->runs[i] = a->runs[--a->nruns];
-        launch_free(a, l);
+        launch_free(l);
         if (failed.gpu_mask)
             bind_rebalance(a);
         exec_finish(a, &failed);
         return;
     }
-    /* No setpgid(pid, pid) here: a launch comes back only once the child has made its group
-     * (child_main's first steps) and called execve, so no kill can miss it. */
+    /* No setpgid(pid, pid) here: CLONE_VFORK resumed the launch only once the child had made
+     * its group (child_main's first steps) and called execve, so no kill can miss it. */
     r->pid = l->pid;
-    launch_free(a, l);
+    launch_free(l);
     exec_report_started(a, r);
     if (r->kill_sig)
         exec_kill(a, r, r->kill_sig); /* a cancel that came while it was starting */
@@ -807,15 +715,10 @@ void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const stru
                                 .pin = pin ? &l->set : NULL,
                                 .user = user.change ? &l->user : NULL,
                                 .groups = l->groups,
-                                .parent = a->pid,
-                                .default_slice = a->launcher && !a->cfg.launch_one_by_one};
+                                .parent = a->pid};
     for (int i = 0; i < CG_NCTL; i++)
         l->ca.procs[i] = l->procs[i][0] ? l->procs[i] : NULL;
-    l->stack = stack_get(a);
-    /* Without a launcher thread the loop itself would sleep in launch_settle, and the child
-     * would share the loop's errno: it keeps CLONE_VFORK, and so does what launch_mode_follow
-     * gives one launch at a time. */
-    l->wait_exec = !a->launcher || a->launch_one_by_one;
+    l->stack = a->stack;
     /* The run starts before clone, not when the agent learns its pid: a short task may have
      * run to its end by then (the launch waits for execve, then for a core), leaving a runtime
      * shorter than the task's own CPU time. */
@@ -836,23 +739,7 @@ void exec_launch_msg(struct agent *a, const struct hrm_launch_msg *m, const stru
         return;
     }
     launch_work(NULL, &l->item);
-    launch_settle(NULL, &l->item);
     launch_done(a, l);
-}
-
-/* One child at a time, each clone waiting for its execve (CLONE_VFORK), or bursts of clones
- * that wait once their burst is started (launch_settle); a->launch_one_by_one says which. */
-static void launch_mode_follow(struct agent *a)
-{
-    a->launch_one_by_one = a->cfg.launch_one_by_one || a->nqs != NULL;
-    if (!a->launcher)
-        return;
-    int rc = launch_slice_set(launcher_tid(a->launcher),
-                              a->launch_one_by_one ? 0 : LAUNCH_SLICE_NS);
-    if (rc < 0)
-        hrm_log(HRM_LOG_WARNING, "launcher: its scheduling slice: %s", strerror(-rc));
-    launcher_set_burst(a->launcher, a->launch_one_by_one ? 1 : LAUNCH_BURST_MAX,
-                       a->launch_one_by_one ? NULL : launch_settle);
 }
 
 void exec_launcher_start(struct agent *a)
@@ -863,20 +750,16 @@ void exec_launcher_start(struct agent *a)
     if (!(a->launcher = launcher_new(launch_work, NULL, START_REPORT_HOLD_US, &err)))
         hrm_log(HRM_LOG_WARNING, "%s: tasks start on the agent's loop, which waits for each "
                 "execve", err.text);
-    launch_mode_follow(a);
 }
 
 /*
- * Distributed scheduling (a node queue system) keeps the start reports immediate and the
- * launches one at a time, each waiting for its child's execve: its runs on P4's testbed were
- * not measured on a quiet host with the hold (docs/benchmarks.md, "The agents' wake-ups per
- * task") nor with bursts, and its node answers schedulers' probes from the same loop.
+ * Distributed scheduling (a node queue system) keeps the start reports immediate: its runs on
+ * P4's testbed were not measured on a quiet host with the hold (docs/benchmarks.md, "The
+ * agents' wake-ups per task"), and its node answers schedulers' probes from the same loop.
  */
 void exec_launcher_follow_role(struct agent *a)
 {
     bool off = a->nqs != NULL;
-    if (a->launcher && off != a->launch_one_by_one && !a->cfg.launch_one_by_one)
-        launch_mode_follow(a); /* launches prepared before keep theirs (wait_exec) */
     if (!a->launcher || off == a->launch_hold_off)
         return;
     a->launch_hold_off = off;

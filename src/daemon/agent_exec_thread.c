@@ -1,4 +1,4 @@
-/* The agent's launcher thread: starts tasks (clone .. execve), one at a time or a burst at a time, while the agent's loop goes on answering probes and reporting ends. */
+/* The agent's launcher thread: starts tasks (clone .. execve) one at a time while the agent's loop goes on answering probes and reporting ends. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <pthread.h>
@@ -14,9 +14,9 @@
 #include "hrm/clock.h"
 
 /*
- * Why a thread: a launch waits for its child's execve (CLONE_VFORK, or a burst's gates), and
- * on a busy host that is milliseconds (the child waits for a core, then for the kernel to load
- * the program).  Done by the agent's loop, every probe that came
+ * Why a thread: clone(CLONE_VM | CLONE_VFORK) suspends the calling thread until the child has
+ * called execve, and on a busy host that is milliseconds (the child waits for a core, then
+ * for the kernel to load the program).  Done by the agent's loop, every probe that came
  * meanwhile waited for it, and a scheduler's round waits for its slowest node's reply.  Here
  * only this thread waits; the loop prepares each start (files, environment, cgroups, cores)
  * and finishes it (the run's pid, its task_started, a kill that came meanwhile) itself, so
@@ -38,10 +38,6 @@ struct launcher {
     int64_t hold_us;         /* how long done waits for launcher_take before efd is written */
     bool stop;
     launch_fn *work;
-    launch_fn *settle;       /* NULL: one item per round (launcher_set_burst) */
-    size_t burst;            /* at most this many items per round (>= 1) */
-    uint64_t rounds;         /* rounds that ran work (launcher_rounds) */
-    pid_t tid;               /* the thread's id, once it runs (launcher_tid) */
     void *ctx;
 };
 
@@ -79,46 +75,27 @@ static void wait_for_work(struct launcher *l)
     }
 }
 
-/*
- * A round: up to burst items taken off todo, work on each, then settle on each (with a settle
- * function), and only then all of them in done, in order.  With work that starts a child and
- * settle that waits for its execve, the children of a round are started back to back and the
- * thread sleeps at most once per child that is still before its execve when settle comes to
- * it (agent_exec.c, launch_settle: why).
- */
 static void *loop(void *arg)
 {
     struct launcher *l = arg;
     pthread_mutex_lock(&l->mu);
-    l->tid = gettid();
-    pthread_cond_broadcast(&l->cv);
     for (;;) {
         wait_for_work(l);
         if (!l->todo)
             break; /* stopping, and nothing left to start */
-        struct launch_item *first = l->todo, *last = first;
-        size_t n = 1, burst = l->settle ? l->burst : 1;
-        while (n < burst && last->next) {
-            last = last->next;
-            n++;
-        }
-        l->todo = last->next;
+        struct launch_item *it = l->todo;
+        l->todo = it->next;
         if (!l->todo)
             l->todo_tail = &l->todo;
-        last->next = NULL;
-        l->rounds++;
-        launch_fn *settle = l->settle;
         pthread_mutex_unlock(&l->mu);
-        for (struct launch_item *it = first; it; it = it->next)
-            l->work(l->ctx, it); /* with CLONE_VFORK: blocks until the child's execve */
-        for (struct launch_item *it = first; settle && it; it = it->next)
-            settle(l->ctx, it);
+        l->work(l->ctx, it); /* blocks until the child's execve (or its exit) */
         pthread_mutex_lock(&l->mu);
+        it->next = NULL;
         if (!l->done)
             l->done_since_us = hrm_mono_us();
-        *l->done_tail = first;
-        l->done_tail = &last->next;
-        l->busy -= n;
+        *l->done_tail = it;
+        l->done_tail = &it->next;
+        l->busy--;
         /* Between launches of a backlog too: the hold counts from the first item not taken. */
         if (!l->signalled && hrm_mono_us() - l->done_since_us >= l->hold_us)
             signal_done(l);
@@ -132,7 +109,6 @@ struct launcher *launcher_new(launch_fn *work, void *ctx, int64_t hold_us, struc
 {
     struct launcher *l = hrm_calloc(1, sizeof(*l));
     l->hold_us = hold_us > 0 ? hold_us : 0;
-    l->burst = 1;
     l->todo_tail = &l->todo;
     l->done_tail = &l->done;
     l->work = work;
@@ -201,32 +177,6 @@ void launcher_set_hold(struct launcher *l, int64_t hold_us)
     l->hold_us = hold_us > 0 ? hold_us : 0;
     pthread_cond_broadcast(&l->cv); /* a thread waiting out the old hold looks again */
     pthread_mutex_unlock(&l->mu);
-}
-
-void launcher_set_burst(struct launcher *l, size_t burst, launch_fn *settle)
-{
-    pthread_mutex_lock(&l->mu);
-    l->burst = burst > 0 ? burst : 1;
-    l->settle = settle;
-    pthread_mutex_unlock(&l->mu);
-}
-
-pid_t launcher_tid(struct launcher *l)
-{
-    pthread_mutex_lock(&l->mu);
-    while (!l->tid)
-        pthread_cond_wait(&l->cv, &l->mu);
-    pid_t tid = l->tid;
-    pthread_mutex_unlock(&l->mu);
-    return tid;
-}
-
-uint64_t launcher_rounds(struct launcher *l)
-{
-    pthread_mutex_lock(&l->mu);
-    uint64_t n = l->rounds;
-    pthread_mutex_unlock(&l->mu);
-    return n;
 }
 
 int launcher_fd(const struct launcher *l)

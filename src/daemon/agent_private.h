@@ -116,9 +116,7 @@ struct agent {
     char **base_env;         /* the agent's environment without HRM_* / CUDA_VISIBLE_DEVICES */
     size_t nbase_env;
     size_t *base_keylen;     /* each base_env entry's name length (up to its '='), found once */
-    void **stacks;           /* launch children's stacks free for the next launches */
-    size_t nstacks, cap_stacks;
-    bool launch_one_by_one;  /* each clone waits for its child's execve (agent_exec.c) */
+    void *stack;             /* the launch child's stack (CLONE_VM|CLONE_VFORK), the launcher's */
     struct launcher *launcher; /* starts tasks off the loop (NULL: the loop starts them) */
     struct hrm_launch_buf hot; /* the master's last frame read without a tree (agent.c) */
     uint64_t launch_seq;     /* the last launch's id */
@@ -166,7 +164,6 @@ struct agent {
         uint64_t frames;       /* frames sent to the master (agent_flush) */
         uint64_t collects;     /* takes of the launcher's done list that found launches */
         uint64_t launches_back; /* launches taken back from the launcher */
-        uint64_t exec_waits;   /* launches whose launcher slept for the child's execve */
     } counts;                  /* logged when the agent stops (the tests count by them) */
 };
 
@@ -378,11 +375,6 @@ void launcher_submit(struct launcher *l, struct launch_item *it); /* lent until 
 struct launch_item *launcher_take(struct launcher *l);
 int launcher_fd(const struct launcher *l); /* readable when held items wait (launcher_new) */
 void launcher_set_hold(struct launcher *l, int64_t hold_us); /* from now on */
-/* From the next round on: up to burst items per round, work on each, then settle on each, then
- * all done together; settle NULL (the default): one item per round, work only. */
-void launcher_set_burst(struct launcher *l, size_t burst, launch_fn *settle);
-uint64_t launcher_rounds(struct launcher *l); /* rounds run so far (one per burst) */
-pid_t launcher_tid(struct launcher *l);       /* the thread's id (waits until it runs) */
 void launcher_wait_idle(struct launcher *l); /* until every submitted item is done */
 void launcher_free(struct launcher *l);      /* after the work left: stops and joins */
 
