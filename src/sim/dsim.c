@@ -36,9 +36,6 @@ struct dsim {
     size_t nnwait, cap_nwait;
 };
 
-/* ---- events ---- */
-
-
 /* ---- the executors (local to their node: no network hop) ---- */
 
 static void exec_launch(struct dsim *s, const struct hrm_msg *m)

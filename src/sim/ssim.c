@@ -27,9 +27,6 @@ struct ssim {
     int64_t nrunning, arrived, done;
 };
 
-/* ---- events ---- */
-
-
 /* ---- node executors: a launch runs for duration / speed, then reports ---- */
 
 static int64_t ready_of(const struct ssim *s, int32_t task)
