@@ -78,6 +78,22 @@ static json_t *one_call(const struct client_opts *o, json_t *req, int *rc)
     return r;
 }
 
+/* getopt_long over a client verb's flags: the common ones (CLIENT_LONG_OPTS but -h) go into o on
+ * the way.  The next of the verb's own flags ('h' and getopt's '?' included), -1 at the end, or
+ * VERB_BAD_VALUE after client_opt said why a common flag's value is wrong. */
+#define VERB_BAD_VALUE (-2)
+static int verb_getopt(int argc, char **argv, const char *shortopts, const struct option *opts,
+                       struct client_opts *o)
+{
+    int c, r;
+    while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1 &&
+           (r = client_opt(o, c, optarg)) != 0) {
+        if (r < 0)
+            return VERB_BAD_VALUE;
+    }
+    return c;
+}
+
 /* ---- wait ---- */
 
 static int do_wait(const struct client_opts *o, long long id, double timeout_s)
@@ -112,12 +128,9 @@ int cmd_wait(int argc, char **argv)
     client_opts_init(&o);
     double wait_s = -1;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int r = client_opt(&o, c, optarg);
-        if (r < 0)
+    while ((c = verb_getopt(argc, argv, "h", opts, &o)) != -1) {
+        if (c == VERB_BAD_VALUE)
             return CLI_USAGE;
-        if (r)
-            continue;
         if (c == 'f') {
             int64_t us;
             if (hrm_parse_duration(optarg, &us) < 0) {
@@ -284,12 +297,9 @@ int cmd_submit(int argc, char **argv)
     const char *cwd = NULL, *key = NULL;
     char fresh_key[33];
     int c, rc = CLI_USAGE;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        int r = client_opt(&o, c, optarg);
-        if (r < 0)
+    while ((c = verb_getopt(argc, argv, "+h", opts, &o)) != -1) {
+        if (c == VERB_BAD_VALUE)
             goto out;
-        if (r)
-            continue;
         char *end;
         switch (c) {
         case 'c':
@@ -648,12 +658,9 @@ int cmd_jobs(int argc, char **argv)
     client_opts_init(&o);
     bool all = false, sum = false;
     int c;
-    while ((c = getopt_long(argc, argv, "ah", opts, NULL)) != -1) {
-        int r = client_opt(&o, c, optarg);
-        if (r < 0)
+    while ((c = verb_getopt(argc, argv, "ah", opts, &o)) != -1) {
+        if (c == VERB_BAD_VALUE)
             return CLI_USAGE;
-        if (r)
-            continue;
         if (c == 'a')
             all = true;
         else if (c == 's')
@@ -723,12 +730,9 @@ static int id_verb(int argc, char **argv, const char *usage, struct client_opts 
     client_opts_init(o);
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int r = client_opt(o, c, optarg);
-        if (r < 0)
+    while ((c = verb_getopt(argc, argv, "h", opts, o)) != -1) {
+        if (c == VERB_BAD_VALUE)
             return CLI_USAGE;
-        if (r)
-            continue;
         if (c == 't' && task) {
             char *end;
             *task = strtoll(optarg, &end, 10);
@@ -782,12 +786,9 @@ static int job_args(int argc, char **argv, struct client_opts *o, struct job_que
     *q = (struct job_query){.to = -1};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ah", opts, NULL)) != -1) {
-        int r = client_opt(o, c, optarg);
-        if (r < 0)
+    while ((c = verb_getopt(argc, argv, "ah", opts, o)) != -1) {
+        if (c == VERB_BAD_VALUE)
             return CLI_USAGE;
-        if (r)
-            continue;
         char *end;
         switch (c) {
         case 'a':
@@ -1173,12 +1174,9 @@ static int plain_verb(int argc, char **argv, const char *usage, struct client_op
     static const struct option opts[] = {CLIENT_LONG_OPTS, {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        int r = client_opt(o, c, optarg);
-        if (r < 0)
+    while ((c = verb_getopt(argc, argv, "h", opts, o)) != -1) {
+        if (c == VERB_BAD_VALUE)
             return CLI_USAGE;
-        if (r)
-            continue;
         if (c == 'h') {
             printf("%s\noptions:\n" CLIENT_OPTS_HELP, usage);
             return -1;
@@ -1241,21 +1239,33 @@ static void print_shared_footer(const json_t *s)
            (long long)json_integer_value(json_object_get(s, "retries")));
 }
 
+/* hrm nodes and hrm stats: only the common options (usage as plain_verb takes it), no argument,
+ * and the master's reply to a nodes request; NULL with *rc the exit status (CLI_OK after --help)
+ * after printing why. */
+static json_t *nodes_reply(int argc, char **argv, const char *usage, struct client_opts *o,
+                           int *rc)
+{
+    client_opts_init(o);
+    int v = plain_verb(argc, argv, usage, o);
+    if (v) {
+        *rc = v < 0 ? CLI_OK : v;
+        return NULL;
+    }
+    if (optind != argc) {
+        fprintf(stderr, "%.*s\n", (int)strcspn(usage, "\n"), usage);
+        *rc = CLI_USAGE;
+        return NULL;
+    }
+    return one_call(o, hrm_wire_new(HRM_WIRE_NODES), rc);
+}
+
 int cmd_nodes(int argc, char **argv)
 {
     struct client_opts o;
-    client_opts_init(&o);
     static const char usage[] =
         "usage: hrm nodes [options]\n\nLists the nodes: capacity, what is free, load.\n";
-    int v = plain_verb(argc, argv, usage, &o);
-    if (v)
-        return v < 0 ? CLI_OK : v;
-    if (optind != argc) {
-        fprintf(stderr, "usage: hrm nodes [options]\n");
-        return CLI_USAGE;
-    }
     int rc;
-    json_t *r = one_call(&o, hrm_wire_new(HRM_WIRE_NODES), &rc);
+    json_t *r = nodes_reply(argc, argv, usage, &o, &rc);
     if (!r)
         return rc;
     if (!o.json)
@@ -1306,22 +1316,14 @@ int cmd_nodes(int argc, char **argv)
 int cmd_stats(int argc, char **argv)
 {
     struct client_opts o;
-    client_opts_init(&o);
     static const char usage[] =
         "usage: hrm stats [options]\n\nThe master's scheduling counters.  With policy hrm-shared:\n"
         "transactions of the scheduler instances, claims, commits, conflicts (stale: under\n"
         "strict validation, on a node that still fitted), retries (claims of tasks that\n"
         "conflicted before), lock waits, snapshots sent, launches the master refused (the\n"
         "task's job ended meanwhile) and protocol errors (messages refused).\n";
-    int v = plain_verb(argc, argv, usage, &o);
-    if (v)
-        return v < 0 ? CLI_OK : v;
-    if (optind != argc) {
-        fprintf(stderr, "usage: hrm stats [options]\n");
-        return CLI_USAGE;
-    }
     int rc;
-    json_t *r = one_call(&o, hrm_wire_new(HRM_WIRE_NODES), &rc);
+    json_t *r = nodes_reply(argc, argv, usage, &o, &rc);
     if (!r)
         return rc;
     json_t *shared = json_object_get(r, "shared");

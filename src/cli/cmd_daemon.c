@@ -51,14 +51,91 @@ static int parse_level(const char *arg, int *level)
     return 0;
 }
 
-static int parse_dur(const char *opt, const char *arg, int64_t *us)
+static int parse_dur(const char *flag, const char *arg, int64_t *us)
 {
     if (hrm_parse_duration(arg, us) < 0 || *us <= 0) {
-        fprintf(stderr, "hrm: --%s: '%s': expected a duration like 5s or 500ms\n", opt, arg);
+        fprintf(stderr, "hrm: %s: '%s': expected a duration like 5s or 500ms\n", flag, arg);
         return -1;
     }
     return 0;
 }
+
+/* One flag of a daemon's table (hrm master, agent, sched): its getopt value, and where its value
+ * goes; the kind of value is the one field set among text, set, level, us, size, and i32 or i64 (a
+ * whole number in lo..hi).  Its name is the getopt_long table's, which lists every flag in the
+ * order that settles abbreviations. */
+struct daemon_flag {
+    int key;
+    const char **text; /* the value as given */
+    bool *set;         /* a flag without a value: true once given */
+    int *level;        /* a log level, emerg..debug */
+    int64_t *us;       /* a duration > 0, in microseconds */
+    int64_t *size;     /* a size > 0, in bytes ("expected a size like 16G") */
+    long long lo, hi;  /* a whole number in lo..hi, into i32 or i64 */
+    bool zero_off;     /* ... where 0 is the config's -1 (none, no bound) */
+    int32_t *i32;
+    int64_t *i64;
+};
+
+/* Takes the value arg of f, the flag named flag ("--max-attempts") of hrm cmd: 0, or -1 after
+ * saying on stderr why the value is wrong. */
+static int daemon_flag_parse(const char *cmd, const struct daemon_flag *f, const char *flag,
+                             const char *arg)
+{
+    if (f->text) {
+        *f->text = arg;
+    } else if (f->set) {
+        *f->set = true;
+    } else if (f->level) {
+        return parse_level(arg, f->level);
+    } else if (f->us) {
+        return parse_dur(flag, arg, f->us);
+    } else if (f->size) {
+        if (hrm_parse_size(arg, f->size) < 0 || *f->size <= 0) {
+            fprintf(stderr, "hrm %s: %s: expected a size like 16G\n", cmd, flag);
+            return -1;
+        }
+    } else {
+        long long v;
+        if (cli_parse_int(cmd, flag, arg, f->lo, f->hi, &v) < 0)
+            return -1;
+        v = f->zero_off && v == 0 ? -1 : v;
+        if (f->i32)
+            *f->i32 = (int32_t)v;
+        else
+            *f->i64 = v;
+    }
+    return 0;
+}
+
+/* getopt_long over hrm cmd's argv (long flags, and -h), taking the flags of flags[0..n) on the
+ * way: the next flag the table does not hold ('h' and getopt's '?' included), -1 at the end, or
+ * DAEMON_BAD_VALUE after saying why a value is wrong (no flag is that value: a switch's default
+ * takes it). */
+#define DAEMON_BAD_VALUE (-2)
+static int daemon_getopt(const char *cmd, int argc, char **argv, const struct option *opts,
+                         const struct daemon_flag *flags, size_t n)
+{
+    for (;;) {
+        int at = -1, c = getopt_long(argc, argv, "h", opts, &at);
+        const struct daemon_flag *f = flags;
+        while (f < flags + n && f->key != c)
+            f++;
+        if (c == -1 || f == flags + n || at < 0)
+            return c;
+        char flag[64];
+        snprintf(flag, sizeof(flag), "--%s", opts[at].name);
+        if (daemon_flag_parse(cmd, f, flag, optarg) < 0)
+            return DAEMON_BAD_VALUE;
+    }
+}
+
+/* The rows of hrm agent's and hrm sched's tables for where their state and keys are and where the
+ * master listens. */
+#define DAEMON_PEER_FLAGS(cfg)                                                                     \
+    {'s', .text = &(cfg).state_dir}, {'k', .text = &(cfg).keys_dir}, {'m', .text = &(cfg).master}
+
+#define NFLAGS(flags) (sizeof(flags) / sizeof((flags)[0]))
 
 /* The agent's flags for its tasks' output, usage sampling and process limit, shared with hrm up,
  * which checks them before it starts anything: flag is getopt's value ('U' --usage-period,
@@ -67,7 +144,7 @@ int cli_agent_task_flag(struct hrm_agent_config *cfg, int flag, const char *arg)
 {
     switch (flag) {
     case 'U':
-        return parse_dur("usage-period", arg, &cfg->usage_us);
+        return parse_dur("--usage-period", arg, &cfg->usage_us);
     case 'O':
         if (hrm_parse_size(arg, &cfg->max_output) < 0 ||
             (cfg->max_output != 0 && cfg->max_output < HRM_AGENT_MAX_OUTPUT_MIN)) {
@@ -140,49 +217,27 @@ int cmd_master(int argc, char **argv)
     struct hrm_master_config cfg = {.state_dir = default_state()};
     const char *params[MAX_PARAMS], *queues[MAX_PARAMS];
     int level = HRM_LOG_NOTICE, c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            cfg.state_dir = optarg;
-            break;
-        case 'k':
-            cfg.keys_dir = optarg;
-            break;
-        case 'l':
-            cfg.listen = optarg;
-            break;
-        case 'p':
-            cfg.policy = optarg;
-            break;
+    const struct daemon_flag flags[] = {
+        {'s', .text = &cfg.state_dir}, {'k', .text = &cfg.keys_dir}, {'l', .text = &cfg.listen},
+        {'p', .text = &cfg.policy}, {'H', .text = &cfg.http}, {'T', .text = &cfg.trace_path},
+        {'L', .level = &level}, {'t', .us = &cfg.node_timeout_us}, {'r', .us = &cfg.reconcile_us},
+        {'A', .us = &cfg.events_max_age_us}, {'G', .us = &cfg.snapshot_max_age_us},
+        {'a', .lo = 1, .hi = 1000000, .i32 = &cfg.max_attempts},
+        {'I', .lo = 0, .hi = 4096, .zero_off = true, .i32 = &cfg.local_instances},
+        {'C', .lo = 1, .hi = INT32_MAX, .i32 = &cfg.compact_tasks},
+        {'S', .lo = 0, .hi = INT32_MAX, .zero_off = true, .i32 = &cfg.max_pass_starts},
+        {'R', .lo = 1, .hi = 1000000000, .i64 = &cfg.eta_turn_rows},
+        {'W', .lo = 1, .hi = 10000000, .i32 = &cfg.max_waits},
+        {'E', .lo = 1, .hi = INT64_MAX / 2, .i64 = &cfg.events_keep},
+        {'N', .lo = 1, .hi = 100000, .i32 = &cfg.http_conn_limit},
+    };
+    while ((c = daemon_getopt("master", argc, argv, opts, flags, NFLAGS(flags))) != -1) {
+        switch (c) { /* DAEMON_BAD_VALUE: default */
         case 'P':
             if (cfg.nparams == MAX_PARAMS)
                 return CLI_USAGE;
             params[cfg.nparams++] = optarg;
             break;
-        case 'a':
-        {
-            long long v;
-            if (cli_parse_int("master", "--max-attempts", optarg, 1, 1000000, &v) < 0)
-                return CLI_USAGE;
-            cfg.max_attempts = (int)v;
-            break;
-        }
-        case 't':
-            if (parse_dur("node-timeout", optarg, &cfg.node_timeout_us) < 0)
-                return CLI_USAGE;
-            break;
-        case 'r':
-            if (parse_dur("reconcile", optarg, &cfg.reconcile_us) < 0)
-                return CLI_USAGE;
-            break;
-        case 'I':
-        {
-            long long v;
-            if (cli_parse_int("master", "--local-instances", optarg, 0, 4096, &v) < 0)
-                return CLI_USAGE;
-            cfg.local_instances = v == 0 ? -1 : (int32_t)v;
-            break;
-        }
         case 'Q':
             if (cfg.nexec_queues == MAX_PARAMS) {
                 fprintf(stderr, "hrm master: --exec-queue: at most %d\n", MAX_PARAMS);
@@ -190,75 +245,16 @@ int cmd_master(int argc, char **argv)
             }
             queues[cfg.nexec_queues++] = optarg;
             break;
-        case 'C':
-        {
-            long long v;
-            if (cli_parse_int("master", "--compact-tasks", optarg, 1, INT32_MAX, &v) < 0)
-                return CLI_USAGE;
-            cfg.compact_tasks = (int32_t)v;
-            break;
-        }
-        case 'S':
-        {
-            long long v;
-            if (cli_parse_int("master", "--max-pass-starts", optarg, 0, INT32_MAX, &v) < 0)
-                return CLI_USAGE;
-            cfg.max_pass_starts = v == 0 ? -1 : (int32_t)v;
-            break;
-        }
-        case 'R':
-        {
-            long long v;
-            if (cli_parse_int("master", "--eta-turn-rows", optarg, 1, 1000000000, &v) < 0)
-                return CLI_USAGE;
-            cfg.eta_turn_rows = v;
-            break;
-        }
-        case 'W':
-        {
-            long long v;
-            if (cli_parse_int("master", "--max-waits", optarg, 1, 10000000, &v) < 0)
-                return CLI_USAGE;
-            cfg.max_waits = (int32_t)v;
-            break;
-        }
-        case 'E':
-        {
-            long long v;
-            if (cli_parse_int("master", "--events-keep", optarg, 1, INT64_MAX / 2, &v) < 0)
-                return CLI_USAGE;
-            cfg.events_keep = v;
-            break;
-        }
-        case 'A':
-            if (parse_dur("events-max-age", optarg, &cfg.events_max_age_us) < 0)
-                return CLI_USAGE;
-            break;
-        case 'G':
-            if (parse_dur("snapshot-max-age", optarg, &cfg.snapshot_max_age_us) < 0)
-                return CLI_USAGE;
-            break;
         case 'g': /* 0: every turn syncs (the config's -1; its 0 is the default) */
             if (strcmp(optarg, "0") == 0)
                 cfg.group_commit_us = -1;
-            else if (parse_dur("group-commit", optarg, &cfg.group_commit_us) < 0)
+            else if (parse_dur("--group-commit", optarg, &cfg.group_commit_us) < 0)
                 return CLI_USAGE;
             break;
-        case 'H':
-            cfg.http = optarg;
-            break;
-        case 'N':
-        {
-            long long v;
-            if (cli_parse_int("master", "--http-max-conns", optarg, 1, 100000, &v) < 0)
-                return CLI_USAGE;
-            cfg.http_conn_limit = (int32_t)v;
-            break;
-        }
         case 'O':
         {
             int64_t us;
-            if (parse_dur("http-timeout", optarg, &us) < 0)
+            if (parse_dur("--http-timeout", optarg, &us) < 0)
                 return CLI_USAGE;
             if (us < 1000000 || us > 86400LL * 1000000) {
                 fprintf(stderr, "hrm master: --http-timeout: expected 1s..24h\n");
@@ -274,13 +270,6 @@ int cmd_master(int argc, char **argv)
                                 "4M\n");
                 return CLI_USAGE;
             }
-            break;
-        case 'T':
-            cfg.trace_path = optarg;
-            break;
-        case 'L':
-            if (parse_level(optarg, &level) < 0)
-                return CLI_USAGE;
             break;
         case 'h':
             printf("usage: hrm master [options]\n\n"
@@ -395,23 +384,18 @@ int cmd_agent(int argc, char **argv)
     struct hrm_agent_config cfg = {.state_dir = default_state(), .gpus = -1};
     bool check = false, json = false, bench = false;
     int level = HRM_LOG_NOTICE, c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            cfg.state_dir = optarg;
-            break;
-        case 'k':
-            cfg.keys_dir = optarg;
-            break;
-        case 'm':
-            cfg.master = optarg;
-            break;
-        case 'n':
-            cfg.name = optarg;
-            break;
-        case 'r':
-            cfg.rack = optarg;
-            break;
+    const struct daemon_flag flags[] = {
+        DAEMON_PEER_FLAGS(cfg),
+        {'n', .text = &cfg.name}, {'r', .text = &cfg.rack}, {'w', .text = &cfg.work_dir},
+        {'C', .set = &cfg.no_cgroup}, {'p', .set = &cfg.pin}, {'K', .set = &check},
+        {'B', .set = &bench}, {'E', .set = &cfg.rebench}, {'j', .set = &json},
+        {'X', .set = &cfg.simulate_exec}, {'L', .level = &level}, {'b', .us = &cfg.heartbeat_us},
+        {'M', .size = &cfg.mem}, {'G', .size = &cfg.gpu_mem},
+        {'g', .lo = 0, .hi = 32, .i32 = &cfg.gpus},
+        {'N', .lo = 1, .hi = 100000, .i32 = &cfg.count},
+    };
+    while ((c = daemon_getopt("agent", argc, argv, opts, flags, NFLAGS(flags))) != -1) {
+        switch (c) { /* DAEMON_BAD_VALUE: default */
         case 'c':
             /* The agent binds whole cores: a fraction would be dropped, so it is refused. */
             if (hrm_parse_cpu(optarg, &cfg.cpus_milli) < 0 || cfg.cpus_milli < 1000 ||
@@ -421,43 +405,10 @@ int cmd_agent(int argc, char **argv)
                 return CLI_USAGE;
             }
             break;
-        case 'M':
-            if (hrm_parse_size(optarg, &cfg.mem) < 0 || cfg.mem <= 0) {
-                fprintf(stderr, "hrm agent: --mem: expected a size like 16G\n");
-                return CLI_USAGE;
-            }
-            break;
-        case 'g':
-        {
-            long long v;
-            if (cli_parse_int("agent", "--gpus", optarg, 0, 32, &v) < 0)
-                return CLI_USAGE;
-            cfg.gpus = (int)v;
-            break;
-        }
-        case 'G':
-            if (hrm_parse_size(optarg, &cfg.gpu_mem) < 0 || cfg.gpu_mem <= 0) {
-                fprintf(stderr, "hrm agent: --gpu-mem: expected a size like 16G\n");
-                return CLI_USAGE;
-            }
-            break;
-        case 'w':
-            cfg.work_dir = optarg;
-            break;
-        case 'C':
-            cfg.no_cgroup = true;
-            break;
-        case 'p':
-            cfg.pin = true;
-            break;
-        case 'b':
-            if (parse_dur("heartbeat", optarg, &cfg.heartbeat_us) < 0)
-                return CLI_USAGE;
-            break;
         case 'A':
             if (strcmp(optarg, "0") == 0) {
                 cfg.reap_gap_us = -1;
-            } else if (parse_dur("reap-gap", optarg, &cfg.reap_gap_us) < 0 ||
+            } else if (parse_dur("--reap-gap", optarg, &cfg.reap_gap_us) < 0 ||
                        cfg.reap_gap_us > HRM_AGENT_REAP_GAP_MAX_US) {
                 if (cfg.reap_gap_us > HRM_AGENT_REAP_GAP_MAX_US)
                     fprintf(stderr, "hrm agent: --reap-gap: at most 1s\n");
@@ -471,30 +422,11 @@ int cmd_agent(int argc, char **argv)
             if (cli_agent_task_flag(&cfg, c, optarg) < 0)
                 return CLI_USAGE;
             break;
-        case 'K':
-            check = true;
-            break;
-        case 'B':
-            bench = true;
-            break;
-        case 'E':
-            cfg.rebench = true;
-            break;
         case 'S':
         case 'D':
             if (cli_agent_perf_flag(&cfg, c, optarg) < 0)
                 return CLI_USAGE;
             break;
-        case 'X':
-            cfg.simulate_exec = true;
-            break;
-        case 'N': {
-            long long v;
-            if (cli_parse_int("agent", "--count", optarg, 1, 100000, &v) < 0)
-                return CLI_USAGE;
-            cfg.count = (int32_t)v;
-            break;
-        }
         case 'F':
             if (!*optarg || strlen(optarg) > 36) {
                 fprintf(stderr, "hrm agent: --name-prefix: expected 1..36 characters\n");
@@ -509,13 +441,6 @@ int cmd_agent(int argc, char **argv)
                 return CLI_USAGE;
             }
             cfg.probe_listen = optarg;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'L':
-            if (parse_level(optarg, &level) < 0)
-                return CLI_USAGE;
             break;
         case 'h':
             printf("usage: hrm agent [options]\n\n"
@@ -626,39 +551,19 @@ int cmd_sched(int argc, char **argv)
     };
     struct hrm_sched_config cfg = {.state_dir = default_state(), .instances = 1};
     int level = HRM_LOG_NOTICE, c;
-    long long v;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            cfg.state_dir = optarg;
-            break;
-        case 'k':
-            cfg.keys_dir = optarg;
-            break;
-        case 'm':
-            cfg.master = optarg;
-            break;
+    const struct daemon_flag flags[] = {
+        DAEMON_PEER_FLAGS(cfg),
+        {'T', .text = &cfg.trace_path}, {'V', .set = &cfg.probe_via_master}, {'L', .level = &level},
+        {'i', .lo = 1, .hi = 4096, .i32 = &cfg.instances},
+    };
+    while ((c = daemon_getopt("sched", argc, argv, opts, flags, NFLAGS(flags))) != -1) {
+        switch (c) { /* DAEMON_BAD_VALUE: default */
         case 'n':
             if (!*optarg || strlen(optarg) > 47) {
                 fprintf(stderr, "hrm sched: --name: 1..47 characters\n");
                 return CLI_USAGE;
             }
             cfg.name = optarg;
-            break;
-        case 'i':
-            if (cli_parse_int("sched", "--instances", optarg, 1, 4096, &v) < 0)
-                return CLI_USAGE;
-            cfg.instances = (int32_t)v;
-            break;
-        case 'V':
-            cfg.probe_via_master = true;
-            break;
-        case 'T':
-            cfg.trace_path = optarg;
-            break;
-        case 'L':
-            if (parse_level(optarg, &level) < 0)
-                return CLI_USAGE;
             break;
         case 'h':
             printf("usage: hrm sched [options]\n\n"

@@ -180,6 +180,16 @@ int32_t policy_groups_next_task(struct policy_groups *g, const struct hrm_state 
     return -1;
 }
 
+void policy_users_by_share(struct policy_groups *g, struct policy_heap *h,
+                           const struct hrm_state *s)
+{
+    policy_groups_build(g, s, POLICY_BY_USER);
+    h->n = 0;
+    for (int32_t u = 0; u < g->ngroups; u++)
+        if (g->first[u] < g->first[u + 1])
+            policy_heap_push(h, hrm_state_user_share(s, u), u, u);
+}
+
 void policy_groups_fini(struct policy_groups *g)
 {
     hrm_free(g->first);

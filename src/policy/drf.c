@@ -45,11 +45,7 @@ static int drf_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
     const struct hrm_state *s = ctx->state;
     if (s->active_head < 0 || s->free_head < 0)
         return 0;
-    policy_groups_build(&p->groups, s, POLICY_BY_USER);
-    p->heap.n = 0;
-    for (int32_t u = 0; u < p->groups.ngroups; u++)
-        if (p->groups.first[u] < p->groups.first[u + 1])
-            policy_heap_push(&p->heap, hrm_state_user_share(s, u), u, u);
+    policy_users_by_share(&p->groups, &p->heap, s);
     struct policy_fit fit;
     policy_fit_reset(&fit);
     struct policy_heap_item it;

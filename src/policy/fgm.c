@@ -779,11 +779,7 @@ static int fgm_decide(struct hrm_policy *policy, struct hrm_sched_ctx *ctx)
     }
     if (s->active_head < 0)
         return 0;
-    policy_groups_build(&p->groups, s, POLICY_BY_USER);
-    p->heap.n = 0;
-    for (int32_t u = 0; u < p->groups.ngroups; u++)
-        if (p->groups.first[u] < p->groups.first[u + 1])
-            policy_heap_push(&p->heap, hrm_state_user_share(s, u), u, u);
+    policy_users_by_share(&p->groups, &p->heap, s);
     struct policy_heap_item it;
     struct run plan_;
     while (policy_heap_pop(&p->heap, &it)) {

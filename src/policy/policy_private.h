@@ -105,6 +105,10 @@ struct policy_groups {
 void policy_groups_build(struct policy_groups *g, const struct hrm_state *s,
                          enum policy_group_by by);
 void policy_groups_fini(struct policy_groups *g);
+/* DRF's order (drf.c, fgm.c): the active jobs grouped by user into g, and h emptied, then holding
+ * each user with an active job keyed by its dominant share (ties: the lower user first). */
+void policy_users_by_share(struct policy_groups *g, struct policy_heap *h,
+                           const struct hrm_state *s);
 /* Group g's next ready task: the oldest ready task of its oldest job that
  * still has one, advancing the group's cursor past jobs with none left.
  * -1 when the group has no ready task left in this pass. */

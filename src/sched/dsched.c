@@ -216,7 +216,8 @@ struct hrm_dsched *hrm_dsched_new(const struct hrm_cluster *cluster, const struc
     return s;
 }
 
-static void job_release(struct hrm_dsched *s, struct djob *j)
+/* Frees what a job's record owns (its arrays; the record stays). */
+static void job_free_arrays(struct djob *j)
 {
     hrm_free(j->stage_left);
     hrm_free(j->deps_left);
@@ -224,6 +225,11 @@ static void job_release(struct hrm_dsched *s, struct djob *j)
     hrm_free(j->tstate);
     hrm_free(j->unbound);
     hrm_free(j->resv);
+}
+
+static void job_release(struct hrm_dsched *s, struct djob *j)
+{
+    job_free_arrays(j);
     int32_t rec = (int32_t)(j - s->jobs);
     map_del(s, j->job);
     memset(j, 0, sizeof(*j));
@@ -236,17 +242,9 @@ void hrm_dsched_free(struct hrm_dsched *s)
 {
     if (!s)
         return;
-    for (size_t i = 0; i < s->njobs; i++) {
-        if (s->jobs[i].job >= 0) {
-            struct djob *j = &s->jobs[i];
-            hrm_free(j->stage_left);
-            hrm_free(j->deps_left);
-            hrm_free(j->ready_us);
-            hrm_free(j->tstate);
-            hrm_free(j->unbound);
-            hrm_free(j->resv);
-        }
-    }
+    for (size_t i = 0; i < s->njobs; i++)
+        if (s->jobs[i].job >= 0)
+            job_free_arrays(&s->jobs[i]);
     hrm_free(s->jobs);
     hrm_free(s->map);
     hrm_free(s->ready);
@@ -327,6 +325,22 @@ void dsched_placed(struct hrm_dsched *s, int32_t task)
 {
     struct djob *j = dsched_job(s, s->wl->tasks[task].job);
     j->tstate[task - s->wl->jobs[j->job].task_first] = T_PLACED;
+}
+
+void dsched_send_run(struct hrm_dsched *s, struct hrm_env *env, int32_t task, int32_t node,
+                     int32_t queue, int32_t attempt, uint16_t status)
+{
+    struct hrm_msg m = {.type = HRM_MSG_RUN,
+                        .status = status,
+                        .from = s->self,
+                        .job = s->wl->tasks[task].job,
+                        .task = task,
+                        .node = queue,
+                        .attempt = attempt,
+                        .value = s->self};
+    env->send(env, hrm_addr_node(node), &m);
+    dsched_placed(s, task);
+    s->stats.runs++;
 }
 
 int32_t dsched_prefs(struct hrm_dsched *s, int32_t task, int32_t *out, int32_t max)
@@ -434,18 +448,8 @@ static void central_decide(struct hrm_dsched *s, struct hrm_env *env)
         s->free_stack[k] = s->free_stack[--s->nfree_stack];
         s->in_stack[node] = false;
     }
-    struct djob *j = dsched_job(s, t->job);
-    struct hrm_msg m = {.type = HRM_MSG_RUN,
-                        .from = s->self,
-                        .job = t->job,
-                        .task = task,
-                        .node = j->queue,
-                        .attempt = -1,
-                        .value = s->self};
-    env->send(env, hrm_addr_node(node), &m);
-    dsched_placed(s, task);
+    dsched_send_run(s, env, task, node, dsched_job(s, t->job)->queue, -1, 0);
     s->stats.decisions++;
-    s->stats.runs++;
     if (s->rn > 0) {
         s->deciding = true;
         env->timer(env, now_of(env) + s->cfg.decision_us, COOKIE_DECIDE);
@@ -661,17 +665,7 @@ static void pass(struct hrm_dsched *s, struct hrm_env *env)
         while (s->rn > 0) {
             int32_t task = ready_pop(s);
             struct djob *j = dsched_job(s, s->wl->tasks[task].job);
-            int32_t node = random_node(s, task);
-            struct hrm_msg m = {.type = HRM_MSG_RUN,
-                                .from = s->self,
-                                .job = j->job,
-                                .task = task,
-                                .node = j->queue,
-                                .attempt = -1,
-                                .value = s->self};
-            env->send(env, hrm_addr_node(node), &m);
-            dsched_placed(s, task);
-            s->stats.runs++;
+            dsched_send_run(s, env, task, random_node(s, task), j->queue, -1, 0);
         }
         break;
     case HRM_DSCHED_SPARROW:

@@ -110,6 +110,10 @@ struct hrm_dsched {
 struct djob *dsched_job(const struct hrm_dsched *s, int32_t job);
 void dsched_requeue_front(struct hrm_dsched *s, int32_t task);
 void dsched_placed(struct hrm_dsched *s, int32_t task);
+/* Sends task's run to queue `queue` of node (attempt: the hold's, -1 without one; status:
+ * HRM_RUN_LAST, HRM_RUN_BIND or 0), marks it placed and counts the run. */
+void dsched_send_run(struct hrm_dsched *s, struct hrm_env *env, int32_t task, int32_t node,
+                     int32_t queue, int32_t attempt, uint16_t status);
 bool dsched_task_is(const struct hrm_dsched *s, int32_t task, enum dtask_state st);
 bool dsched_node_is_up(const struct hrm_dsched *s, int32_t node);
 void dsched_arm_pass(struct hrm_dsched *s, struct hrm_env *env);

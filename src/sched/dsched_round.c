@@ -360,21 +360,10 @@ static void decide(struct hrm_dsched *s, struct hrm_env *env, int32_t r)
         int32_t pid = rd->probes[pi];
         const struct probe *p = &s->probes[pid];
         int32_t task = rd->tasks[i];
-        struct hrm_msg m = {.type = HRM_MSG_RUN,
-                            .from = s->self,
-                            .job = s->wl->tasks[task].job,
-                            .task = task,
-                            .node = rd->queue,
-                            .attempt = -1,
-                            .value = s->self};
-        if (p->granted > 0) {
-            m.attempt = p->attempt;
-            if (--count[pi] == 0)
-                m.status = HRM_RUN_LAST;
-        }
-        env->send(env, hrm_addr_node(p->node), &m);
-        dsched_placed(s, task);
-        s->stats.runs++;
+        /* on a granted hold: its attempt, and the hold's last task says so */
+        bool held = p->granted > 0;
+        uint16_t status = held && --count[pi] == 0 ? HRM_RUN_LAST : 0;
+        dsched_send_run(s, env, task, p->node, rd->queue, held ? p->attempt : -1, status);
     }
     /* The loop above counted down to 0; count again to find the holds that
      * got no task at all (those need a DEL). */

@@ -69,6 +69,27 @@ static inline void sim_core_area_update(struct sim_core *k)
     k->area_at = k->now;
 }
 
+/* A task of job starts now: the run's first start (utilisation is integrated from it) and the
+ * job's.  Call after the executor's busy counts changed (sim_core_area_update first). */
+static inline void sim_core_first_start(struct sim_core *k, int32_t job)
+{
+    if (k->rec->first_start_us < 0) {
+        k->rec->first_start_us = k->now;
+        k->area_at = k->now;
+    }
+    if (k->rec->jobs[job].first_start_us < 0)
+        k->rec->jobs[job].first_start_us = k->now;
+}
+
+/* How long a simulated executor holds task t's slot on a node of the given speed: its duration
+ * scaled (rounded to the microsecond), plus execution.task_overhead, while its process starts. */
+static inline int64_t sim_core_exec_run_us(const struct sim_core *k, const struct hrm_task *t,
+                                           double speed)
+{
+    return (int64_t)((double)t->duration_us / speed + 0.5) +
+           hrm_execution_task_overhead_us(k->cfg->execution);
+}
+
 /* Records the run's first failure of a role: "WHAT rejected MSG at t=...". */
 void sim_core_fail(struct sim_core *k, int rc, const char *what, const struct hrm_msg *m);
 
@@ -92,6 +113,14 @@ void sim_core_sampling_start(struct sim_core *k);
  * must not keep the run going. */
 void sim_core_sample(struct sim_core *k, double extra_cpu, int32_t running, int32_t waiting,
                      bool keep);
+
+/* A role driver's sample (dsim.c, ssim.c): running tasks on the executors; of the tasks that
+ * arrived, the others not done wait. */
+static inline void sim_core_sample_roles(struct sim_core *k, int64_t running, int64_t arrived,
+                                         int64_t done)
+{
+    sim_core_sample(k, 0, (int32_t)running, (int32_t)(arrived - running - done), false);
+}
 
 /* ---- roles' environments (the distributed and shared-state drivers) ---- */
 
@@ -148,6 +177,20 @@ static inline int64_t sim_core_run(struct sim_core *k,
         }
     }
     return events;
+}
+
+/* The role drivers' (dsim.c, ssim.c) run once their roles are built: the client's first
+ * arrivals, the samples, the loop with dispatch (no after step), the last utilisation span, and
+ * the count of events in the run record. */
+static inline void sim_core_run_roles(struct sim_core *k,
+                                      void (*dispatch)(void *arg, const struct sim_event *ev),
+                                      void *arg)
+{
+    sim_core_client_start(k);
+    sim_core_sampling_start(k);
+    int64_t events = sim_core_run(k, dispatch, NULL, arg);
+    sim_core_area_update(k);
+    k->rec->events = events;
 }
 
 #endif

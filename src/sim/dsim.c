@@ -17,7 +17,6 @@ struct dexec {
 struct dsim {
     const struct hrm_cluster *c;
     const struct hrm_workload *wl;
-    const struct hrm_sim_config *cfg;
     const struct hrm_dsim_options *opt;
     struct hrm_run_record *rec;
     struct hrm_dsim_stats *st;
@@ -37,40 +36,13 @@ struct dsim {
     size_t nnwait, cap_nwait;
 };
 
-/* ---- events ---- */
-
-static void push(struct dsim *s, int64_t t, enum sim_event_kind kind, struct sim_event *ev)
-{
-    sim_core_push(&s->k, t, kind, ev);
-}
-
-static void fail(struct dsim *s, int rc, const char *what, const struct hrm_msg *m)
-{
-    sim_core_fail(&s->k, rc, what, m);
-}
-
-static void area_update(struct dsim *s)
-{
-    sim_core_area_update(&s->k);
-}
-
-static void first_start(struct dsim *s, int32_t job)
-{
-    if (s->rec->first_start_us < 0) {
-        s->rec->first_start_us = s->k.now;
-        s->k.area_at = s->k.now;
-    }
-    if (s->rec->jobs[job].first_start_us < 0)
-        s->rec->jobs[job].first_start_us = s->k.now;
-}
-
 /* ---- the executors (local to their node: no network hop) ---- */
 
 static void exec_launch(struct dsim *s, const struct hrm_msg *m)
 {
     const struct hrm_task *t = &s->wl->tasks[m->task];
     struct dexec *e = &s->exec[m->task];
-    area_update(s);
+    sim_core_area_update(&s->k);
     if (e->running) /* cannot happen with a correct node role; keep the books straight */
         s->k.busy_cpu -= t->req.v[HRM_DIM_CPU];
     else
@@ -81,20 +53,17 @@ static void exec_launch(struct dsim *s, const struct hrm_msg *m)
     e->gen++;
     e->running = true;
     s->k.busy_cpu += t->req.v[HRM_DIM_CPU];
-    first_start(s, t->job);
+    sim_core_first_start(&s->k, t->job);
     int64_t ready = hrm_dsched_ready_us(s->sch[s->inst_of_job[t->job]], m->task);
     hrm_run_record_wait(s->rec, ready >= 0 ? s->k.now - ready : 0);
     HRM_GROW(s->nwait, s->cap_nwait, s->nnwait + 1);
     s->nwait[s->nnwait++] = (double)(s->k.now - m->value);
-    double speed = s->c->nodes[m->node].cpu_speed;
-    /* execution.task_overhead: the slot is held while the task's process starts. */
-    int64_t run = (int64_t)((double)t->duration_us / speed + 0.5) +
-                  hrm_execution_task_overhead_us(s->cfg->execution);
+    int64_t run = sim_core_exec_run_us(&s->k, t, s->c->nodes[m->node].cpu_speed);
     struct sim_event ev = {.addr = -1};
     ev.u.arg.a = m->task;
     ev.u.arg.b = (int32_t)e->gen;
     ev.u.arg.c = m->node;
-    push(s, s->k.now + run, EV_EXEC_END, &ev);
+    sim_core_push(&s->k, s->k.now + run, EV_EXEC_END, &ev);
 }
 
 static void exec_kill(struct dsim *s, const struct hrm_msg *m)
@@ -102,7 +71,7 @@ static void exec_kill(struct dsim *s, const struct hrm_msg *m)
     struct dexec *e = &s->exec[m->task];
     if (!e->running || e->attempt != m->attempt || e->seq != m->gpu_mask)
         return;
-    area_update(s);
+    sim_core_area_update(&s->k);
     e->running = false;
     e->gen++;
     s->running--;
@@ -114,7 +83,7 @@ static void exec_end(struct dsim *s, int32_t task, uint32_t gen)
     struct dexec *e = &s->exec[task];
     if (!e->running || e->gen != gen)
         return; /* killed meanwhile */
-    area_update(s);
+    sim_core_area_update(&s->k);
     e->running = false;
     s->running--;
     s->done++;
@@ -130,7 +99,7 @@ static void exec_end(struct dsim *s, int32_t task, uint32_t gen)
                         .status = HRM_OUTCOME_DONE};
     int rc = hrm_nqs_on_msg(s->nqs[e->node], &s->node_env[e->node].env, &m);
     if (rc < 0)
-        fail(s, rc, "node", &m);
+        sim_core_fail(&s->k, rc, "node", &m);
 }
 
 /* ---- hrm_env ---- */
@@ -155,7 +124,7 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
     s->st->messages++;
     struct sim_event ev = {.addr = to};
     ev.u.msg = *m;
-    push(s, s->k.now + s->c->net.latency_us, EV_DELIVER, &ev);
+    sim_core_push(&s->k, s->k.now + s->c->net.latency_us, EV_DELIVER, &ev);
 }
 
 /* ---- clients ---- */
@@ -169,7 +138,7 @@ static int64_t instance_load(void *arg, int32_t i)
 static void ideal_arrival(struct dsim *s, int32_t job)
 {
     const struct hrm_job *wj = &s->wl->jobs[job];
-    first_start(s, job);
+    sim_core_first_start(&s->k, job);
     for (int32_t t = wj->task_first; t < wj->task_first + wj->ntasks; t++) {
         hrm_run_record_wait(s->rec, 0);
         s->rec->cpu_area +=
@@ -178,7 +147,7 @@ static void ideal_arrival(struct dsim *s, int32_t job)
     s->rec->tasks_done += wj->ntasks;
     struct sim_event ev = {.addr = HRM_ADDR_CLIENT};
     ev.u.msg = (struct hrm_msg){.type = HRM_MSG_JOB_END, .job = job, .task = -1, .node = -1};
-    push(s, s->k.now + hrm_job_ideal_us(s->wl, s->c, job), EV_DELIVER, &ev);
+    sim_core_push(&s->k, s->k.now + hrm_job_ideal_us(s->wl, s->c, job), EV_DELIVER, &ev);
 }
 
 /* A job registers with the least busy instance (ties: the next in turn), or
@@ -223,7 +192,7 @@ static void deliver(struct dsim *s, const struct sim_event *ev)
         int32_t node = a - HRM_ADDR_NODE0;
         rc = hrm_nqs_on_msg(s->nqs[node], &s->node_env[node].env, m);
         if (rc < 0)
-            fail(s, rc, "node", m);
+            sim_core_fail(&s->k, rc, "node", m);
     } else if (a <= HRM_ADDR_SCHED0) {
         int32_t i = hrm_addr_sched_index(a);
         int64_t t0 = tick(s);
@@ -231,11 +200,11 @@ static void deliver(struct dsim *s, const struct sim_event *ev)
         s->st->sched_ns += (double)(tick(s) - t0);
         s->st->sched_calls++;
         if (rc < 0)
-            fail(s, rc, "scheduler", m);
+            sim_core_fail(&s->k, rc, "scheduler", m);
     } else if (a == HRM_ADDR_NEGOTIATOR) {
         rc = hrm_negotiator_on_msg(s->nego, &s->nego_env.env, m);
         if (rc < 0)
-            fail(s, rc, "negotiator", m);
+            sim_core_fail(&s->k, rc, "negotiator", m);
     } else if (a == HRM_ADDR_CLIENT) {
         client_on_msg(s, m);
     }
@@ -256,13 +225,7 @@ static void timer(struct dsim *s, const struct sim_event *ev)
         s->st->sched_calls++;
     }
     if (rc < 0)
-        fail(s, rc, "timer of a role", NULL);
-}
-
-static void sample(struct dsim *s)
-{
-    sim_core_sample(&s->k, 0, (int32_t)s->running, (int32_t)(s->arrived - s->running - s->done),
-                    false);
+        sim_core_fail(&s->k, rc, "timer of a role", NULL);
 }
 
 static void dispatch_event(void *arg, const struct sim_event *ev)
@@ -282,7 +245,7 @@ static void dispatch_event(void *arg, const struct sim_event *ev)
         exec_end(s, ev->u.arg.a, (uint32_t)ev->u.arg.b);
         break;
     case EV_SAMPLE:
-        sample(s);
+        sim_core_sample_roles(&s->k, s->running, s->arrived, s->done);
         break;
     default:
         break;
@@ -397,7 +360,7 @@ int hrm_dsim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof(*stats));
-    struct dsim s = {.c = c, .wl = wl, .cfg = cfg, .opt = opt, .rec = rec, .st = stats};
+    struct dsim s = {.c = c, .wl = wl, .opt = opt, .rec = rec, .st = stats};
     sim_core_init(&s.k, wl, cfg, rec, err);
     int rc = hrm_dsetup_parse(policy, params, c->net.latency_us, cfg->seed, &s.su, err);
     if (rc)
@@ -408,11 +371,7 @@ int hrm_dsim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
         return rc;
     }
     s.k.cap_cpu = c->total.v[HRM_DIM_CPU];
-    sim_core_client_start(&s.k);
-    sim_core_sampling_start(&s.k);
-    int64_t events = sim_core_run(&s.k, dispatch_event, NULL, &s);
-    area_update(&s);
-    rec->events = events;
+    sim_core_run_roles(&s.k, dispatch_event, &s);
     collect(&s);
     rc = s.k.rc;
     teardown(&s);

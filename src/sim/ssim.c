@@ -9,7 +9,6 @@
 struct ssim {
     const struct hrm_cluster *c;
     const struct hrm_workload *wl;
-    const struct hrm_sim_config *cfg;
     struct hrm_run_record *rec;
     struct hrm_ssim_stats *st;
     struct ssim_setup su;
@@ -28,23 +27,6 @@ struct ssim {
     int64_t nrunning, arrived, done;
 };
 
-/* ---- events ---- */
-
-static void push(struct ssim *s, int64_t t, enum sim_event_kind kind, struct sim_event *ev)
-{
-    sim_core_push(&s->k, t, kind, ev);
-}
-
-static void fail(struct ssim *s, int rc, const char *what, const struct hrm_msg *m)
-{
-    sim_core_fail(&s->k, rc, what, m);
-}
-
-static void area_update(struct ssim *s)
-{
-    sim_core_area_update(&s->k);
-}
-
 /* ---- node executors: a launch runs for duration / speed, then reports ---- */
 
 static int64_t ready_of(const struct ssim *s, int32_t task)
@@ -57,30 +39,22 @@ static void exec_launch(struct ssim *s, const struct hrm_msg *m)
 {
     const struct hrm_task *t = &s->wl->tasks[m->task];
     if (s->running[m->task]) {
-        fail(s, -HRM_ESTATE, "node", m);
+        sim_core_fail(&s->k, -HRM_ESTATE, "node", m);
         return;
     }
-    area_update(s);
+    sim_core_area_update(&s->k);
     s->running[m->task] = true;
     s->nrunning++;
     s->k.busy_cpu += t->req.v[HRM_DIM_CPU];
     s->k.busy_gpu += t->req.v[HRM_DIM_GPU];
-    if (s->rec->first_start_us < 0) {
-        s->rec->first_start_us = s->k.now;
-        s->k.area_at = s->k.now;
-    }
-    if (s->rec->jobs[t->job].first_start_us < 0)
-        s->rec->jobs[t->job].first_start_us = s->k.now;
+    sim_core_first_start(&s->k, t->job);
     int64_t ready = ready_of(s, m->task);
     hrm_run_record_wait(s->rec, ready >= 0 ? s->k.now - ready : 0);
-    double speed = s->c->nodes[m->node].cpu_speed;
     struct sim_event ev = {.addr = -1};
     ev.u.arg.a = m->task;
     ev.u.arg.c = m->node;
-    /* execution.task_overhead: the slot is held while the task's process starts. */
-    int64_t run = (int64_t)((double)t->duration_us / speed + 0.5) +
-                  hrm_execution_task_overhead_us(s->cfg->execution);
-    push(s, s->k.now + run, EV_EXEC_END, &ev);
+    int64_t run = sim_core_exec_run_us(&s->k, t, s->c->nodes[m->node].cpu_speed);
+    sim_core_push(&s->k, s->k.now + run, EV_EXEC_END, &ev);
 }
 
 static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m);
@@ -88,7 +62,7 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m);
 static void exec_end(struct ssim *s, int32_t task, int32_t node)
 {
     const struct hrm_task *t = &s->wl->tasks[task];
-    area_update(s);
+    sim_core_area_update(&s->k);
     s->running[task] = false;
     s->nrunning--;
     s->done++;
@@ -136,7 +110,7 @@ static void env_send(struct hrm_env *env, hrm_addr to, const struct hrm_msg *m)
     s->st->messages++;
     struct sim_event ev = {.addr = to};
     ev.u.msg = *m;
-    push(s, s->k.now + (local ? 0 : s->c->net.latency_us), EV_DELIVER, &ev);
+    sim_core_push(&s->k, s->k.now + (local ? 0 : s->c->net.latency_us), EV_DELIVER, &ev);
 }
 
 /* ---- the client ---- */
@@ -175,7 +149,7 @@ static void deliver(struct ssim *s, const struct sim_event *ev)
     int rc = 0;
     if (a == HRM_ADDR_CENTRAL) {
         if ((rc = hrm_commit_on_msg(s->master, &s->master_env.env, m)) < 0)
-            fail(s, rc, "master", m);
+            sim_core_fail(&s->k, rc, "master", m);
     } else if (a >= HRM_ADDR_NODE0) {
         if (m->type == HRM_MSG_TASK_LAUNCH)
             exec_launch(s, m);
@@ -185,16 +159,10 @@ static void deliver(struct ssim *s, const struct sim_event *ev)
                  ? hrm_ssched_on_snapshot(s->sch[i], &s->sched_env[i].env, m, &s->staging[i])
                  : hrm_ssched_on_msg(s->sch[i], &s->sched_env[i].env, m);
         if (rc < 0)
-            fail(s, rc, "scheduler", m);
+            sim_core_fail(&s->k, rc, "scheduler", m);
     } else if (a == HRM_ADDR_CLIENT) {
         client_on_msg(s, m);
     }
-}
-
-static void sample(struct ssim *s)
-{
-    sim_core_sample(&s->k, 0, (int32_t)s->nrunning, (int32_t)(s->arrived - s->nrunning - s->done),
-                    false);
 }
 
 static void dispatch_event(void *arg, const struct sim_event *ev)
@@ -209,7 +177,7 @@ static void dispatch_event(void *arg, const struct sim_event *ev)
             int32_t i = hrm_addr_sched_index(ev->addr);
             int rc = hrm_ssched_on_timer(s->sch[i], &s->sched_env[i].env, ev->u.cookie);
             if (rc < 0)
-                fail(s, rc, "scheduler", NULL);
+                sim_core_fail(&s->k, rc, "scheduler", NULL);
         }
         break;
     case EV_ARRIVAL:
@@ -219,7 +187,7 @@ static void dispatch_event(void *arg, const struct sim_event *ev)
         exec_end(s, ev->u.arg.a, ev->u.arg.c);
         break;
     case EV_SAMPLE:
-        sample(s);
+        sim_core_sample_roles(&s->k, s->nrunning, s->arrived, s->done);
         break;
     default:
         break;
@@ -359,7 +327,7 @@ int hrm_ssim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof(*stats));
-    struct ssim s = {.c = c, .wl = wl, .cfg = cfg, .rec = rec, .st = stats};
+    struct ssim s = {.c = c, .wl = wl, .rec = rec, .st = stats};
     sim_core_init(&s.k, wl, cfg, rec, err);
     int rc = ssim_setup_parse(policy, params, cfg->seed, &s.su, err);
     if (rc)
@@ -371,11 +339,7 @@ int hrm_ssim_run_ex(const struct hrm_cluster *c, const struct hrm_workload *wl, 
     }
     s.k.cap_cpu = c->total.v[HRM_DIM_CPU];
     s.k.cap_gpu = c->total.v[HRM_DIM_GPU];
-    sim_core_client_start(&s.k);
-    sim_core_sampling_start(&s.k);
-    int64_t events = sim_core_run(&s.k, dispatch_event, NULL, &s);
-    area_update(&s);
-    rec->events = events;
+    sim_core_run_roles(&s.k, dispatch_event, &s);
     collect(&s);
     rc = s.k.rc;
     teardown(&s);

@@ -57,17 +57,38 @@ static int to_int64(double v, int64_t *out)
     return 0;
 }
 
-int hrm_parse_size(const char *s, int64_t *bytes)
+/* A unit suffix and what one of it is worth in the parser's base unit. */
+struct unit {
+    const char *name;
+    double mult;
+};
+
+#define NUNITS(units) (sizeof(units) / sizeof((units)[0]))
+
+/* Splits s into a number (*v) and the unit of units[0..n) whose name is the whole suffix, blanks
+ * allowed after it, compared with cmp (strncmp, or strncasecmp where case does not matter): *u,
+ * NULL when the suffix names none.  0, or -EINVAL when s does not start with a number. */
+static int parse_quantity(const char *s, const struct unit *units, size_t n,
+                          int (*cmp)(const char *, const char *, size_t), double *v,
+                          const struct unit **u)
 {
-    double v;
     const char *suf;
-    int rc = parse_number(s, &v, &suf);
+    int rc = parse_number(s, v, &suf);
     if (rc)
         return rc;
-    static const struct {
-        const char *name;
-        double mult;
-    } units[] = {
+    size_t len = strcspn(suf, " \t");
+    *u = NULL;
+    for (size_t i = 0; i < n && !*u; i++) {
+        if (strlen(units[i].name) == len && cmp(suf, units[i].name, len) == 0 &&
+            trailing_ok(suf + len))
+            *u = &units[i];
+    }
+    return 0;
+}
+
+int hrm_parse_size(const char *s, int64_t *bytes)
+{
+    static const struct unit units[] = {
         {"", 1},           {"B", 1},
         {"K", 0x1p10},     {"KB", 0x1p10},  {"KiB", 0x1p10},
         {"M", 0x1p20},     {"MB", 0x1p20},  {"MiB", 0x1p20},
@@ -75,71 +96,47 @@ int hrm_parse_size(const char *s, int64_t *bytes)
         {"T", 0x1p40},     {"TB", 0x1p40},  {"TiB", 0x1p40},
         {"P", 0x1p50},     {"PB", 0x1p50},  {"PiB", 0x1p50},
     };
-    size_t len = strcspn(suf, " \t");
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strlen(units[i].name) == len && strncasecmp(suf, units[i].name, len) == 0 &&
-            trailing_ok(suf + len))
-            return to_int64(v * units[i].mult, bytes);
-    }
-    return -EINVAL;
+    double v;
+    const struct unit *u;
+    int rc = parse_quantity(s, units, NUNITS(units), strncasecmp, &v, &u);
+    if (rc)
+        return rc;
+    return u ? to_int64(v * u->mult, bytes) : -EINVAL;
 }
 
 int hrm_parse_duration(const char *s, int64_t *us)
 {
-    double v;
-    const char *suf;
-    int rc = parse_number(s, &v, &suf);
-    if (rc)
-        return rc;
-    static const struct {
-        const char *name;
-        double mult;
-    } units[] = {
+    static const struct unit units[] = {
+        {"", 0}, /* a bare number: only 0, the one that is unambiguous */
         {"us", 1}, {"ms", 1e3}, {"s", 1e6}, {"m", 60e6}, {"min", 60e6}, {"h", 3600e6},
     };
-    size_t len = strcspn(suf, " \t");
-    if (len == 0) {
-        /* A bare number is only unambiguous when it is zero. */
-        if (v == 0 && trailing_ok(suf)) {
-            *us = 0;
-            return 0;
-        }
+    double v;
+    const struct unit *u;
+    int rc = parse_quantity(s, units, NUNITS(units), strncmp, &v, &u);
+    if (rc)
+        return rc;
+    if (!u || (u->mult == 0 && v != 0))
         return -EINVAL;
-    }
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strlen(units[i].name) == len && strncmp(suf, units[i].name, len) == 0 &&
-            trailing_ok(suf + len))
-            return to_int64(v * units[i].mult, us);
-    }
-    return -EINVAL;
+    return to_int64(v * u->mult, us);
 }
 
 int hrm_parse_rate(const char *s, double *bytes_per_s)
 {
-    double v;
-    const char *suf;
-    int rc = parse_number(s, &v, &suf);
-    if (rc)
-        return rc;
-    static const struct {
-        const char *name;
-        double mult; /* bytes per second */
-    } units[] = {
+    static const struct unit units[] = { /* to bytes per second; case matters: b bits, B bytes */
         {"b/s", 1 / 8.0},      {"Kb/s", 1e3 / 8},   {"Mb/s", 1e6 / 8},   {"Gb/s", 1e9 / 8},
         {"B/s", 1},            {"KB/s", 1e3},       {"MB/s", 1e6},       {"GB/s", 1e9},
         {"KiB/s", 0x1p10},     {"MiB/s", 0x1p20},   {"GiB/s", 0x1p30},
         {"bps", 1 / 8.0},      {"Kbps", 1e3 / 8},   {"Mbps", 1e6 / 8},   {"Gbps", 1e9 / 8},
     };
-    size_t len = strcspn(suf, " \t");
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        /* Case matters: b is bits, B is bytes. */
-        if (strlen(units[i].name) == len && strncmp(suf, units[i].name, len) == 0 &&
-            trailing_ok(suf + len)) {
-            *bytes_per_s = v * units[i].mult;
-            return v > 0 ? 0 : -EINVAL;
-        }
-    }
-    return -EINVAL;
+    double v;
+    const struct unit *u;
+    int rc = parse_quantity(s, units, NUNITS(units), strncmp, &v, &u);
+    if (rc)
+        return rc;
+    if (!u)
+        return -EINVAL;
+    *bytes_per_s = v * u->mult;
+    return v > 0 ? 0 : -EINVAL;
 }
 
 int hrm_parse_cpu(const char *s, int64_t *milli)

@@ -119,6 +119,22 @@ static void reply(struct inst *in, const struct fenv_sent *hold, int granted, in
     cr_assert_eq(hrm_dsched_on_msg(in->s, &in->f.env, &r), 0);
 }
 
+/* The n holds the last pass sent, copied into h; the sent list is cleared for what the replies
+ * bring. */
+static void take_holds(struct inst *in, struct fenv_sent *h, int n)
+{
+    for (int i = 0; i < n; i++)
+        h[i] = *fenv_find(&in->f, HRM_MSG_HOLD, i);
+    fenv_clear(&in->f);
+}
+
+/* Every one of the n holds in h grants one slot, with no wait before it. */
+static void grant_all(struct inst *in, const struct fenv_sent *h, int n)
+{
+    for (int i = 0; i < n; i++)
+        reply(in, &h[i], 1, 0, 0);
+}
+
 /* The paper's example through the two-phase protocol: the node with two
  * queued 100 ms tasks (wait 200 ms) beats the one with a 300 ms task. */
 static int two_phase_pick(enum hrm_dsched_kind kind)
@@ -225,9 +241,7 @@ Test(dsched, multi_way_leftovers_go_to_the_next_round)
         .kind = HRM_DSCHED_MULTI_WAY, .d = 2, .max_wait_us = 0, .seed = 1};
     in.s = hrm_dsched_new(in.c, in.wl, &cfg, NULL);
     submit_and_pass(&in);
-    for (int i = 0; i < 3; i++)
-        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
-    fenv_clear(&in.f);
+    take_holds(&in, h, 3);
     reply(&in, &h[0], 2, 0, 2);
     reply(&in, &h[1], 0, 5 * MS, 4);
     reply(&in, &h[2], 0, 0, 3);
@@ -634,11 +648,8 @@ Test(dsched, a_lost_run_is_placed_again_and_the_job_ends_once)
     cr_assert_eq(fire_pass(&in), 0);
     cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 4);
     struct fenv_sent h[4];
-    for (int i = 0; i < 4; i++)
-        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
-    fenv_clear(&in.f);
-    for (int i = 0; i < 4; i++)
-        reply(&in, &h[i], 1, 0, 0);
+    take_holds(&in, h, 4);
+    grant_all(&in, h, 4);
     cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 2);
     /* task 0's node dies; task 1 is evicted */
     fenv_clear(&in.f);
@@ -652,11 +663,8 @@ Test(dsched, a_lost_run_is_placed_again_and_the_job_ends_once)
     /* front of the deque: the later requeue (task 1) goes first */
     cr_assert_eq(fenv_find(&in.f, HRM_MSG_HOLD, 0)->m.task, 1);
     cr_assert_eq(fenv_find(&in.f, HRM_MSG_HOLD, 2)->m.task, 0);
-    for (int i = 0; i < 4; i++)
-        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
-    fenv_clear(&in.f);
-    for (int i = 0; i < 4; i++)
-        reply(&in, &h[i], 1, 0, 0);
+    take_holds(&in, h, 4);
+    grant_all(&in, h, 4);
     cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 2, "placed again");
     fenv_clear(&in.f);
     cr_assert_eq(task_end(&in, 0, HRM_OUTCOME_DONE), 0);
@@ -677,10 +685,8 @@ Test(dsched, cancelled_in_flight_tasks_end_and_their_round_runs_nothing)
     cr_assert_eq(fire_pass(&in), 0);
     cr_assert_eq(fenv_count(&in.f, HRM_MSG_HOLD), 4);
     struct fenv_sent h[4];
-    for (int i = 0; i < 4; i++)
-        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
+    take_holds(&in, h, 4);
     /* the driver cancels the job while the round is out */
-    fenv_clear(&in.f);
     cr_assert_eq(task_end(&in, 0, HRM_OUTCOME_FAILED), 0);
     cr_assert_eq(task_end(&in, 1, HRM_OUTCOME_FAILED), 0);
     cr_assert_eq(fenv_count(&in.f, HRM_MSG_JOB_END), 1, "the job ends");
@@ -725,11 +731,8 @@ Test(dsched, adopt_marks_a_task_placed_and_its_end_ends_the_job)
     for (int i = 0; i < 4; i++)
         cr_assert_neq(fenv_find(&in.f, HRM_MSG_HOLD, i)->m.task, 1);
     struct fenv_sent h[4];
-    for (int i = 0; i < 4; i++)
-        h[i] = *fenv_find(&in.f, HRM_MSG_HOLD, i);
-    fenv_clear(&in.f);
-    for (int i = 0; i < 4; i++)
-        reply(&in, &h[i], 1, 0, 0);
+    take_holds(&in, h, 4);
+    grant_all(&in, h, 4);
     cr_assert_eq(fenv_count(&in.f, HRM_MSG_RUN), 2);
     for (int i = 0; i < 2; i++)
         cr_assert_neq(fenv_find(&in.f, HRM_MSG_RUN, i)->m.task, 1);
