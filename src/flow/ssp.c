@@ -17,15 +17,17 @@
  * or two finish the job; a cold start (see cold_state in flow.c) spreads the
  * excess over many vertices so that its phases route thousands of units each.
  *
- * vx[v].hpos: INHEAP (labelled, in the queue), SETTLED, ONPATH (on the
- * depth-first path) or LABELLED (left in the queue when the search stopped);
- * meaningful only when vx[v].stamp == the phase's epoch.
+ * vx[v].hpos: INHEAP (labelled: in the queue, or left in it when the search
+ * stopped), SETTLED or ONPATH (on the depth-first path); meaningful only
+ * when vx[v].stamp == the phase's epoch.  After the search only SETTLED and
+ * ONPATH are told apart, so the labels left in the queue keep INHEAP (a
+ * sweep that marked them, over the queue's buckets, was a cache miss per
+ * label for nothing).
  */
 
 #define INHEAP 0
 #define SETTLED (-1)
 #define ONPATH (-2)
-#define LABELLED 1
 
 /* Summaries of flow-free tasks (ssp_sum.c) up to this many vertices.  Measured
  * (docs/flow-solver.md, "Summaries of flow-free tasks"): on the 2,000-GPU P1
@@ -327,11 +329,6 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
         if (vx[u].sum > 0)
             reads += relax_summary(g, u, base, g->at_first ? &near : NULL, &bound);
     }
-    /* vertices left in the queue are labelled but not settled */
-    for (int i = 0; i < 65; i++)
-        for (size_t k = i == 0 ? q->h0 : 0; k < q->n[i]; k++)
-            if (vx[q->b[i][k].v].hpos == INHEAP)
-                vx[q->b[i][k].v].hpos = LABELLED;
     g->stats.scanned += nset;
     g->stats.arcs_read += reads;
     g->ssp_labels += labels;
