@@ -671,15 +671,20 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
     const int32_t *first = g->first, *head = g->head;
     const int64_t *rcost = g->rcost, *rcap = g->rcap, *ex = g->ex;
     int32_t depth = 0, u = s;
+    /* the path's vertices: on[k] is the tail of stack[k], on[depth] is u.
+     * Stepping back and resuming after a push read the tail or head of the
+     * path's arcs again, a cache miss each on a path of hundreds of arcs */
+    int32_t on[DFS_DEPTH + 1];
+    on[0] = s;
     int64_t reads = 0; /* added to the stats at the end */
     vx[s].hpos = ONPATH;
     while (ex[s] > 0) {
         if (ex[u] < 0) {
             int32_t cut = augment_path(g, s, u, depth);
             for (int32_t k = cut; k < depth; k++)
-                vx[e_head(g, stack[k])].hpos = SETTLED;
+                vx[on[k + 1]].hpos = SETTLED;
             depth = cut;
-            u = depth > 0 ? e_head(g, stack[depth - 1]) : s;
+            u = on[depth];
             continue;
         }
         int32_t r = cur[u], end = first[u + 1], w = -1, b0;
@@ -729,17 +734,17 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
         if (r < send) {
             stack[depth++] = r < end ? r : -2 - (b0 + r - end);
             vx[w].hpos = ONPATH;
-            u = w;
+            u = on[depth] = w;
             continue;
         }
         vx[u].hpos = SETTLED;
         if (depth == 0)
             break;
-        u = e_tail(g, stack[--depth]);
+        u = on[--depth];
         cur[u]++;
     }
     for (int32_t k = 0; k < depth; k++)
-        vx[e_head(g, stack[k])].hpos = SETTLED;
+        vx[on[k + 1]].hpos = SETTLED;
     vx[s].hpos = SETTLED;
     g->stats.route_read += reads;
 }
