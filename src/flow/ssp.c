@@ -17,15 +17,17 @@
  * or two finish the job; a cold start (see cold_state in flow.c) spreads the
  * excess over many vertices so that its phases route thousands of units each.
  *
- * vx[v].hpos: INHEAP (labelled, in the queue), SETTLED, ONPATH (on the
- * depth-first path) or LABELLED (left in the queue when the search stopped);
- * meaningful only when vx[v].stamp == the phase's epoch.
+ * vx[v].hpos: INHEAP (labelled: in the queue, or left in it when the search
+ * stopped), SETTLED or ONPATH (on the depth-first path); meaningful only
+ * when vx[v].stamp == the phase's epoch.  After the search only SETTLED and
+ * ONPATH are told apart, so the labels left in the queue keep INHEAP (a
+ * sweep that marked them, over the queue's buckets, was a cache miss per
+ * label for nothing).
  */
 
 #define INHEAP 0
 #define SETTLED (-1)
 #define ONPATH (-2)
-#define LABELLED 1
 
 /* Summaries of flow-free tasks (ssp_sum.c) up to this many vertices.  Measured
  * (docs/flow-solver.md, "Summaries of flow-free tasks"): on the 2,000-GPU P1
@@ -327,11 +329,6 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
         if (vx[u].sum > 0)
             reads += relax_summary(g, u, base, g->at_first ? &near : NULL, &bound);
     }
-    /* vertices left in the queue are labelled but not settled */
-    for (int i = 0; i < 65; i++)
-        for (size_t k = i == 0 ? q->h0 : 0; k < q->n[i]; k++)
-            if (vx[q->b[i][k].v].hpos == INHEAP)
-                vx[q->b[i][k].v].hpos = LABELLED;
     g->stats.scanned += nset;
     g->stats.arcs_read += reads;
     g->ssp_labels += labels;
@@ -344,22 +341,27 @@ static int32_t search(struct hrm_flow *g, const int32_t *src, int32_t nsrc, int6
 }
 
 /*
- * Routes as much flow as the shortest-path tree can carry from its roots (the
- * sources) to the settled deficits: every tree arc has reduced cost 0 once the
- * potentials moved.  Flow on a tree needs no path walks: in reverse settling
- * order (children before parents) each vertex adds up what its subtree wants,
- * capped by the capacity of the arc from its parent; in settling order each
- * vertex takes what it wants from what its parent passes down, keeps its own
- * deficit and passes the rest on.  O(settled vertices); vx[].dist is free
- * after the potential update and holds the amounts.
+ * Moves the settled vertices' potentials by their distances (capped at D,
+ * so that every reduced cost stays >= 0) and routes as much flow as the
+ * shortest-path tree can carry from its roots (the sources) to the settled
+ * deficits: every tree arc has reduced cost 0 once the potentials moved.
+ * Flow on a tree needs no path walks: in reverse settling order (children
+ * before parents) each vertex adds up what its subtree wants, capped by the
+ * capacity of the arc from its parent; in settling order each vertex takes
+ * what it wants from what its parent passes down, keeps its own deficit and
+ * passes the rest on.  O(settled vertices); vx[].dist is free after the
+ * potential update and holds the amounts, so both are done in one sweep
+ * over the settled vertices (two sweeps missed the cache twice on a region
+ * of thousands of vertices).
  */
-static void augment_tree(struct hrm_flow *g, int32_t nset)
+static void move_potentials_and_augment_tree(struct hrm_flow *g, int32_t nset, int64_t D)
 {
     struct flow_vx *vx = g->vx;
     const int32_t *tail = g->tail, *rev = g->rev, *list = g->list;
     int64_t *rcap = g->rcap, *ex = g->ex;
     for (int32_t i = 0; i < nset; i++) {
         int32_t v = list[i];
+        vx[v].pi += vx[v].dist - D;
         vx[v].dist = ex[v] < 0 ? -ex[v] : 0;
     }
     for (int32_t i = nset - 1; i >= 0; i--) {
@@ -386,7 +388,7 @@ static void augment_tree(struct hrm_flow *g, int32_t nset)
                 rcap[r] -= in;
                 rcap[rev[r]] += in;
                 flow_sum_note(g, r);
-                flow_sum_revive(g, rev[r]);
+                flow_sum_revive(g, v, rev[r]);
             }
         } else {
             /* a summary edge: an earlier push may have unfolded its task, and
@@ -445,7 +447,7 @@ static inline int32_t augment_path(struct hrm_flow *g, int32_t s, int32_t u, int
         rcap[e] -= delta;
         rcap[rev[e]] += delta;
         flow_sum_note(g, e);
-        flow_sum_revive(g, rev[e]);
+        flow_sum_revive(g, g->head[e], rev[e]);
         if (rcap[e] == 0 && cut == depth)
             cut = k;
     }
@@ -669,15 +671,20 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
     const int32_t *first = g->first, *head = g->head;
     const int64_t *rcost = g->rcost, *rcap = g->rcap, *ex = g->ex;
     int32_t depth = 0, u = s;
+    /* the path's vertices: on[k] is the tail of stack[k], on[depth] is u.
+     * Stepping back and resuming after a push read the tail or head of the
+     * path's arcs again, a cache miss each on a path of hundreds of arcs */
+    int32_t on[DFS_DEPTH + 1];
+    on[0] = s;
     int64_t reads = 0; /* added to the stats at the end */
     vx[s].hpos = ONPATH;
     while (ex[s] > 0) {
         if (ex[u] < 0) {
             int32_t cut = augment_path(g, s, u, depth);
             for (int32_t k = cut; k < depth; k++)
-                vx[e_head(g, stack[k])].hpos = SETTLED;
+                vx[on[k + 1]].hpos = SETTLED;
             depth = cut;
-            u = depth > 0 ? e_head(g, stack[depth - 1]) : s;
+            u = on[depth];
             continue;
         }
         int32_t r = cur[u], end = first[u + 1], w = -1, b0;
@@ -727,17 +734,17 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
         if (r < send) {
             stack[depth++] = r < end ? r : -2 - (b0 + r - end);
             vx[w].hpos = ONPATH;
-            u = w;
+            u = on[depth] = w;
             continue;
         }
         vx[u].hpos = SETTLED;
         if (depth == 0)
             break;
-        u = e_tail(g, stack[--depth]);
+        u = on[--depth];
         cur[u]++;
     }
     for (int32_t k = 0; k < depth; k++)
-        vx[e_head(g, stack[k])].hpos = SETTLED;
+        vx[on[k + 1]].hpos = SETTLED;
     vx[s].hpos = SETTLED;
     g->stats.route_read += reads;
 }
@@ -796,11 +803,7 @@ int flow_ssp(struct hrm_flow *g, struct hrm_error *err)
                               "has %lld of them)",
                               (long long)left, src[0], (long long)g->ex[src[0]]);
         }
-        for (int32_t i = 0; i < nset; i++) {
-            int32_t v = g->list[i];
-            g->vx[v].pi += g->vx[v].dist - D;
-        }
-        augment_tree(g, nset);
+        move_potentials_and_augment_tree(g, nset, D);
         g->nroute = nset;
         for (int32_t i = 0; i < nsrc; i++) /* those the search left, at D = 0 */
             admit(g, &g->vx[src[i]], src[i]);

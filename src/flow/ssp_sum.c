@@ -73,10 +73,12 @@ static void size_vertices(struct flow_sum *s, size_t n)
  * Swapping two slots of one vertex keeps the graph (rev, apos follow); the
  * terminals of the virtual arc keep it last and are never partitioned.
  */
-static void swap_slots(struct hrm_flow *g, int32_t p, int32_t q)
+static void swap_slots(struct hrm_flow *g, int32_t x, int32_t p, int32_t q)
 {
-    if (g->sum)
-        g->sum->moved[g->tail[p]] = 1; /* even p == q: a live boundary moves past it */
+    /* x is p's and q's tail, which every caller has at hand (reading tail[p]
+     * again was a load per swap, thousands of them per re-solve); every
+     * caller works on the summaries, so g->sum is there */
+    g->sum->moved[x] = 1; /* even p == q: a live boundary moves past it */
     if (p == q)
         return;
     int32_t rp = g->rev[p], rq = g->rev[q];
@@ -129,9 +131,9 @@ static void place_live(struct hrm_flow *g, int32_t r)
         return;
     if (g->rcap[r] > 0) {
         if (r >= s->live[x])
-            swap_slots(g, r, s->live[x]++);
+            swap_slots(g, x, r, s->live[x]++);
     } else if (r < s->live[x]) {
-        swap_slots(g, r, --s->live[x]);
+        swap_slots(g, x, r, --s->live[x]);
     }
 }
 
@@ -153,14 +155,14 @@ static void partition_live(struct hrm_flow *g, int32_t x)
             j--;
         if (i >= j)
             break;
-        swap_slots(g, i++, j--);
+        swap_slots(g, x, i++, j--);
     }
     s->live[x] = i;
 }
 
-void flow_sum_revive_slot(struct hrm_flow *g, int32_t r)
+void flow_sum_revive_slot(struct hrm_flow *g, int32_t x, int32_t r)
 {
-    swap_slots(g, r, g->sum->live[g->tail[r]]++);
+    swap_slots(g, x, r, g->sum->live[x]++);
 }
 
 void flow_sum_note_arc(struct hrm_flow *g, int32_t a)
@@ -184,10 +186,13 @@ void flow_sum_place(struct hrm_flow *g)
         s->nnote = 0;
         return;
     }
-    for (size_t i = 0; i < s->nnote; i++) {
-        int32_t a = s->note[i];
-        place_live(g, g->apos[a]);
-        place_live(g, g->rev[g->apos[a]]); /* read after: the first may have moved it */
+    /* the arrays' bases in registers: the swaps store through g, and the
+     * loop read them (and s's fields) again after each one */
+    const int32_t *note = s->note, *apos = g->apos, *rev = g->rev;
+    for (size_t i = 0, n = s->nnote; i < n; i++) {
+        int32_t a = note[i];
+        place_live(g, apos[a]);
+        place_live(g, rev[apos[a]]); /* read after: the first may have moved it */
     }
     s->nnote = 0;
 }
@@ -217,10 +222,10 @@ static void hide(struct hrm_flow *g, int32_t x, int32_t r)
     if (r >= s->lim[x])
         return;
     if (r < s->live[x]) {
-        swap_slots(g, r, --s->live[x]);
+        swap_slots(g, x, r, --s->live[x]);
         r = s->live[x];
     }
-    swap_slots(g, r, --s->lim[x]);
+    swap_slots(g, x, r, --s->lim[x]);
 }
 
 static void unhide(struct hrm_flow *g, int32_t x, int32_t r)
@@ -228,10 +233,10 @@ static void unhide(struct hrm_flow *g, int32_t x, int32_t r)
     struct flow_sum *s = g->sum;
     if (r < s->lim[x])
         return;
-    swap_slots(g, r, s->lim[x]);
+    swap_slots(g, x, r, s->lim[x]);
     r = s->lim[x]++;
     if (g->rcap[r] > 0 && !s->live_all)
-        swap_slots(g, r, s->live[x]++);
+        swap_slots(g, x, r, s->live[x]++);
 }
 
 /* Folds or unfolds task t: its mark, and the arcs into it hidden or not. */
@@ -258,7 +263,7 @@ static void repartition(struct hrm_flow *g, int32_t x)
     if (partitioned(g, x))
         for (int32_t p = g->first[x]; p < end; p++)
             if (g->vx[g->head[p]].sum >= 0 || g->head[p] == x)
-                swap_slots(g, p, k++);
+                swap_slots(g, x, p, k++);
     g->sum->lim[x] = partitioned(g, x) ? k : end;
     g->sum->ue[x] = end;
     partition_live(g, x);
@@ -821,8 +826,8 @@ void flow_sum_push(struct hrm_flow *g, int32_t b, int64_t delta)
     g->rcap[g->rev[rtx]] += delta;
     flow_sum_note(g, rjt);
     flow_sum_note(g, rtx);
-    flow_sum_revive(g, g->rev[rjt]);
-    flow_sum_revive(g, g->rev[rtx]);
+    flow_sum_revive(g, t, g->rev[rjt]);
+    flow_sum_revive(g, s->bk[b].x, g->rev[rtx]);
     /* both arcs of the path tight: j -> t by this, t -> x as the edge was */
     g->vx[t].pi = g->vx[j].pi + g->rcost[rjt];
     set_folded(g, t, false);

@@ -89,21 +89,22 @@ static inline const int32_t *flow_sum_live(const struct hrm_flow *g)
     return g->sum->live;
 }
 
-void flow_sum_revive_slot(struct hrm_flow *g, int32_t r);
+void flow_sum_revive_slot(struct hrm_flow *g, int32_t x, int32_t r);
 
 /* Residual arc r just gained capacity (the reverse arc of a push): if it lies
  * among its tail's arcs without capacity, it moves to the end of the live
  * ones now.  That moves no slot before live[] (it trades places with the
  * first arc without capacity), so it is safe in the middle of the routing,
- * and the routing finds every path the arcs allow, as before. */
-static inline void flow_sum_revive(struct hrm_flow *g, int32_t r)
+ * and the routing finds every path the arcs allow, as before.  x is r's tail,
+ * the head of the arc pushed, which the caller has read already: tail[r] at
+ * the far end of the path's arcs was a cache miss per arc pushed. */
+static inline void flow_sum_revive(struct hrm_flow *g, int32_t x, int32_t r)
 {
     const struct flow_sum *s = g->sum;
     if (!s || !s->valid)
         return; /* nothing partitioned (flow_route outside flow_ssp, no summaries) */
-    int32_t x = g->tail[r];
     if (r >= s->live[x] && r < s->lim[x])
-        flow_sum_revive_slot(g, r);
+        flow_sum_revive_slot(g, x, r);
 }
 
 /* Residual arc r's capacity changed (a push): its slot (and its partner's)
