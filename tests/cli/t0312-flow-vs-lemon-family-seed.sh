@@ -1,4 +1,4 @@
-# bench/flow-vs-lemon --family, --seed and --algos: bad values are refused with exit 2 and a line
+# bench/flow-vs-lemon --family, --seed, --algos and --goal-seeds: bad values are refused with exit 2 and a line
 # that names the flag, before anything is built or generated; --help describes each.
 . "$(dirname "$0")/lib.sh"
 B=$HRM_ROOT/bench/flow-vs-lemon
@@ -13,8 +13,11 @@ refused "flow-vs-lemon: --family: empty" --family ""
 refused "flow-vs-lemon: --seed: 'x1' is not a non-negative integer" --seed x1
 refused "flow-vs-lemon: --seed: '-3' is not a non-negative integer" --seed -3
 refused "flow-vs-lemon: --algos: 'fast' is not auto, ssp, scaling or simplex" --algos "auto fast"
+for bad in 0 1001 x 07 ""; do
+  refused "flow-vs-lemon: --goal-seeds: '$bad' is not a whole number from 1 to 1000" --goal-seeds "$bad"
+done
 expect_exit 0 bash "$B" --help
-for flag in --family --seed --algos; do
+for flag in --family --seed --algos --goal-seeds; do
   matches -F -- "$flag" "$TMP/out" || fail "--help does not describe $flag"
 done
 echo ok
