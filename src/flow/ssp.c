@@ -707,21 +707,15 @@ static void augment_dfs(struct hrm_flow *g, int32_t s)
                 r = end; /* past the arcs hidden at u (ssp_sum.c) */
             if (r >= end && r < send) {
                 /* u's summary edges from k on: a tight one whose head is in
-                 * the region and no dead end.  Written as a scan of the edges
-                 * alone (their array and u's potential in registers): few are
-                 * tight, and the loop of usable_sum_admit took 22
-                 * instructions an edge */
+                 * the region and no dead end.  A scan of u's edge array from
+                 * a pointer taken once (few edges are tight; looking each one
+                 * up by flow_sum_edge took 22 instructions an edge) */
                 const struct flow_sum_bucket *bk = flow_sum_edge(g, b0);
                 int32_t k = r - end, nb = send - end;
                 for (; k < nb; k++) {
-                    int64_t c = bk[k].cost;
-                    if (c == INT64_MAX || c + pu != vx[bk[k].x].pi)
-                        continue;
                     w = bk[k].x;
-                    admit(g, &vx[w], w);
-                    if (vx[w].hpos != SETTLED || dead_end(g, w))
-                        continue;
-                    break;
+                    if (usable_sum_admit(g, &bk[k], pu) && !dead_end(g, w))
+                        break;
                 }
                 r = end + k;
             }
